@@ -1,0 +1,10 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  // Type checking is done once for the whole tree by `tsc --noEmit` (npm test runs it first),
+  // so ts-jest only transpiles each file.
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  testTimeout: 30000,
+};

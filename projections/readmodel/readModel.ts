@@ -1,0 +1,75 @@
+/**
+ * The read model: preset documents shaped as the API answers them, and their versions.
+ * Two implementations: `sqlite.ts` (embedded default) and `mongodb.ts`.
+ *
+ * Every write is idempotent: a document keeps the stream revision it reflects and is only
+ * replaced by one of a higher revision, and a version is only inserted when absent. So replaying
+ * events the read model already holds (after a crash between a write and its checkpoint) changes nothing.
+ */
+export interface VersionView {
+  id: string;
+  preset_id: string;
+  version: number;
+  config: Record<string, unknown>;
+  system_prompt: string;
+  creator_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PresetView {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  status: 'active';
+  status_updated_at: string | null;
+  created_at: string;
+  updated_at: string;
+  creator_user_id: string;
+  workspace_id: string;
+  designated_version_id: string;
+  designated_version: VersionView;
+}
+
+/** A preset document and the revision of its stream that it reflects. */
+export interface PresetRecord {
+  view: PresetView;
+  revision: bigint;
+}
+
+export type ProjectionChange =
+  /** Replace the preset document if the stored one reflects a lower revision (or there is none). */
+  | { kind: 'putPreset'; record: PresetRecord }
+  /** Insert the version if the preset has no version of that number yet. */
+  | { kind: 'putVersion'; version: VersionView };
+
+export interface Checkpoint {
+  /** The projector's name; one read model can hold several checkpoints. */
+  name: string;
+  /** Position of the last event whose changes are in the read model. */
+  position: bigint;
+}
+
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+}
+
+export interface ReadModel {
+  /** Writes the changes and moves the checkpoint, in one transaction where the store allows. */
+  apply(changes: ProjectionChange[], checkpoint: Checkpoint): Promise<void>;
+  checkpoint(name: string): Promise<bigint | null>;
+  getPreset(workspaceId: string, slug: string): Promise<PresetRecord | null>;
+  /** Most recently updated first. */
+  listPresets(workspaceId: string, page: Page): Promise<PageOf<PresetView>>;
+  getVersion(presetId: string, version: number): Promise<VersionView | null>;
+  /** Ascending by version number. */
+  listVersions(presetId: string, page: Page): Promise<PageOf<VersionView>>;
+  close(): Promise<void>;
+}

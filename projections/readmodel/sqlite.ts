@@ -1,0 +1,106 @@
+import Database from 'better-sqlite3';
+import { storeFault } from '../../src/eventstore/sqliteSupport';
+import type { Checkpoint, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
+
+/**
+ * The embedded read model: one SQLite file beside the event store's. The documents are stored as
+ * the JSON the API answers with; the columns beside them are what lookups and ordering need.
+ * The checkpoint is written in the same transaction as the documents it covers.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS presets (
+  workspace_id TEXT NOT NULL,
+  slug         TEXT NOT NULL,
+  id           TEXT NOT NULL UNIQUE,
+  revision     INTEGER NOT NULL,
+  updated_at   TEXT NOT NULL,
+  doc          TEXT NOT NULL,
+  PRIMARY KEY (workspace_id, slug)
+);
+CREATE INDEX IF NOT EXISTS presets_by_update ON presets (workspace_id, updated_at DESC, slug);
+CREATE TABLE IF NOT EXISTS preset_versions (
+  preset_id TEXT NOT NULL,
+  version   INTEGER NOT NULL,
+  doc       TEXT NOT NULL,
+  PRIMARY KEY (preset_id, version)
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+  name     TEXT PRIMARY KEY,
+  position TEXT NOT NULL
+);`;
+
+export const openSqliteReadModel = (options: { file: string }): ReadModel => {
+  const db = new Database(options.file);
+  db.pragma('journal_mode = WAL');
+  // The read model can always be rebuilt from the events, so it need not fsync every commit.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+  const q = {
+    putPreset: db.prepare(`
+      INSERT INTO presets (workspace_id, slug, id, revision, updated_at, doc) VALUES (@workspace_id, @slug, @id, @revision, @updated_at, @doc)
+      ON CONFLICT (workspace_id, slug) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at, doc = excluded.doc
+      WHERE excluded.revision > presets.revision`),
+    putVersion: db.prepare('INSERT INTO preset_versions (preset_id, version, doc) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    putCheckpoint: db.prepare(
+      'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position'),
+    checkpoint: db.prepare('SELECT position FROM checkpoints WHERE name = ?'),
+    getPreset: db.prepare('SELECT revision, doc FROM presets WHERE workspace_id = ? AND slug = ?').safeIntegers(true),
+    listPresets: db.prepare('SELECT doc FROM presets WHERE workspace_id = ? ORDER BY updated_at DESC, slug LIMIT ? OFFSET ?'),
+    countPresets: db.prepare('SELECT COUNT(*) AS n FROM presets WHERE workspace_id = ?'),
+    getVersion: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? AND version = ?'),
+    listVersions: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? ORDER BY version LIMIT ? OFFSET ?'),
+    countVersions: db.prepare('SELECT COUNT(*) AS n FROM preset_versions WHERE preset_id = ?'),
+  };
+
+  const applyAll = db.transaction((changes: ProjectionChange[], checkpoint: Checkpoint) => {
+    for (const change of changes) {
+      if (change.kind === 'putPreset') {
+        const { view, revision } = change.record;
+        q.putPreset.run({
+          workspace_id: view.workspace_id, slug: view.slug, id: view.id, revision,
+          updated_at: view.updated_at, doc: JSON.stringify(view),
+        });
+      } else {
+        q.putVersion.run(change.version.preset_id, change.version.version, JSON.stringify(change.version));
+      }
+    }
+    q.putCheckpoint.run(checkpoint.name, checkpoint.position.toString());
+  });
+
+  const guard = <T>(f: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(f());
+    } catch (error) {
+      return Promise.reject(storeFault(error));
+    }
+  };
+  const docs = <T>(rows: unknown[]): T[] => (rows as Array<{ doc: string }>).map((r) => JSON.parse(r.doc) as T);
+
+  return {
+    apply: (changes, checkpoint) => guard(() => applyAll(changes, checkpoint)),
+    checkpoint: (name) => guard(() => {
+      const row = q.checkpoint.get(name) as { position: string } | undefined;
+      return row ? BigInt(row.position) : null;
+    }),
+    getPreset: (workspaceId, slug) => guard(() => {
+      const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
+      return row ? ({ revision: row.revision, view: JSON.parse(row.doc) as PresetView } satisfies PresetRecord) : null;
+    }),
+    listPresets: (workspaceId, page) => guard(() => ({
+      items: docs<PresetView>(q.listPresets.all(workspaceId, page.limit, page.offset)),
+      total: (q.countPresets.get(workspaceId) as { n: number }).n,
+    })),
+    getVersion: (presetId, version) => guard(() => {
+      const row = q.getVersion.get(presetId, version) as { doc: string } | undefined;
+      return row ? (JSON.parse(row.doc) as VersionView) : null;
+    }),
+    listVersions: (presetId, page) => guard(() => ({
+      items: docs<VersionView>(q.listVersions.all(presetId, page.limit, page.offset)),
+      total: (q.countVersions.get(presetId) as { n: number }).n,
+    })),
+    close: async () => {
+      if (db.open) db.close();
+    },
+  };
+};

@@ -1,0 +1,75 @@
+import { EventEmitter, once } from 'node:events';
+import type { RecordedEvent, SubscribeFrom, SubscribeOptions, Subscription } from './eventStore';
+
+/**
+ * A catch-up subscription for stores without push: read pages after the last delivered position,
+ * and when caught up wait for `notify()` (an append in this process) or the poll interval
+ * (an append by another process), whichever comes first.
+ */
+export interface Poller {
+  subscribe(
+    from: SubscribeFrom,
+    onEvent: (event: RecordedEvent) => Promise<void>,
+    options: SubscribeOptions & { pollIntervalMs: number },
+  ): Subscription;
+  notify(): void;
+  stopAll(): Promise<void>;
+}
+
+const PAGE = 512;
+
+export const createPoller = (readAfter: (after: bigint, limit: number, prefix?: string) => Promise<RecordedEvent[]> | RecordedEvent[]): Poller => {
+  const wake = new EventEmitter();
+  wake.setMaxListeners(0);
+  const running = new Set<Subscription>();
+
+  const waitForMore = async (ms: number, signal: AbortSignal): Promise<void> => {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), ms);
+    const onStop = () => ac.abort();
+    signal.addEventListener('abort', onStop);
+    try {
+      await once(wake, 'wake', { signal: ac.signal });
+    } catch {
+      // timed out or stopped: the loop looks again or ends
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onStop);
+    }
+  };
+
+  return {
+    subscribe(from, onEvent, { streamPrefix, onError, pollIntervalMs }) {
+      const stop = new AbortController();
+      let after = from === 'start' ? 0n : from.after;
+      const loop = (async () => {
+        try {
+          while (!stop.signal.aborted) {
+            const page = await readAfter(after, PAGE, streamPrefix);
+            for (const event of page) {
+              if (stop.signal.aborted) return;
+              await onEvent(event);
+              after = event.position;
+            }
+            if (page.length < PAGE) await waitForMore(pollIntervalMs, stop.signal);
+          }
+        } catch (error) {
+          if (!stop.signal.aborted) onError?.(error);
+        }
+      })();
+      const subscription: Subscription = {
+        async stop() {
+          stop.abort();
+          await loop;
+          running.delete(subscription);
+        },
+      };
+      running.add(subscription);
+      return subscription;
+    },
+    notify: () => wake.emit('wake'),
+    async stopAll() {
+      await Promise.all([...running].map((s) => s.stop()));
+    },
+  };
+};

@@ -1,0 +1,49 @@
+import * as t from 'io-ts';
+
+/** One problem with a request body or a stored event, located by a JSON path such as `$.messages[0].role`. */
+export interface ValidationProblem {
+  path: string;
+  message: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+// Types whose context keys are not steps into the value (a union's member index, say).
+const TRANSPARENT = new Set(['UnionType', 'IntersectionType', 'RefinementType', 'ReadonlyType', 'ExactType']);
+
+const describe = (value: unknown): string => {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : `string ${JSON.stringify(value)}`;
+  if (typeof value === 'number') return `number ${value}`;
+  return typeof value === 'object' ? 'an object' : typeof value;
+};
+
+const stepInto = (path: string, key: string, parent: t.Decoder<unknown, unknown>): string => {
+  const tag = (parent as unknown as { _tag?: string })._tag;
+  if (tag === 'ArrayType' || tag === 'ReadonlyArrayType' || tag === 'TupleType') return `${path}[${key}]`;
+  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+};
+
+/** Turns io-ts errors into one line per problem, deduplicated, without echoing large values. */
+export const formatErrors = (errors: t.Errors): ValidationProblem[] => {
+  const seen = new Map<string, ValidationProblem>();
+  for (const error of errors) {
+    const ctx = error.context;
+    let path = '$';
+    let expected = ctx[0]?.type.name ?? 'a value';
+    let actual: unknown = ctx[0]?.actual;
+    for (let i = 1; i < ctx.length; i++) {
+      const parent = ctx[i - 1]!.type;
+      const tag = (parent as unknown as { _tag?: string })._tag ?? '';
+      if (TRANSPARENT.has(tag)) continue;
+      path = stepInto(path, ctx[i]!.key, parent);
+      expected = ctx[i]!.type.name;
+      actual = ctx[i]!.actual;
+    }
+    const message = error.message ?? `expected ${expected}, got ${describe(actual)}`;
+    const key = `${path}\u0000${message}`;
+    if (!seen.has(key)) seen.set(key, { path, message });
+  }
+  return [...seen.values()];
+};

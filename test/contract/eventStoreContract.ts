@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { ConcurrencyConflict, type EventStore, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
+
+/**
+ * What every event store must do, whatever it is built on. Each implementation's test file calls
+ * this with a factory; streams are named per test run, so a shared server can hold old data.
+ */
+export interface EventStoreFixture {
+  store: EventStore;
+  cleanup(): Promise<void>;
+}
+
+const newEvent = (type: string, n: number): NewEvent => ({
+  id: randomUUID(), type, data: { n, nested: { list: [1, 'two', null] } }, metadata: { requestId: `req-${n}` },
+});
+
+const collect = (count: number) => {
+  const seen: RecordedEvent[] = [];
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const onEvent = async (e: RecordedEvent) => {
+    seen.push(e);
+    if (seen.length === count) done();
+  };
+  return { seen, finished, onEvent };
+};
+
+const within = <T>(p: Promise<T>, ms = 10_000) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms).unref())]);
+
+export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
+  let fixture: EventStoreFixture;
+  let store: EventStore;
+  let prefix: string;
+  const stream = (name: string) => `${prefix}${name}`;
+
+  beforeEach(async () => {
+    fixture = await open();
+    store = fixture.store;
+    prefix = `contract${randomUUID().replace(/-/g, '')}-`;
+  });
+  afterEach(async () => fixture.cleanup());
+
+  it('appends to a new stream at revision 0, then at the next revision', async () => {
+    const first = await store.append(stream('a'), [newEvent('A', 1)], 'no_stream');
+    expect(first.revision).toBe(0n);
+    const second = await store.append(stream('a'), [newEvent('B', 2), newEvent('C', 3)], 0n);
+    expect(second.revision).toBe(2n);
+    expect(second.position > first.position).toBe(true);
+  });
+
+  it('rejects an append whose expected revision is not the current one', async () => {
+    await store.append(stream('a'), [newEvent('A', 1)], 'no_stream');
+    await expect(store.append(stream('a'), [newEvent('A', 2)], 'no_stream')).rejects.toBeInstanceOf(ConcurrencyConflict);
+    await expect(store.append(stream('a'), [newEvent('A', 2)], 5n)).rejects.toBeInstanceOf(ConcurrencyConflict);
+    await expect(store.append(stream('missing'), [newEvent('A', 2)], 0n)).rejects.toBeInstanceOf(ConcurrencyConflict);
+    expect(await store.read(stream('a'))).toHaveLength(1);
+    expect(await store.read(stream('missing'))).toEqual([]);
+  });
+
+  it('lets exactly one of several racing appends at the same revision win', async () => {
+    await store.append(stream('race'), [newEvent('A', 0)], 'no_stream');
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => store.append(stream('race'), [newEvent('A', i + 1)], 0n)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyConflict);
+    expect((await store.read(stream('race'))).map((e) => e.revision)).toEqual([0n, 1n]);
+  });
+
+  it('reads a stream back as written, in revision order, from a revision and with a limit', async () => {
+    const events = [newEvent('A', 1), newEvent('B', 2), newEvent('C', 3)];
+    await store.append(stream('r'), events, 'no_stream');
+    const read = await store.read(stream('r'));
+    expect(read.map((e) => [e.id, e.type, e.stream, e.revision, e.data, e.metadata])).toEqual(
+      events.map((e, i) => [e.id, e.type, stream('r'), BigInt(i), e.data, e.metadata]),
+    );
+    expect(read.every((e) => e.recordedAt instanceof Date && !Number.isNaN(e.recordedAt.getTime()))).toBe(true);
+    expect((await store.read(stream('r'), { fromRevision: 1n, limit: 1 })).map((e) => e.type)).toEqual(['B']);
+  });
+
+  it('answers a retried append (same event ids, same expectation) without storing it twice', async () => {
+    const event = newEvent('A', 1);
+    const first = await store.append(stream('retry'), [event], 'no_stream');
+    const again = await store.append(stream('retry'), [event], 'no_stream');
+    expect(again.revision).toBe(first.revision);
+    expect(await store.read(stream('retry'))).toHaveLength(1);
+  });
+
+  it('reads all streams in position order after a position, filtered by prefix', async () => {
+    await store.append(stream('x'), [newEvent('X', 1)], 'no_stream');
+    const mark = await store.append(stream('y'), [newEvent('Y', 2)], 'no_stream');
+    await store.append(stream('x'), [newEvent('X', 3)], 0n);
+    await store.append(`other${randomUUID()}`, [newEvent('O', 4)], 'no_stream');
+    const all = await store.readAll({ streamPrefix: prefix, limit: 100 });
+    expect(all.map((e) => e.type)).toEqual(['X', 'Y', 'X']);
+    const after = await store.readAll({ streamPrefix: prefix, after: mark.position, limit: 100 });
+    expect(after.map((e) => (e.data as { n: number }).n)).toEqual([3]);
+    expect((await store.readAll({ streamPrefix: prefix, limit: 2 })).length).toBe(2);
+    const head = await store.headPosition();
+    expect(head !== null && head >= mark.position).toBe(true);
+  });
+
+  it('subscribes from the start: past events, then live ones, in order', async () => {
+    await store.append(stream('s'), [newEvent('A', 1), newEvent('B', 2)], 'no_stream');
+    const { seen, finished, onEvent } = collect(4);
+    const sub = store.subscribe('start', onEvent, { streamPrefix: prefix });
+    await store.append(stream('t'), [newEvent('C', 3)], 'no_stream');
+    await store.append(stream('s'), [newEvent('D', 4)], 1n);
+    await within(finished);
+    await sub.stop();
+    expect(seen.map((e) => e.type)).toEqual(['A', 'B', 'C', 'D']);
+    const positions = seen.map((e) => e.position);
+    expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+  });
+
+  it('resumes after the last position it delivered: no gap, no repeat', async () => {
+    const written = [newEvent('A', 1), newEvent('B', 2), newEvent('C', 3), newEvent('D', 4)];
+    await store.append(stream('resume'), written.slice(0, 2), 'no_stream');
+    const first = collect(2);
+    const sub1 = store.subscribe('start', first.onEvent, { streamPrefix: prefix });
+    await within(first.finished);
+    await sub1.stop();
+    await store.append(stream('resume'), written.slice(2), 1n);
+    const second = collect(2);
+    const sub2 = store.subscribe({ after: first.seen[1]!.position }, second.onEvent, { streamPrefix: prefix });
+    await within(second.finished);
+    await new Promise((r) => setTimeout(r, 200)); // room for a wrongly repeated event to arrive
+    await sub2.stop();
+    expect([...first.seen, ...second.seen].map((e) => e.id)).toEqual(written.map((e) => e.id));
+  });
+};

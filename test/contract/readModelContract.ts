@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from '../../projections/readmodel/readModel';
+
+/** What every read model must do. Each test uses fresh workspace ids, so a shared server can hold old data. */
+export interface ReadModelFixture {
+  readModel: ReadModel;
+  cleanup(): Promise<void>;
+}
+
+const version = (presetId: string, n: number, at: string): VersionView => ({
+  id: randomUUID(), preset_id: presetId, version: n, config: { model: `m-${n}`, temperature: n / 10 },
+  system_prompt: `prompt ${n}`, creator_id: 'user-1', created_at: at, updated_at: at,
+});
+
+const record = (workspaceId: string, slug: string, presetId: string, v: VersionView, revision: bigint, createdAt = v.created_at): PresetRecord => ({
+  revision,
+  view: {
+    id: presetId, name: slug, slug, description: null, status: 'active', status_updated_at: null,
+    created_at: createdAt, updated_at: v.created_at, creator_user_id: 'user-1', workspace_id: workspaceId,
+    designated_version_id: v.id, designated_version: v,
+  },
+});
+
+const changesFor = (r: PresetRecord): ProjectionChange[] => [
+  { kind: 'putVersion', version: r.view.designated_version },
+  { kind: 'putPreset', record: r },
+];
+
+export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
+  let fixture: ReadModelFixture;
+  let rm: ReadModel;
+  let workspace: string;
+  const checkpointName = () => `contract-${workspace}`;
+
+  beforeEach(async () => {
+    fixture = await open();
+    rm = fixture.readModel;
+    workspace = randomUUID();
+  });
+  afterEach(async () => fixture.cleanup());
+
+  it('stores a preset and its version, and moves the checkpoint with them', async () => {
+    const id = randomUUID();
+    const v1 = version(id, 1, '2026-01-01T00:00:00.000Z');
+    const r1 = record(workspace, 'alpha', id, v1, 0n);
+    expect(await rm.checkpoint(checkpointName())).toBeNull();
+    await rm.apply(changesFor(r1), { name: checkpointName(), position: 17n });
+    expect(await rm.getPreset(workspace, 'alpha')).toEqual(r1);
+    expect(await rm.getVersion(id, 1)).toEqual(v1);
+    expect(await rm.getVersion(id, 2)).toBeNull();
+    expect(await rm.getPreset(workspace, 'beta')).toBeNull();
+    expect(await rm.getPreset(randomUUID(), 'alpha')).toBeNull();
+    expect(await rm.checkpoint(checkpointName())).toBe(17n);
+  });
+
+  it('keeps checkpoints as exact bigints beyond 2^53', async () => {
+    const big = 2n ** 64n * 12345n + 2n ** 53n + 1n;
+    await rm.apply([], { name: checkpointName(), position: big });
+    expect(await rm.checkpoint(checkpointName())).toBe(big);
+  });
+
+  it('is unchanged by a replay of changes it already holds, and never goes back to an older revision', async () => {
+    const id = randomUUID();
+    const v1 = version(id, 1, '2026-01-01T00:00:00.000Z');
+    const v2 = version(id, 2, '2026-01-02T00:00:00.000Z');
+    const r1 = record(workspace, 'alpha', id, v1, 0n);
+    const r2 = record(workspace, 'alpha', id, v2, 1n, v1.created_at);
+    await rm.apply(changesFor(r1), { name: checkpointName(), position: 1n });
+    await rm.apply(changesFor(r2), { name: checkpointName(), position: 2n });
+    // a crash after the documents but before the checkpoint: the same events come again
+    await rm.apply(changesFor(r1), { name: checkpointName(), position: 1n });
+    await rm.apply(changesFor(r2), { name: checkpointName(), position: 2n });
+    expect(await rm.getPreset(workspace, 'alpha')).toEqual(r2);
+    const altered = { ...v1, system_prompt: 'changed by a replay' };
+    await rm.apply([{ kind: 'putVersion', version: altered }], { name: checkpointName(), position: 2n });
+    expect(await rm.getVersion(id, 1)).toEqual(v1);
+    expect((await rm.listVersions(id, { offset: 0, limit: 10 })).total).toBe(2);
+  });
+
+  it('lists a workspace’s presets most recently updated first, with paging and a total', async () => {
+    const days = ['2026-01-03', '2026-01-01', '2026-01-02'];
+    for (const [i, day] of days.entries()) {
+      const id = randomUUID();
+      await rm.apply(changesFor(record(workspace, `p${i}`, id, version(id, 1, `${day}T00:00:00.000Z`), 0n)), { name: checkpointName(), position: BigInt(i + 1) });
+    }
+    const elsewhere = randomUUID();
+    await rm.apply(changesFor(record(randomUUID(), 'p0', elsewhere, version(elsewhere, 1, '2026-02-01T00:00:00.000Z'), 0n)), { name: checkpointName(), position: 9n });
+    const all = await rm.listPresets(workspace, { offset: 0, limit: 10 });
+    expect(all.items.map((p) => p.slug)).toEqual(['p0', 'p2', 'p1']);
+    expect(all.total).toBe(3);
+    const page = await rm.listPresets(workspace, { offset: 1, limit: 1 });
+    expect(page.items.map((p) => p.slug)).toEqual(['p2']);
+    expect(page.total).toBe(3);
+  });
+
+  it('lists a preset’s versions in ascending order, with paging and a total', async () => {
+    const id = randomUUID();
+    const versions = [3, 1, 2].map((n) => version(id, n, `2026-01-0${n}T00:00:00.000Z`));
+    await rm.apply(versions.map((v) => ({ kind: 'putVersion', version: v }) as const), { name: checkpointName(), position: 3n });
+    const all = await rm.listVersions(id, { offset: 0, limit: 10 });
+    expect(all.items.map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(all.total).toBe(3);
+    expect((await rm.listVersions(id, { offset: 2, limit: 5 })).items.map((v) => v.version)).toEqual([3]);
+    expect((await rm.listVersions(randomUUID(), { offset: 0, limit: 5 })).total).toBe(0);
+  });
+};
