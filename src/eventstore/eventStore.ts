@@ -64,8 +64,8 @@ export interface EventStore {
    * `onEvent` is awaited before the next event is delivered.
    */
   subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): Subscription;
-  /** Position of the last event in the store, or null when it is empty. */
-  headPosition(): Promise<bigint | null>;
+  /** Position of the last event (of streams with this prefix), or null when there is none. */
+  headPosition(options?: { streamPrefix?: string }): Promise<bigint | null>;
   close(): Promise<void>;
 }
 

@@ -64,6 +64,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       'SELECT * FROM events WHERE stream >= ? AND stream < ? AND position > ? ORDER BY position LIMIT ?',
     ).safeIntegers(true),
     head: db.prepare('SELECT MAX(position) AS position FROM events').safeIntegers(true),
+    headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),
   };
   const maxBatch = options.maxBatch ?? 256;
   let pending: PendingAppend[] = [];
@@ -150,8 +151,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     subscribe(from, onEvent, opts = {}) {
       return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
     },
-    async headPosition() {
-      return (q.head.get() as { position: bigint | null }).position;
+    async headPosition({ streamPrefix } = {}) {
+      const row = streamPrefix ? q.headPrefix.get(...prefixRange(streamPrefix)) : q.head.get();
+      return (row as { position: bigint | null }).position;
     },
     async close() {
       if (closed) return;

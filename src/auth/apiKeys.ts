@@ -1,0 +1,65 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { decodeKeysFile, entryHash, parseKeysJson, type KeyEntry, type Scope } from './keysFile';
+
+export { SCOPES, KeysFile, decodeKeysFile, hashApiKey, parseKeysJson } from './keysFile';
+export type { KeyEntry, Scope } from './keysFile';
+
+export interface Caller {
+  userId: string;
+  workspaceId: string;
+  scopes: ReadonlySet<Scope>;
+  /** First 12 hex chars of the key's SHA-256: identifies the key in logs without revealing it. */
+  keyId: string;
+}
+
+export interface KeyRing {
+  authenticate(token: string): Caller | null;
+  size: number;
+}
+
+/** Entries are expected to be validated (decodeKeysFile); an empty ring rejects everything. */
+export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
+  const seen = new Set<string>();
+  const stored = entries.map((e, i) => {
+    const hex = entryHash(e);
+    // Re-checked here for entries built in code: with a duplicate, which caller wins is arbitrary.
+    if (seen.has(hex)) throw new Error(`key entry ${i} repeats an earlier key`);
+    seen.add(hex);
+    const caller: Caller = Object.freeze({ userId: e.user_id, workspaceId: e.workspace_id, scopes: new Set(e.scopes), keyId: hex.slice(0, 12) });
+    return { digest: Buffer.from(hex, 'hex'), caller };
+  });
+  return {
+    size: stored.length,
+    authenticate(token: string): Caller | null {
+      if (token.length === 0) return null;
+      // Constant time in the key's content: the token is reduced to a fixed-size digest, and it
+      // is compared with EVERY stored digest by timingSafeEqual, without stopping at a match, so
+      // timing reveals neither which key matched nor how much of a guess was right.
+      const digest = createHash('sha256').update(token, 'utf8').digest();
+      let found: Caller | null = null;
+      for (const s of stored) {
+        const equal = timingSafeEqual(digest, s.digest);
+        found = equal ? s.caller : found;
+      }
+      return found;
+    },
+  };
+};
+
+/** `Bearer <token>`: scheme case-insensitive, one space, one token of visible ASCII. */
+export const parseBearer = (header: string | undefined): string | null => {
+  if (header === undefined) return null;
+  const m = /^Bearer ([\x21-\x7e]+)$/i.exec(header);
+  return m ? m[1]! : null;
+};
+
+export const loadKeyRing = async (path: string): Promise<KeyRing> => {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new Error(`Cannot read API keys file ${path}: ${(err as Error).message}`);
+  }
+  return createKeyRing(decodeKeysFile(parseKeysJson(text, path), path));
+};

@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import type { EventStore } from './eventstore/eventStore';
+import { openEventStoreDbEventStore } from './eventstore/eventstoredb';
+import { openSqliteEventStore } from './eventstore/sqlite';
+import type { ReadModel } from '../projections/readmodel/readModel';
+import { openMongoReadModel } from '../projections/readmodel/mongodb';
+import { openSqliteReadModel } from '../projections/readmodel/sqlite';
+
+/** Chooses each store by configuration: a URL selects the server, none the embedded file. */
+export const EVENTS_FILE = 'events.db';
+export const READ_MODEL_FILE = 'readmodel.db';
+
+export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>) => ({
+  eventStore: config.eventstoreUrl ? 'eventstoredb' : `sqlite (${join(config.dataDir, EVENTS_FILE)})`,
+  readModel: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, READ_MODEL_FILE)})`,
+});
+
+export const openEventStore = (config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger): EventStore =>
+  config.eventstoreUrl
+    ? openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
+    : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE) });
+
+export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>, file = READ_MODEL_FILE): Promise<ReadModel> =>
+  config.mongodbUrl
+    ? openMongoReadModel({ url: config.mongodbUrl })
+    : openSqliteReadModel({ file: join(config.dataDir, file) });

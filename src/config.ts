@@ -1,0 +1,64 @@
+import * as E from 'fp-ts/Either';
+import { resolve } from 'node:path';
+
+/** The service's configuration, read once from the environment and validated at start. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  apiKeysFile?: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** How long a POST waits for the read model to show its write before answering 202. */
+  readYourWritesTimeoutMs: number;
+  bodyLimitBytes: number;
+  /** How long a shutdown waits for requests in flight. */
+  shutdownTimeoutMs: number;
+  /** Run the projector inside this process (default) or leave it to `npm run projector`. */
+  projector: boolean;
+  eventstoreUrl?: string;
+  mongodbUrl?: string;
+}
+
+type Env = Record<string, string | undefined>;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const loadConfig = (env: Env): E.Either<string[], Config> => {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return value;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+    return fallback;
+  };
+  const url = (name: string, schemes: string[]): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    if (!schemes.some((s) => raw.startsWith(`${s}://`))) problems.push(`${name} must start with ${schemes.map((s) => `${s}://`).join(' or ')}`);
+    return raw;
+  };
+  const config: Config = {
+    port: int('PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR || './data'),
+    apiKeysFile: env.API_KEYS_FILE ? resolve(env.API_KEYS_FILE) : undefined,
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    readYourWritesTimeoutMs: int('READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 60_000),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    projector: oneOf('PROJECTOR', ['on', 'off'] as const, 'on') === 'on',
+    eventstoreUrl: url('EVENTSTORE_URL', ['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']),
+    mongodbUrl: url('MONGODB_URL', ['mongodb', 'mongodb+srv']),
+  };
+  return problems.length > 0 ? E.left(problems) : E.right(config);
+};

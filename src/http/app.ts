@@ -1,0 +1,55 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Logger } from 'pino';
+import type { KeyRing } from '../auth/apiKeys';
+import type { ReadModel } from '../../projections/readmodel/readModel';
+import { badRequest } from './errors';
+import { authenticate } from './middleware/auth';
+import { errorHandler } from './middleware/errorHandler';
+import { requestContext } from './middleware/requestContext';
+import { readRoutes } from './routes/reads';
+import { writeRoutes, type WriteDeps } from './routes/writes';
+import type { AppContext, AppState } from './types';
+
+/** Slugs are 1–128 URL-safe characters, starting with a letter or digit (so never `.` or `..`). */
+export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
+
+export interface AppDeps extends Omit<WriteDeps, 'readModel'> {
+  logger: Logger;
+  keyRing: KeyRing;
+  readModel: ReadModel;
+  /** For /health/ready: are the stores open and has the projector caught up? */
+  readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
+}
+
+/** The Koa application, with every dependency passed in: no module-level state. */
+export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
+  const app = new Koa<AppState, AppContext>();
+  app.proxy = false;
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+
+  const health = new Router<AppState, AppContext>();
+  health.get('/health/live', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  health.get('/health/ready', async (ctx) => {
+    const { ready, checks } = await deps.readiness();
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
+  });
+  app.use(health.routes()).use(health.allowedMethods());
+
+  const api = new Router<AppState, AppContext>();
+  api.param('slug', async (slug, ctx, next) => {
+    if (!SLUG.test(slug)) {
+      throw badRequest('invalid slug', [{ path: 'slug', message: 'must be 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit' }]);
+    }
+    await next();
+  });
+  readRoutes(api, deps.readModel);
+  writeRoutes(api, { ...deps, readModel: deps.readModel });
+  app.use(authenticate(deps.keyRing));
+  app.use(api.routes()).use(api.allowedMethods());
+  return app;
+};

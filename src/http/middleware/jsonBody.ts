@@ -1,0 +1,61 @@
+import getRawBody from 'raw-body';
+import sjson from 'secure-json-parse';
+import type { Middleware } from 'koa';
+import { ApiError, badRequest } from '../errors';
+import type { AppContext, AppState } from '../types';
+
+/**
+ * Reads a JSON request body into `ctx.state.body`: only `application/json` in UTF-8 (415
+ * otherwise), at most `limit` bytes (413, checked before reading when Content-Length says so),
+ * valid UTF-8 and valid JSON (400), no `__proto__` or `constructor.prototype` keys anywhere (400:
+ * they are never stored), and nested at most MAX_DEPTH deep (400).
+ */
+export const MAX_DEPTH = 128;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export const jsonBody = (limit: number): Middleware<AppState, AppContext> => async (ctx, next) => {
+  if (!ctx.request.is('application/json')) {
+    throw new ApiError(415, 'the body must be JSON, sent with "Content-Type: application/json"');
+  }
+  const charset = ctx.request.charset;
+  if (charset && charset.toLowerCase() !== 'utf-8') throw new ApiError(415, `charset ${charset} is not supported; send UTF-8`);
+  const length = ctx.request.length;
+  if (length !== undefined && length > limit) throw tooLarge(limit);
+  let raw: Buffer;
+  try {
+    raw = await getRawBody(ctx.req, { length, limit });
+  } catch (error) {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') throw tooLarge(limit);
+    if (type === 'request.aborted' || type === 'request.size.invalid') throw badRequest('the request body was cut short');
+    throw error;
+  }
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw badRequest('the body is not valid UTF-8');
+  }
+  try {
+    ctx.state.body = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    if (/prototype/i.test((error as Error).message)) throw badRequest('the body contains a forbidden key (__proto__ or constructor.prototype)');
+    throw badRequest(`the body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (depthExceeds(ctx.state.body, MAX_DEPTH)) throw badRequest(`the body is nested deeper than ${MAX_DEPTH} levels`);
+  await next();
+};
+
+const tooLarge = (limit: number) => new ApiError(413, `the body is larger than ${limit} bytes`, { limit_bytes: limit });
+
+/** Iterative, so a hostile body cannot overflow the stack here. */
+const depthExceeds = (value: unknown, max: number): boolean => {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+};

@@ -1,0 +1,64 @@
+import Router from '@koa/router';
+import type { Page, ReadModel } from '../../../projections/readmodel/readModel';
+import type { ValidationProblem } from '../../validation';
+import { badRequest, notFound } from '../errors';
+import { requireScope } from '../middleware/auth';
+import type { AppContext, AppState } from '../types';
+
+/** Reads, all from the read model, all scoped to the caller's workspace. */
+export const readRoutes = (router: Router<AppState, AppContext>, readModel: ReadModel) => {
+  const read = requireScope('presets:read');
+
+  router.get('/api/v1/presets', read, async (ctx) => {
+    const page = parsePage(ctx.query);
+    const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page);
+    ctx.body = { data: items, total_count: total };
+  });
+
+  const presetOf = async (workspaceId: string, slug: string) => {
+    const record = await readModel.getPreset(workspaceId, slug);
+    if (!record) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
+    return record.view;
+  };
+
+  router.get('/api/v1/presets/:slug', read, async (ctx) => {
+    ctx.body = { data: await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!) };
+  });
+
+  router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {
+    const page = parsePage(ctx.query);
+    const preset = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    const { items, total } = await readModel.listVersions(preset.id, page);
+    ctx.body = { data: items, total_count: total };
+  });
+
+  router.get('/api/v1/presets/:slug/versions/:version', read, async (ctx) => {
+    const raw = ctx.params.version!;
+    const number = /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : NaN;
+    if (Number.isNaN(number)) throw badRequest('the version must be a whole number from 1', [{ path: 'version', message: `got ${JSON.stringify(raw)}` }]);
+    const preset = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    const version = await readModel.getVersion(preset.id, number);
+    if (!version) throw notFound(`preset ${JSON.stringify(preset.slug)} has no version ${number}`);
+    ctx.body = { data: version };
+  });
+};
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 100;
+
+/** `offset` ≥ 0 and `limit` 1–100 (default 50), each at most once. */
+export const parsePage = (query: Record<string, string | string[] | undefined>): Page => {
+  const problems: ValidationProblem[] = [];
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = query[name];
+    if (raw === undefined) return fallback;
+    const value = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+    if (Number.isNaN(value) || value < min || value > max) {
+      problems.push({ path: name, message: `must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}` });
+    }
+    return value;
+  };
+  const page = { offset: int('offset', 0, 0, 999_999_999), limit: int('limit', DEFAULT_LIMIT, 1, MAX_LIMIT) };
+  if (problems.length > 0) throw badRequest('invalid paging parameters', problems);
+  return page;
+};

@@ -1,0 +1,15 @@
+import type { DefaultContext } from 'koa';
+import type { Logger } from 'pino';
+import type { Caller } from '../auth/apiKeys';
+
+/** What the middleware puts on `ctx.state` for the handlers below it. */
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  /** The authenticated caller (set by the auth middleware). */
+  caller: Caller;
+  /** The parsed JSON body (set by the JSON body middleware). */
+  body: unknown;
+}
+
+export type AppContext = DefaultContext;

@@ -1,0 +1,89 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { ensureKeysFile } from './auth/devKey';
+import { loadKeyRing } from './auth/apiKeys';
+import { describeBackends, openEventStore, openReadModel } from './backends';
+import type { Config } from './config';
+import { createApp } from './http/app';
+import { createAddVersionHandler } from './presets/handler';
+import { PRESET_STREAM_PREFIX } from './presets/streamName';
+import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
+import { createProjectionWaiter } from '../projections/readYourWrites';
+import type { EventStore } from './eventstore/eventStore';
+import type { ReadModel } from '../projections/readmodel/readModel';
+
+/** The composition root: stores, projector and HTTP server, started and stopped together. */
+export interface Service {
+  url: string;
+  port: number;
+  eventStore: EventStore;
+  readModel: ReadModel;
+  projector?: Projector;
+  /** Stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
+  close(): Promise<void>;
+}
+
+export const startService = async (config: Config, logger: Logger, print: (line: string) => void = console.log): Promise<Service> => {
+  await mkdir(config.dataDir, { recursive: true });
+  const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
+  logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
+  const eventStore = openEventStore(config, logger);
+  const readModel = await openReadModel(config);
+  const projector = config.projector ? await startProjector({ eventStore, readModel, logger: logger.child({ component: 'projector' }) }) : undefined;
+
+  let caughtUpOnce = false;
+  const readiness = async () => {
+    // Ready once the read model has caught up with the events stored before; after that, lag
+    // under load is not a reason to be taken out of a load balancer, a stuck projector is.
+    if (!caughtUpOnce) {
+      const [head, checkpoint] = await Promise.all([eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }), readModel.checkpoint(PROJECTOR_NAME)]);
+      caughtUpOnce = head === null || (checkpoint !== null && checkpoint >= head);
+    }
+    const projectorHealthy = projector ? projector.healthy() : true;
+    return { ready: caughtUpOnce && projectorHealthy, checks: { stores: 'open', caught_up: caughtUpOnce, projector: projector ? (projectorHealthy ? 'running' : 'failing') : 'external' } };
+  };
+
+  const app = createApp({
+    logger, keyRing, readModel, readiness,
+    addVersion: createAddVersionHandler({ eventStore }),
+    waitForPreset: createProjectionWaiter({ readModel, projected: projector?.events }),
+    bodyLimitBytes: config.bodyLimitBytes,
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+  });
+  let inFlight = 0;
+  const handle = app.callback();
+  const server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url }, 'presets is listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger).then(async () => {
+    await projector?.stop();
+    await eventStore.close();
+    await readModel.close();
+    logger.info('stopped');
+  }));
+  return { url, port, eventStore, readModel, projector, close };
+};
+
+const shutdown = async (server: Server, inFlight: () => number, timeoutMs: number, logger: Logger) => {
+  logger.info({ inFlight: inFlight() }, 'shutting down: no new connections, finishing requests in flight');
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const deadline = Date.now() + timeoutMs;
+  while (inFlight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  if (inFlight() > 0) logger.warn({ inFlight: inFlight() }, 'shutdown timeout: closing connections with requests still in flight');
+  server.closeAllConnections();
+  await closed;
+};

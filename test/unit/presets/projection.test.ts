@@ -1,0 +1,65 @@
+import { projectPresetEvent, ProjectionGap } from '../../../projections/presetProjection';
+import type { PresetEvent, StoredPresetEvent } from '../../../src/presets/events';
+import type { PresetRecord } from '../../../projections/readmodel/readModel';
+
+const stored = (event: PresetEvent, revision: bigint): StoredPresetEvent => ({
+  event, revision, position: revision + 100n, id: `e${revision}`, stream: 'preset-ws-bot', recordedAt: new Date(),
+  metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'messages', schemaVersion: 1 },
+});
+const created: PresetEvent = {
+  type: 'PresetCreated',
+  data: {
+    presetId: 'p1', workspaceId: 'ws', slug: 'bot', name: 'bot', creatorUserId: 'u1', occurredAt: '2026-01-01T00:00:00.000Z',
+    version: { id: 'v1', number: 1, config: { model: 'm' }, systemPrompt: 'S1', creatorId: 'u1' },
+  },
+};
+const added: PresetEvent = {
+  type: 'PresetVersionAdded',
+  data: { presetId: 'p1', occurredAt: '2026-01-02T00:00:00.000Z', version: { id: 'v2', number: 2, config: { top_k: 5 }, systemPrompt: '', creatorId: 'u2' } },
+};
+
+describe('the preset projection', () => {
+  it('turns PresetCreated into the response document and its first version', () => {
+    const changes = projectPresetEvent(null, stored(created, 0n));
+    const version = {
+      id: 'v1', preset_id: 'p1', version: 1, config: { model: 'm' }, system_prompt: 'S1', creator_id: 'u1',
+      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+    };
+    expect(changes).toEqual([
+      { kind: 'putVersion', version },
+      {
+        kind: 'putPreset',
+        record: {
+          revision: 0n,
+          view: {
+            id: 'p1', name: 'bot', slug: 'bot', description: null, status: 'active', status_updated_at: null,
+            created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', creator_user_id: 'u1',
+            workspace_id: 'ws', designated_version_id: 'v1', designated_version: version,
+          },
+        },
+      },
+    ]);
+  });
+
+  it('designates an added version and moves updated_at, keeping what the preset was created with', () => {
+    const [, put] = projectPresetEvent(null, stored(created, 0n));
+    const current = (put as { record: PresetRecord }).record;
+    const changes = projectPresetEvent(current, stored(added, 1n));
+    const record = (changes[1] as { record: PresetRecord }).record;
+    expect(record.revision).toBe(1n);
+    expect(record.view).toMatchObject({ id: 'p1', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', designated_version_id: 'v2', creator_user_id: 'u1' });
+    expect(record.view.designated_version).toMatchObject({ version: 2, system_prompt: '', creator_id: 'u2', config: { top_k: 5 } });
+  });
+
+  it('changes nothing for an event the document already reflects (replay)', () => {
+    const [, put] = projectPresetEvent(null, stored(created, 0n));
+    const current = (put as { record: PresetRecord }).record;
+    expect(projectPresetEvent(current, stored(created, 0n))).toEqual([]);
+    const later = { ...current, revision: 5n };
+    expect(projectPresetEvent(later, stored(added, 1n))).toEqual([]);
+  });
+
+  it('refuses a version for a preset it does not hold, rather than inventing one', () => {
+    expect(() => projectPresetEvent(null, stored(added, 1n))).toThrow(ProjectionGap);
+  });
+});
