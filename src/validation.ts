@@ -7,8 +7,20 @@ export interface ValidationProblem {
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-// Types whose context keys are not steps into the value (a union's member index, say).
-const TRANSPARENT = new Set(['UnionType', 'IntersectionType', 'RefinementType', 'ReadonlyType', 'ExactType']);
+// A union or intersection validates each member under a context key that is the member's index:
+// not a step into the value.
+const MEMBER_INDEXED = new Set(['UnionType', 'IntersectionType']);
+// These validate through the codec they wrap without adding a context entry, so a key under them
+// is a step into the wrapped codec (`stop[1]` under a refined array): look through to that codec.
+const WRAPPERS = new Set(['RefinementType', 'ReadonlyType', 'ExactType', 'RecursiveType']);
+
+const tagOf = (type: t.Decoder<unknown, unknown>): string => {
+  let current = type as unknown as { _tag?: string; type?: t.Decoder<unknown, unknown> };
+  while (current._tag !== undefined && WRAPPERS.has(current._tag) && current.type) {
+    current = current.type as unknown as typeof current;
+  }
+  return current._tag ?? '';
+};
 
 const describe = (value: unknown): string => {
   if (value === undefined) return 'nothing';
@@ -20,7 +32,7 @@ const describe = (value: unknown): string => {
 };
 
 const stepInto = (path: string, key: string, parent: t.Decoder<unknown, unknown>): string => {
-  const tag = (parent as unknown as { _tag?: string })._tag;
+  const tag = tagOf(parent);
   if (tag === 'ArrayType' || tag === 'ReadonlyArrayType' || tag === 'TupleType') return `${path}[${key}]`;
   return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 };
@@ -35,8 +47,7 @@ export const formatErrors = (errors: t.Errors): ValidationProblem[] => {
     let actual: unknown = ctx[0]?.actual;
     for (let i = 1; i < ctx.length; i++) {
       const parent = ctx[i - 1]!.type;
-      const tag = (parent as unknown as { _tag?: string })._tag ?? '';
-      if (TRANSPARENT.has(tag)) continue;
+      if (MEMBER_INDEXED.has(tagOf(parent))) continue;
       path = stepInto(path, ctx[i]!.key, parent);
       expected = ctx[i]!.type.name;
       actual = ctx[i]!.actual;

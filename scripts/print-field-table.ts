@@ -1,0 +1,4 @@
+/** Prints the persisted-fields table as Markdown, for the README: `npm run build && node dist/scripts/print-field-table.js`. */
+import { renderFieldTable } from '../src/formats/persistedFields';
+
+process.stdout.write(renderFieldTable());

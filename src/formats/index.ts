@@ -1,0 +1,43 @@
+import * as t from 'io-ts';
+import * as E from 'fp-ts/Either';
+import type { SourceFormat } from '../presets/events';
+import { formatErrors, type ValidationProblem } from '../validation';
+import * as chatCompletions from './chatCompletions';
+import * as messages from './messages';
+import * as responses from './responses';
+import { fieldsOf } from './persistedFields';
+import { named } from './codecs';
+
+export type FormatName = SourceFormat;
+
+/** What a request body contributes to a preset version. */
+export interface PresetDraft {
+  config: Record<string, unknown>;
+  systemPrompt: string;
+}
+
+const decoders: Record<FormatName, (body: unknown) => E.Either<t.Errors, string>> = {
+  chat_completions: chatCompletions.decodeSystemPrompt,
+  messages: messages.decodeSystemPrompt,
+  responses: responses.decodeSystemPrompt,
+};
+
+const JsonObject = named('JSON object', t.UnknownRecord);
+
+/**
+ * Validates a request body of the given format and keeps what configures a model: the fields the
+ * table marks 'config', as sent (not as the codec re-shapes them), and the system instruction.
+ * A null field means "not set" and is left out of config.
+ */
+export const toDraft = (format: FormatName, body: unknown): E.Either<ValidationProblem[], PresetDraft> => {
+  const object = JsonObject.decode(body);
+  if (E.isLeft(object)) return E.left(formatErrors(object.left));
+  const decoded = decoders[format](body);
+  if (E.isLeft(decoded)) return E.left(formatErrors(decoded.left));
+  const config: Record<string, unknown> = {};
+  for (const field of fieldsOf(format, 'config')) {
+    const value = Object.prototype.hasOwnProperty.call(object.right, field) ? object.right[field] : undefined;
+    if (value !== undefined && value !== null) config[field] = value;
+  }
+  return E.right({ config, systemPrompt: decoded.right });
+};
