@@ -20,7 +20,11 @@ const versionView = (presetId: string, version: VersionData, occurredAt: string)
   updated_at: occurredAt,
 });
 
-export const projectPresetEvent = (current: PresetRecord | null, stored: StoredPresetEvent): ProjectionChange[] => {
+/** The version a PresetVersionDesignated event points at: the caller looks it up before projecting. */
+export const versionToLookUp = (stored: StoredPresetEvent): { presetId: string; version: number } | null =>
+  stored.event.type === 'PresetVersionDesignated' ? { presetId: stored.event.data.presetId, version: stored.event.data.versionNumber } : null;
+
+export const projectPresetEvent = (current: PresetRecord | null, stored: StoredPresetEvent, designated?: VersionView | null): ProjectionChange[] => {
   // Already reflected: replay after a crash, or a second projector. Nothing to do.
   if (current && current.revision >= stored.revision) return [];
   const { event } = stored;
@@ -56,6 +60,17 @@ export const projectPresetEvent = (current: PresetRecord | null, stored: StoredP
         view: { ...current.view, updated_at: d.occurredAt, designated_version_id: version.id, designated_version: version },
       };
       return [{ kind: 'putVersion', version }, { kind: 'putPreset', record }];
+    }
+    case 'PresetVersionDesignated': {
+      const d = event.data;
+      if (!current || !designated || designated.id !== d.versionId) {
+        throw new ProjectionGap(`${stored.stream}@${stored.revision}: designated version ${d.versionNumber} is not in the read model`);
+      }
+      const record: PresetRecord = {
+        revision: stored.revision,
+        view: { ...current.view, updated_at: d.occurredAt, designated_version_id: designated.id, designated_version: designated },
+      };
+      return [{ kind: 'putPreset', record }];
     }
   }
 };

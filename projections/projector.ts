@@ -1,9 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../src/eventstore/eventStore';
-import { decodeEvent } from '../src/presets/events';
-import { PRESET_STREAM_PREFIX, parsePresetStreamName } from '../src/presets/streamName';
-import { projectPresetEvent } from './presetProjection';
+import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
+import { projectBatch } from './projectBatch';
 import type { ReadModel } from './readmodel/readModel';
 
 /**
@@ -41,12 +40,7 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
   let retry: NodeJS.Timeout | undefined;
 
   const project = async (recorded: RecordedEvent) => {
-    const stored = decodeEvent(recorded);
-    const key = parsePresetStreamName(recorded.stream);
-    if (!key) throw new Error(`${recorded.stream} is not a preset stream`);
-    const current = await readModel.getPreset(key.workspaceId, key.slug);
-    const changes = projectPresetEvent(current, stored);
-    await readModel.apply(changes, { name, position: recorded.position });
+    await projectBatch(readModel, [recorded], name);
     position = recorded.position;
     events.emit('projected', position);
   };

@@ -7,7 +7,7 @@ import { loadKeyRing } from './auth/apiKeys';
 import { describeBackends, openEventStore, openReadModel } from './backends';
 import type { Config } from './config';
 import { createApp } from './http/app';
-import { createAddVersionHandler } from './presets/handler';
+import { createPresetCommandHandler } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
 import { createProjectionWaiter } from '../projections/readYourWrites';
@@ -47,7 +47,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
 
   const app = createApp({
     logger, keyRing, readModel, readiness,
-    addVersion: createAddVersionHandler({ eventStore }),
+    handle: createPresetCommandHandler({ eventStore }),
     waitForPreset: createProjectionWaiter({ readModel, projected: projector?.events }),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,

@@ -1,14 +1,22 @@
 import * as E from 'fp-ts/Either';
-import type { SourceFormat } from './events';
 import type { PresetEvent } from './events';
 
 /**
  * The write side of a preset, as pure functions: `evolve` folds the preset's own events into
- * the little state a decision needs, `decide` turns a command into the next event.
+ * the little state a decision needs, `decide` turns a command into the events to append
+ * (none when the command changes nothing).
  */
 export type PresetState =
   | { status: 'absent' }
-  | { status: 'active'; presetId: string; workspaceId: string; slug: string; lastVersion: number };
+  | {
+      status: 'active';
+      presetId: string;
+      workspaceId: string;
+      slug: string;
+      /** Version ids by number − 1; numbers are gapless from 1. */
+      versionIds: string[];
+      designatedVersion: number;
+    };
 
 export const initialState = (): PresetState => ({ status: 'absent' });
 
@@ -20,33 +28,57 @@ export const evolve = (state: PresetState, event: PresetEvent): PresetState => {
         presetId: event.data.presetId,
         workspaceId: event.data.workspaceId,
         slug: event.data.slug,
-        lastVersion: event.data.version.number,
+        versionIds: [event.data.version.id],
+        designatedVersion: event.data.version.number,
       };
     case 'PresetVersionAdded':
-      return state.status === 'active' ? { ...state, lastVersion: event.data.version.number } : state;
+      // A new version becomes the designated one.
+      return state.status === 'active'
+        ? { ...state, versionIds: [...state.versionIds, event.data.version.id], designatedVersion: event.data.version.number }
+        : state;
+    case 'PresetVersionDesignated':
+      return state.status === 'active' ? { ...state, designatedVersion: event.data.versionNumber } : state;
   }
 };
 
-/** Add a version to the preset named by workspace and slug, creating the preset if it is absent. */
-export interface AddPresetVersion {
-  type: 'AddPresetVersion';
+interface CommandBase {
   workspaceId: string;
   slug: string;
   actorUserId: string;
-  sourceFormat: SourceFormat;
-  config: Record<string, unknown>;
-  systemPrompt: string;
-  /** Identifiers and time are chosen by the caller, so `decide` stays pure and repeatable. */
-  newPresetId: string;
-  newVersionId: string;
+  /** Time is chosen by the caller, so `decide` stays pure and repeatable. */
   now: Date;
 }
 
-export type PresetCommand = AddPresetVersion;
+/** Add a version to the preset named by workspace and slug, creating the preset if it is absent. */
+export interface AddPresetVersion extends CommandBase {
+  type: 'AddPresetVersion';
+  config: Record<string, unknown>;
+  systemPrompt: string;
+  newPresetId: string;
+  newVersionId: string;
+}
 
-export type DecisionError = { type: 'PresetInconsistent'; message: string };
+/** Make an existing version the designated one (a rollback, or a roll forward). */
+export interface DesignateVersion extends CommandBase {
+  type: 'DesignateVersion';
+  version: number;
+}
 
-export const decide = (command: PresetCommand, state: PresetState): E.Either<DecisionError, PresetEvent> => {
+export type PresetCommand = AddPresetVersion | DesignateVersion;
+
+export type DecisionError =
+  | { type: 'PresetNotFound'; message: string }
+  | { type: 'VersionNotFound'; message: string }
+  | { type: 'PresetInconsistent'; message: string };
+
+export const decide = (command: PresetCommand, state: PresetState): E.Either<DecisionError, PresetEvent[]> => {
+  if (state.status === 'active' && (state.workspaceId !== command.workspaceId || state.slug !== command.slug)) {
+    return E.left({ type: 'PresetInconsistent', message: 'stream belongs to another preset' });
+  }
+  return command.type === 'AddPresetVersion' ? E.right([addVersion(command, state)]) : designate(command, state);
+};
+
+const addVersion = (command: AddPresetVersion, state: PresetState): PresetEvent => {
   const occurredAt = command.now.toISOString();
   const version = (number: number) => ({
     id: command.newVersionId,
@@ -56,7 +88,7 @@ export const decide = (command: PresetCommand, state: PresetState): E.Either<Dec
     creatorId: command.actorUserId,
   });
   if (state.status === 'absent') {
-    return E.right({
+    return {
       type: 'PresetCreated',
       data: {
         presetId: command.newPresetId,
@@ -67,13 +99,30 @@ export const decide = (command: PresetCommand, state: PresetState): E.Either<Dec
         version: version(1),
         occurredAt,
       },
-    });
+    };
   }
-  if (state.workspaceId !== command.workspaceId || state.slug !== command.slug) {
-    return E.left({ type: 'PresetInconsistent', message: 'stream belongs to another preset' });
-  }
-  return E.right({
+  return {
     type: 'PresetVersionAdded',
-    data: { presetId: state.presetId, version: version(state.lastVersion + 1), occurredAt },
-  });
+    data: { presetId: state.presetId, version: version(state.versionIds.length + 1), occurredAt },
+  };
+};
+
+const designate = (command: DesignateVersion, state: PresetState): E.Either<DecisionError, PresetEvent[]> => {
+  if (state.status === 'absent') return E.left({ type: 'PresetNotFound', message: `no preset ${JSON.stringify(command.slug)}` });
+  const versionId = state.versionIds[command.version - 1];
+  if (!Number.isInteger(command.version) || versionId === undefined) {
+    return E.left({ type: 'VersionNotFound', message: `preset ${JSON.stringify(command.slug)} has no version ${command.version}` });
+  }
+  // Designating the designated version again changes nothing: no event.
+  if (command.version === state.designatedVersion) return E.right([]);
+  return E.right([{
+    type: 'PresetVersionDesignated',
+    data: {
+      presetId: state.presetId,
+      versionId,
+      versionNumber: command.version,
+      previousVersionNumber: state.designatedVersion,
+      occurredAt: command.now.toISOString(),
+    },
+  }]);
 };

@@ -16,12 +16,11 @@ export type SourceFormat = t.TypeOf<typeof SourceFormat>;
 
 export const CURRENT_SCHEMA_VERSION = 1;
 
-export const EventMetadata = t.type({
-  requestId: t.string,
-  actorUserId: t.string,
-  sourceFormat: SourceFormat,
-  schemaVersion: t.number,
-});
+export const EventMetadata = t.intersection([
+  t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.number }),
+  // Present on events made from an inference request body.
+  t.partial({ sourceFormat: SourceFormat }),
+]);
 export type EventMetadata = t.TypeOf<typeof EventMetadata>;
 
 const Config = t.record(t.string, t.unknown);
@@ -50,14 +49,24 @@ export const PresetVersionAddedData = t.type({
   occurredAt: t.string,
 });
 
+export const PresetVersionDesignatedData = t.type({
+  presetId: t.string,
+  versionId: t.string,
+  versionNumber: t.number,
+  previousVersionNumber: t.number,
+  occurredAt: t.string,
+});
+
 export type PresetCreated = { type: 'PresetCreated'; data: t.TypeOf<typeof PresetCreatedData> };
 export type PresetVersionAdded = { type: 'PresetVersionAdded'; data: t.TypeOf<typeof PresetVersionAddedData> };
-export type PresetEvent = PresetCreated | PresetVersionAdded;
+export type PresetVersionDesignated = { type: 'PresetVersionDesignated'; data: t.TypeOf<typeof PresetVersionDesignatedData> };
+export type PresetEvent = PresetCreated | PresetVersionAdded | PresetVersionDesignated;
 export type PresetEventType = PresetEvent['type'];
 
 export const eventDataCodecs = {
   PresetCreated: PresetCreatedData,
   PresetVersionAdded: PresetVersionAddedData,
+  PresetVersionDesignated: PresetVersionDesignatedData,
 } as const;
 
 /** An event as read back from a stream: the domain event plus where and when it was stored. */

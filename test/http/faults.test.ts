@@ -19,7 +19,7 @@ describe('faults below the HTTP layer', () => {
 
   beforeAll(async () => {
     const failing = () => { throw new Error(secretDetail); };
-    const addVersion = async (request: { slug: string }) => {
+    const handle = async (request: { slug: string }) => {
       if (request.slug === 'raced') throw new ConcurrencyConflict('preset-x', 0n, 1n);
       if (request.slug === 'disk-full') throw new StoreUnavailable('storage unavailable (SQLITE_FULL)');
       return failing();
@@ -29,7 +29,7 @@ describe('faults below the HTTP layer', () => {
       logger: createLogger('info', new Writable({ write(c, _e, done) { logs.push(String(c)); done(); } })),
       keyRing: createKeyRing([{ key: 'pk_k', user_id: 'u', workspace_id: '7f0f1f3e-3b1c-4c55-9f55-0a6d1c7f1a11', scopes: ['presets:read', 'presets:write'] }]),
       readModel,
-      addVersion: addVersion as never,
+      handle: handle as never,
       waitForPreset: async () => null,
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,

@@ -4,14 +4,19 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyConflict, type EventStore } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
-import { createAddVersionHandler, type AddVersionRequest } from '../../../src/presets/handler';
+import { createPresetCommandHandler, type CommandContext, type PresetCommandRequest } from '../../../src/presets/handler';
 import { decodeEvent } from '../../../src/presets/events';
 import { presetStreamName } from '../../../src/presets/streamName';
 
-const request = (overrides: Partial<AddVersionRequest> = {}): AddVersionRequest => ({
-  workspaceId: '0b7c3f5e-1d2a-4e8b-9c6d-2f1e0a9b8c7d', slug: 'bot', actorUserId: 'u1', requestId: 'req-1',
-  sourceFormat: 'responses', config: { model: 'm' }, systemPrompt: 'S', ...overrides,
-});
+const WS = '0b7c3f5e-1d2a-4e8b-9c6d-2f1e0a9b8c7d';
+type Req = { actorUserId?: string; requestId?: string };
+/** Adds a version as user `actorUserId` in request `requestId`. */
+const addVersion = (deps: Parameters<typeof createPresetCommandHandler>[0], { actorUserId = 'u1', requestId = 'req-1' }: Req = {}) => {
+  const command: PresetCommandRequest = { type: 'AddPresetVersion', workspaceId: WS, slug: 'bot', actorUserId, config: { model: 'm' }, systemPrompt: 'S' };
+  const context: CommandContext = { requestId, sourceFormat: 'responses' };
+  return createPresetCommandHandler(deps)(command, context);
+};
+const request = () => ({ workspaceId: WS });
 
 describe('the add-version command handler (embedded store)', () => {
   let dir: string;
@@ -23,39 +28,37 @@ describe('the add-version command handler (embedded store)', () => {
   afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
 
   it('appends PresetCreated at revision 0, then PresetVersionAdded, with metadata', async () => {
-    const handle = createAddVersionHandler({ eventStore: store });
-    const first = await handle(request());
-    const second = await handle(request({ requestId: 'req-2', actorUserId: 'u2' }));
+    const first = await addVersion({ eventStore: store });
+    const second = await addVersion({ eventStore: store }, { requestId: 'req-2', actorUserId: 'u2' });
     expect([first.revision, second.revision]).toEqual([0n, 1n]);
     const events = (await store.read(presetStreamName(request().workspaceId, 'bot'))).map(decodeEvent);
     expect(events.map((e) => e.event.type)).toEqual(['PresetCreated', 'PresetVersionAdded']);
     expect(events[1]!.metadata).toEqual({ requestId: 'req-2', actorUserId: 'u2', sourceFormat: 'responses', schemaVersion: 1 });
-    expect(events[1]!.event.data.version.number).toBe(2);
+    expect(events[1]!.event).toMatchObject({ data: { version: { number: 2 } } });
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
   });
 
   it('fails with ConcurrencyConflict when another write lands between its read and its append', async () => {
-    const handle = createAddVersionHandler({ eventStore: store });
-    await handle(request());
+    await addVersion({ eventStore: store });
     // A store whose read lets a competing writer in right after it answers.
     const racing: EventStore = {
       ...store,
       read: async (stream, options) => {
         const events = await store.read(stream, options);
-        await createAddVersionHandler({ eventStore: store })(request({ requestId: 'competitor' }));
+        await addVersion({ eventStore: store }, { requestId: 'competitor' });
         return events;
       },
     };
-    await expect(createAddVersionHandler({ eventStore: racing })(request({ requestId: 'loser' }))).rejects.toBeInstanceOf(ConcurrencyConflict);
+    await expect(addVersion({ eventStore: racing }, { requestId: 'loser' })).rejects.toBeInstanceOf(ConcurrencyConflict);
     const events = (await store.read(presetStreamName(request().workspaceId, 'bot'))).map(decodeEvent);
-    expect(events.map((e) => [e.metadata.requestId, e.event.data.version.number])).toEqual([['req-1', 1], ['competitor', 2]]);
+    expect(events.map((e) => [e.metadata.requestId, e.event.type])).toEqual([['req-1', 'PresetCreated'], ['competitor', 'PresetVersionAdded']]);
   });
 
   it('uses ids from its id source for the preset, the version and the event', async () => {
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     let i = 0;
-    const outcome = await createAddVersionHandler({ eventStore: store, newId: () => ids[i++]!, clock: () => new Date('2026-05-05T05:05:05.000Z') })(request());
-    expect(outcome.event).toMatchObject({ type: 'PresetCreated', data: { presetId: ids[0], version: { id: ids[1] }, occurredAt: '2026-05-05T05:05:05.000Z' } });
+    const outcome = await addVersion({ eventStore: store, newId: () => ids[i++]!, clock: () => new Date('2026-05-05T05:05:05.000Z') });
+    expect(outcome.events[0]).toMatchObject({ type: 'PresetCreated', data: { presetId: ids[0], version: { id: ids[1] }, occurredAt: '2026-05-05T05:05:05.000Z' } });
     expect((await store.read(presetStreamName(request().workspaceId, 'bot')))[0]!.id).toBe(ids[2]);
   });
 });

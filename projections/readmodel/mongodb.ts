@@ -1,0 +1,113 @@
+import {
+  MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
+  type AnyBulkWriteOperation, type Collection, type Document,
+} from 'mongodb';
+import { StoreUnavailable } from '../../src/eventstore/eventStore';
+import {
+  COLLECTIONS, checkpointUpdate, isOnlyDuplicateKey, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
+  type CheckpointDocument,
+} from './mongoDocuments';
+import type { PresetView, ProjectionChange, ReadModel } from './readModel';
+
+/**
+ * The read model on MongoDB. `apply` writes the documents, then the checkpoint: no transaction, so
+ * no replica set is required, and a crash between the two only means the same events come again,
+ * which the idempotent writes (mongoDocuments.ts) turn into no-ops. A transaction would not even
+ * help: inside one, the E11000 that says "already applied" aborts the whole transaction.
+ */
+const unavailable = (error: unknown): unknown =>
+  error instanceof MongoNetworkError || error instanceof MongoServerSelectionError ||
+  error instanceof MongoNotConnectedError || error instanceof MongoTopologyClosedError
+    ? new StoreUnavailable(`MongoDB unavailable: ${(error as Error).message}`, { cause: error })
+    : error;
+
+const guard = async <T>(f: () => Promise<T>): Promise<T> => {
+  try {
+    return await f();
+  } catch (error) {
+    throw unavailable(error);
+  }
+};
+
+/**
+ * Unordered: the writes commute (the highest revision wins, a version is written once), and an
+ * ordered bulk write would stop at the first "already applied" duplicate and skip the rest.
+ */
+const bulkIdempotent = async (collection: Collection, ops: AnyBulkWriteOperation<Document>[]) => {
+  if (ops.length === 0) return;
+  try {
+    await collection.bulkWrite(ops, { ordered: false });
+  } catch (error) {
+    if (!isOnlyDuplicateKey(error)) throw error;
+  }
+};
+
+export const openMongoReadModel = async (options: { url: string; database?: string }): Promise<ReadModel> => {
+  // useBigInt64: int64 values (the stored revisions) come back as bigint, not number or Long.
+  const client = new MongoClient(options.url, { useBigInt64: true });
+  const db = client.db(options.database); // undefined: the database named in the URL
+  const presets = db.collection(COLLECTIONS.presets);
+  const versions = db.collection(COLLECTIONS.versions);
+  const checkpoints = db.collection<CheckpointDocument>(COLLECTIONS.checkpoints);
+  try {
+    await client.connect();
+    await Promise.all([
+      presets.createIndexes([
+        { key: { workspace_id: 1, slug: 1 }, unique: true },
+        { key: { workspace_id: 1, updated_at: -1, slug: 1 } }, // the list order
+        { key: { id: 1 }, unique: true },
+      ]),
+      versions.createIndex({ preset_id: 1, version: 1 }, { unique: true }),
+    ]);
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw unavailable(error);
+  }
+  const noId = { projection: { _id: 0 } };
+
+  return {
+    apply: (changes: ProjectionChange[], checkpoint) => guard(async () => {
+      const presetOps: AnyBulkWriteOperation<Document>[] = [];
+      const versionOps: AnyBulkWriteOperation<Document>[] = [];
+      for (const change of changes) {
+        if (change.kind === 'putPreset') presetOps.push({ updateOne: presetUpsert(change.record) });
+        else versionOps.push({ updateOne: versionInsert(change.version) });
+      }
+      // Versions first: a reader never finds a preset whose designated version is not stored yet.
+      await bulkIdempotent(versions, versionOps);
+      await bulkIdempotent(presets, presetOps);
+      const cp = checkpointUpdate(checkpoint);
+      await checkpoints.updateOne(cp.filter, cp.update, { upsert: cp.upsert });
+    }),
+    checkpoint: (name) => guard(async () => {
+      const doc = await checkpoints.findOne({ _id: name });
+      return doc ? BigInt(doc.position) : null;
+    }),
+    getPreset: (workspaceId, slug) => guard(async () => {
+      const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
+      return doc ? presetRecordOf(doc) : null;
+    }),
+    listPresets: (workspaceId, page) => guard(async () => {
+      const filter = { workspace_id: workspaceId };
+      const [docs, total] = await Promise.all([
+        // limit(0) would mean "no limit" to MongoDB
+        page.limit > 0 ? presets.find(filter, noId).sort({ updated_at: -1, slug: 1 }).skip(page.offset).limit(page.limit).toArray() : [],
+        presets.countDocuments(filter),
+      ]);
+      return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total: Number(total) };
+    }),
+    getVersion: (presetId, version) => guard(async () => {
+      const doc = await versions.findOne({ preset_id: presetId, version }, noId);
+      return doc ? versionViewOf(doc) : null;
+    }),
+    listVersions: (presetId, page) => guard(async () => {
+      const filter = { preset_id: presetId };
+      const [docs, total] = await Promise.all([
+        page.limit > 0 ? versions.find(filter, noId).sort({ version: 1 }).skip(page.offset).limit(page.limit).toArray() : [],
+        versions.countDocuments(filter),
+      ]);
+      return { items: docs.map(versionViewOf), total: Number(total) };
+    }),
+    close: () => client.close(),
+  };
+};

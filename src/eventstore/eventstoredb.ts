@@ -1,0 +1,259 @@
+import {
+  AccessDeniedError, BACKWARDS, CancelledError, DeadlineExceededError, END, EventStoreDBClient, FORWARDS, InvalidArgumentError,
+  NO_STREAM, NotLeaderError, START, StreamNotFoundError, TimeoutError, UnavailableError, UnsupportedError, WrongExpectedVersionError,
+  excludeSystemEvents, jsonEvent, streamNameFilter,
+  type AllStreamSubscription, type AppendExpectedRevision, type JSONType, type ReadPosition,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import {
+  ConcurrencyConflict, StoreUnavailable,
+  type EventStore, type ExpectedRevision, type RecordedEvent, type StreamName, type Subscription,
+} from './eventStore';
+import { decodePosition, encodePosition, knownPosition } from './esdbPosition';
+
+/**
+ * The event store on EventStoreDB (gRPC client 6.x). Revisions are EventStoreDB's own; positions
+ * are its `{ commit, prepare }` packed into one bigint (esdbPosition.ts). Event ids are the
+ * writer's UUIDs, so a retried append is recognised by the server's idempotence check.
+ *
+ * What the client does that shapes this file (read in node_modules/@eventstore/db-client/dist):
+ * - readAll takes no filter in 6.x (readAll.js sends `noFilter`): prefix and system events are
+ *   filtered here, page by page. Its `fromPosition` is inclusive (the client's readAll test reads
+ *   maxCount 1 from an event's position and gets that same event back).
+ * - subscribeToAll from a position delivers only events AFTER it (the client's subscribeToAll
+ *   "from position" test: subscribed at a marker's position, it sees the 7 later events, not the
+ *   marker), so resuming from the last delivered position neither repeats nor skips.
+ * - Read streams and subscriptions are object-mode Readables: `for await` pulls one event at a
+ *   time and the gRPC stream is paused while a handler runs (backpressure).
+ * - `unsubscribe()` cancels the call but does not end the Readable, so stop() also destroys it.
+ */
+export interface EsdbLogger {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+const PAGE = 512;
+const RETRY_MIN_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
+export const toExpectedRevision = (expected: ExpectedRevision): AppendExpectedRevision =>
+  expected === 'no_stream' ? NO_STREAM : expected;
+
+/** Errors a later attempt may not see: the server is unreachable, busy, or not the leader. */
+export const isTransient = (error: unknown): boolean =>
+  error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof TimeoutError ||
+  error instanceof CancelledError || error instanceof NotLeaderError ||
+  (error instanceof Error && /ECONNREFUSED|ECONNRESET|Failed to discover/.test(error.message));
+
+/** Errors retrying cannot cure: configuration or a server that lacks a feature. */
+const isPermanent = (error: unknown): boolean =>
+  error instanceof AccessDeniedError || error instanceof InvalidArgumentError || error instanceof UnsupportedError;
+
+export const mapStoreError = (error: unknown): unknown =>
+  isTransient(error) ? new StoreUnavailable(`EventStoreDB unavailable: ${(error as Error).message}`, { cause: error }) : error;
+
+export const mapAppendError = (error: unknown, stream: StreamName, expected: ExpectedRevision): unknown =>
+  error instanceof WrongExpectedVersionError
+    ? new ConcurrencyConflict(stream, expected, error.actualVersion)
+    : mapStoreError(error);
+
+const toRecorded = (e: EsdbRecordedEvent): RecordedEvent | null => {
+  const position = knownPosition(e.position);
+  if (!position) return null;
+  return {
+    id: e.id, type: e.type, stream: e.streamId, revision: e.revision, position: encodePosition(position),
+    data: e.data, metadata: e.metadata ?? null, recordedAt: e.created,
+  };
+};
+
+/** EventStoreDB's own events ($-prefixed types: stream metadata, projections' links, statistics). */
+const isSystem = (e: RecordedEvent) => e.type.startsWith('$');
+const wanted = (e: RecordedEvent, prefix?: string) => !isSystem(e) && (!prefix || e.stream.startsWith(prefix));
+
+/** Marks an error thrown by the subscriber's handler: reported, never retried. */
+class HandlerFailed {
+  constructor(readonly cause: unknown) {}
+}
+
+// A read is consumed to its end rather than left early: a read left half-consumed keeps its gRPC call open.
+const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+};
+
+export const openEventStoreDbEventStore = (options: { url: string; logger?: EsdbLogger }): EventStore => {
+  const client = EventStoreDBClient.connectionString(options.url);
+  const { logger } = options;
+  const running = new Set<Subscription>();
+  let closed = false;
+
+  /** One page of `$all` from a position (inclusive), and whether the server had more. */
+  const readAllPage = async (from: ReadPosition, direction: typeof FORWARDS | typeof BACKWARDS) => {
+    const page = await collect(client.readAll({ fromPosition: from, maxCount: PAGE, direction }));
+    const events = page.flatMap(({ event }) => (event && toRecorded(event)) || []);
+    return { events, more: page.length === PAGE };
+  };
+
+  const positionOfRevision = async (stream: StreamName, revision: bigint): Promise<bigint> => {
+    const [found] = await collect(client.readStream(stream, { fromRevision: revision, maxCount: 1, direction: FORWARDS }));
+    const recorded = found?.event && toRecorded(found.event);
+    if (!recorded) throw new Error(`EventStoreDB gave no position for ${stream}@${revision}`);
+    return recorded.position;
+  };
+
+  return {
+    async append(stream, events, expected) {
+      if (closed) throw new StoreUnavailable('event store is closed');
+      if (events.length === 0) throw new Error('append needs at least one event');
+      try {
+        const result = await client.appendToStream(
+          stream,
+          events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata })),
+          { expectedRevision: toExpectedRevision(expected) },
+        );
+        const position = knownPosition(result.position);
+        return {
+          revision: result.nextExpectedRevision,
+          // An idempotent (retried) append may be answered without a position: look it up.
+          position: position ? encodePosition(position) : await positionOfRevision(stream, result.nextExpectedRevision),
+        };
+      } catch (error) {
+        throw mapAppendError(error, stream, expected);
+      }
+    },
+
+    async read(stream, opts = {}) {
+      if (opts.limit === 0) return [];
+      try {
+        const resolved = await collect(client.readStream(stream, {
+          fromRevision: opts.fromRevision ?? START, maxCount: opts.limit ?? Number.MAX_SAFE_INTEGER, direction: FORWARDS,
+        }));
+        return resolved.flatMap(({ event }) => {
+          if (!event) return [];
+          const recorded = toRecorded(event);
+          if (!recorded) throw new Error(`EventStoreDB gave no position for ${stream}@${event.revision} (server older than 22.10?)`);
+          return [recorded];
+        });
+      } catch (error) {
+        if (error instanceof StreamNotFoundError) return [];
+        throw mapStoreError(error);
+      }
+    },
+
+    async readAll({ after, limit, streamPrefix }) {
+      const found: RecordedEvent[] = [];
+      let from: ReadPosition = after === undefined ? START : decodePosition(after);
+      let last = after ?? -1n;
+      try {
+        while (found.length < limit) {
+          const page = await readAllPage(from, FORWARDS);
+          const fresh = page.events.filter((e) => e.position > last); // fromPosition is inclusive
+          found.push(...fresh.filter((e) => wanted(e, streamPrefix)));
+          const tail = fresh[fresh.length - 1];
+          if (!page.more || !tail) break;
+          from = decodePosition(tail.position);
+          last = tail.position;
+        }
+      } catch (error) {
+        throw mapStoreError(error);
+      }
+      return found.slice(0, limit);
+    },
+
+    subscribe(from, onEvent, opts = {}) {
+      let after = from === 'start' ? undefined : from.after;
+      let stopped = false;
+      let current: AllStreamSubscription | undefined;
+      let wake = () => {};
+      const pause = (ms: number) => new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wake = () => { clearTimeout(timer); resolve(); };
+      });
+
+      const loop = (async () => {
+        let delay = RETRY_MIN_MS;
+        let retrying = false;
+        while (!stopped) {
+          try {
+            const sub = client.subscribeToAll({
+              fromPosition: after === undefined ? START : decodePosition(after),
+              filter: opts.streamPrefix ? streamNameFilter({ prefixes: [opts.streamPrefix] }) : excludeSystemEvents(),
+            });
+            current = sub;
+            sub.on('error', () => {}); // errors reach the loop through the iterator; this only keeps a late one from crashing the process
+            if (retrying) sub.once('confirmation', () => logger?.info({ after: after?.toString() ?? 'start' }, 'EventStoreDB subscription resumed'));
+            for await (const { event } of sub) {
+              if (stopped) break;
+              const recorded = event && toRecorded(event);
+              if (!recorded || !wanted(recorded, opts.streamPrefix)) continue;
+              try {
+                await onEvent(recorded);
+              } catch (error) {
+                throw new HandlerFailed(error);
+              }
+              after = recorded.position;
+              delay = RETRY_MIN_MS;
+            }
+            if (stopped) break;
+            logger?.warn({ after: after?.toString() ?? 'start' }, 'EventStoreDB subscription ended; resubscribing');
+          } catch (error) {
+            if (stopped) break;
+            if (error instanceof HandlerFailed || isPermanent(error)) {
+              opts.onError?.(error instanceof HandlerFailed ? error.cause : error);
+              break;
+            }
+            logger?.warn({ err: error, after: after?.toString() ?? 'start', retryInMs: delay }, 'EventStoreDB subscription dropped; resubscribing');
+          } finally {
+            const sub = current;
+            current = undefined;
+            sub?.destroy();
+            void sub?.unsubscribe().catch(() => {});
+          }
+          if (stopped) break;
+          retrying = true;
+          await pause(delay / 2 + Math.random() * delay / 2); // jitter: many consumers do not come back in step
+          delay = Math.min(delay * 2, RETRY_MAX_MS);
+        }
+      })();
+
+      const subscription: Subscription = {
+        async stop() {
+          stopped = true;
+          wake();
+          current?.destroy(); // ends the iterator; a handler call in progress finishes first
+          await loop;
+          running.delete(subscription);
+        },
+      };
+      running.add(subscription);
+      return subscription;
+    },
+
+    async headPosition() {
+      let from: ReadPosition = END;
+      let last: bigint | undefined;
+      try {
+        for (;;) {
+          const page = await readAllPage(from, BACKWARDS);
+          const fresh = page.events.filter((e) => last === undefined || e.position < last); // inclusive here too
+          const hit = fresh.find((e) => !isSystem(e));
+          if (hit) return hit.position;
+          const tail = fresh[fresh.length - 1];
+          if (!page.more || !tail) return null;
+          from = decodePosition(tail.position);
+          last = tail.position;
+        }
+      } catch (error) {
+        throw mapStoreError(error);
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...running].map((s) => s.stop()));
+      await client.dispose();
+    },
+  };
+};

@@ -1,0 +1,14 @@
+import { openEventStoreDbEventStore } from '../../src/eventstore/eventstoredb';
+import { eventStoreContract } from './eventStoreContract';
+
+// Runs against a real server only: `docker compose up -d eventstore`, then
+// EVENTSTORE_URL=esdb://localhost:2113?tls=false npm run test:integration
+const url = process.env.EVENTSTORE_URL;
+const run = url ? describe : describe.skip;
+
+run('event store contract: EventStoreDB (EVENTSTORE_URL)', () => {
+  eventStoreContract(async () => {
+    const store = openEventStoreDbEventStore({ url: url! });
+    return { store, cleanup: () => store.close() };
+  });
+});

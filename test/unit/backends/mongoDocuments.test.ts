@@ -1,0 +1,72 @@
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError, type BulkWriteResult, type WriteError } from 'mongodb';
+import {
+  checkpointUpdate, isOnlyDuplicateKey, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
+} from '../../../projections/readmodel/mongoDocuments';
+import type { PresetView, VersionView } from '../../../projections/readmodel/readModel';
+
+const version: VersionView = {
+  id: 'v-1', preset_id: 'p-1', version: 2, config: { model: 'm', temperature: 0.2 }, system_prompt: 'hi',
+  creator_id: 'u-1', created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z',
+};
+const preset: PresetView = {
+  id: 'p-1', name: 'Alpha', slug: 'alpha', description: null, status: 'active', status_updated_at: null,
+  created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', creator_user_id: 'u-1',
+  workspace_id: 'w-1', designated_version_id: 'v-1', designated_version: version,
+};
+
+// The driver does not export WriteError at run time (a type only); its instances expose these getters.
+const writeError = (code: number, index = 0) => ({ index, code, errmsg: `E${code}` }) as unknown as WriteError;
+const bulkError = (errors: WriteError[], writeConcernError?: object) =>
+  new MongoBulkWriteError(
+    { message: errors[0]?.errmsg ?? 'write concern', code: errors[0]?.code ?? 64, writeErrors: errors },
+    { getWriteConcernError: () => writeConcernError } as unknown as BulkWriteResult,
+  );
+
+describe('MongoDB read model documents', () => {
+  it('replaces a preset only over a lower revision, upserting, and stores the revision with the view', () => {
+    expect(presetUpsert({ view: preset, revision: 3n })).toEqual({
+      filter: { workspace_id: 'w-1', slug: 'alpha', revision: { $lt: 3n } },
+      update: { $set: { ...preset, revision: 3n } },
+      upsert: true,
+    });
+  });
+
+  it('inserts a version only when absent', () => {
+    expect(versionInsert(version)).toEqual({
+      filter: { preset_id: 'p-1', version: 2 },
+      update: { $setOnInsert: version },
+      upsert: true,
+    });
+  });
+
+  it('keeps the checkpoint as a decimal string, exact beyond int64', () => {
+    const position = 2n ** 64n * 12345n + 2n ** 53n + 1n;
+    expect(checkpointUpdate({ name: 'presets', position })).toEqual({
+      filter: { _id: 'presets' },
+      update: { $set: { position: position.toString() } },
+      upsert: true,
+    });
+    expect(BigInt(checkpointUpdate({ name: 'x', position }).update.$set.position)).toBe(position);
+  });
+
+  it('returns views without Mongo’s _id and the revision, which comes back as a bigint', () => {
+    expect(presetRecordOf({ _id: 'oid', ...preset, revision: 4n })).toEqual({ view: preset, revision: 4n });
+    expect(presetRecordOf({ ...preset, revision: 4 }).revision).toBe(4n);
+    expect(versionViewOf({ _id: 'oid', ...version })).toEqual(version);
+  });
+});
+
+describe('MongoDB duplicate key: "already applied"', () => {
+  it('is swallowed when every failed write is E11000', () => {
+    expect(isOnlyDuplicateKey(new MongoServerError({ message: 'E11000 duplicate key error', code: 11000 }))).toBe(true);
+    expect(isOnlyDuplicateKey(bulkError([writeError(11000, 0), writeError(11000, 3)]))).toBe(true);
+  });
+
+  it('is not swallowed when anything else failed too', () => {
+    expect(isOnlyDuplicateKey(new MongoServerError({ message: 'validation', code: 121 }))).toBe(false);
+    expect(isOnlyDuplicateKey(bulkError([writeError(11000, 0), writeError(121, 1)]))).toBe(false);
+    expect(isOnlyDuplicateKey(bulkError([writeError(11000)], { code: 64, errmsg: 'waiting for replication timed out' }))).toBe(false);
+    expect(isOnlyDuplicateKey(new MongoNetworkError('connection reset'))).toBe(false);
+    expect(isOnlyDuplicateKey(Object.assign(new Error('E11000 lookalike'), { code: 11000 }))).toBe(false);
+  });
+});
