@@ -8,10 +8,10 @@ import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from './r
  * Projects a run of events (in position order) and applies the result with the checkpoint of the
  * last one in a single `apply`. Documents touched earlier in the run are taken from the run, not
  * the store, and only the last document of each preset is written: the live projector calls this
- * with one event, a rebuild with pages of thousands.
+ * with one event, a rebuild with pages of thousands. Returns the preset documents as they now are.
  */
-export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[], checkpointName: string): Promise<void> => {
-  if (events.length === 0) return;
+export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[], checkpointName: string): Promise<PresetRecord[]> => {
+  if (events.length === 0) return [];
   const presets = new Map<string, PresetRecord | null>();
   const versions = new Map<string, VersionView>();
   const versionChanges: ProjectionChange[] = [];
@@ -33,7 +33,8 @@ export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[]
     }
     if (!presets.has(recorded.stream)) presets.set(recorded.stream, current);
   }
-  const presetChanges: ProjectionChange[] = [];
-  for (const record of presets.values()) if (record) presetChanges.push({ kind: 'putPreset', record });
+  const written = [...presets.values()].filter((record): record is PresetRecord => record !== null);
+  const presetChanges = written.map((record): ProjectionChange => ({ kind: 'putPreset', record }));
   await readModel.apply([...versionChanges, ...presetChanges], { name: checkpointName, position: events[events.length - 1]!.position });
+  return written;
 };

@@ -13,7 +13,7 @@ import type { ReadModel } from './readmodel/readModel';
 export const PROJECTOR_NAME = 'presets';
 
 export interface Projector {
-  /** Emits 'projected' with the position of each event once its changes are in the read model. */
+  /** Emits 'projected' (position, preset records written) once an event's changes are in the read model. */
   readonly events: EventEmitter;
   /** Position of the last event projected by this process, or the stored checkpoint. */
   position(): bigint | null;
@@ -40,9 +40,9 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
   let retry: NodeJS.Timeout | undefined;
 
   const project = async (recorded: RecordedEvent) => {
-    await projectBatch(readModel, [recorded], name);
+    const records = await projectBatch(readModel, [recorded], name);
     position = recorded.position;
-    events.emit('projected', position);
+    events.emit('projected', position, records);
   };
 
   const start = () => {
