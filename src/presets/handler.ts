@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/Either';
+import { LRUCache } from 'lru-cache';
 import { ConcurrencyConflict, type EventStore } from '../eventstore/eventStore';
 import { decide, evolve, initialState, type AddPresetVersion, type DecisionError, type DesignateVersion, type PresetCommand, type PresetState } from './decider';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, toNewEvent, type EventMetadata, type PresetEvent, type SourceFormat } from './events';
@@ -32,6 +33,13 @@ export interface CommandOutcome {
   position: bigint | null;
 }
 
+/**
+ * The stream is not at the revision the client named (If-Match): a 412, not a 409, because the
+ * client must read the preset again rather than retry. A subclass, so code that only cares about
+ * a conflict still catches it.
+ */
+export class PreconditionFailed extends ConcurrencyConflict {}
+
 export class DecisionRejected extends Error {
   override readonly name = 'DecisionRejected';
   constructor(readonly reason: DecisionError) {
@@ -43,18 +51,28 @@ export interface PresetCommandDeps {
   eventStore: EventStore;
   newId?: () => string;
   clock?: () => Date;
+  /** How many presets' folded state to keep between commands (0: fold the whole stream every time). */
+  stateCacheSize?: number;
 }
+
+interface Folded { state: PresetState; revision: bigint }
 
 export type PresetCommandHandler = (request: PresetCommandRequest, context: CommandContext) => Promise<CommandOutcome>;
 
-export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clock = () => new Date() }: PresetCommandDeps): PresetCommandHandler =>
-  async (request, context) => {
+export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clock = () => new Date(), stateCacheSize = 10_000 }: PresetCommandDeps): PresetCommandHandler => {
+  // The folded state of recently used presets, with the revision it reflects: a command reads only
+  // the events after it (usually none), so a preset with many versions costs no more than a new one.
+  // Always read forward from the cached revision, so another process's writes are never missed.
+  const cache = stateCacheSize > 0 ? new LRUCache<string, Folded>({ max: stateCacheSize }) : null;
+  return async (request, context) => {
     const stream = presetStreamName(request.workspaceId, request.slug);
-    const history = (await eventStore.read(stream)).map(decodeEvent);
-    const state = history.reduce((s, stored) => evolve(s, stored.event), initialState());
-    const current = history.length === 0 ? null : history[history.length - 1]!.revision;
+    const cached = cache?.get(stream);
+    const newer = (await eventStore.read(stream, { fromRevision: cached ? cached.revision + 1n : 0n })).map(decodeEvent);
+    const state = newer.reduce((s, stored) => evolve(s, stored.event), cached?.state ?? initialState());
+    const current = newer.length > 0 ? newer[newer.length - 1]!.revision : cached?.revision ?? null;
+    if (current !== null) cache?.set(stream, { state, revision: current });
     if (context.expectedRevision !== undefined && context.expectedRevision !== current) {
-      throw new ConcurrencyConflict(stream, context.expectedRevision, current ?? 'no_stream');
+      throw new PreconditionFailed(stream, context.expectedRevision, current ?? 'no_stream');
     }
     const command: PresetCommand = request.type === 'AddPresetVersion'
       ? { ...request, now: clock(), newPresetId: newId(), newVersionId: newId() }
@@ -73,6 +91,14 @@ export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clo
       stream,
       events.map((event) => toNewEvent(newId(), event, metadata)),
       current ?? 'no_stream',
-    );
-    return { events, state: events.reduce(evolve, state), revision, position };
+    ).catch((error: unknown) => {
+      // With If-Match the append's expected revision is the client's: losing the race means the
+      // precondition is false now, and retrying the same request could only fail again.
+      if (context.expectedRevision === undefined || !(error instanceof ConcurrencyConflict)) throw error;
+      throw new PreconditionFailed(stream, context.expectedRevision, error.actual);
+    });
+    const after = events.reduce(evolve, state);
+    cache?.set(stream, { state: after, revision });
+    return { events, state: after, revision, position };
   };
+};

@@ -33,7 +33,7 @@ describe('the add-version command handler (embedded store)', () => {
     expect([first.revision, second.revision]).toEqual([0n, 1n]);
     const events = (await store.read(presetStreamName(request().workspaceId, 'bot'))).map(decodeEvent);
     expect(events.map((e) => e.event.type)).toEqual(['PresetCreated', 'PresetVersionAdded']);
-    expect(events[1]!.metadata).toEqual({ requestId: 'req-2', actorUserId: 'u2', sourceFormat: 'responses', schemaVersion: 1 });
+    expect(events[1]!.metadata).toEqual({ requestId: 'req-2', actorUserId: 'u2', sourceFormat: 'responses', schemaVersion: 2 });
     expect(events[1]!.event).toMatchObject({ data: { version: { number: 2 } } });
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
   });
@@ -60,5 +60,17 @@ describe('the add-version command handler (embedded store)', () => {
     const outcome = await addVersion({ eventStore: store, newId: () => ids[i++]!, clock: () => new Date('2026-05-05T05:05:05.000Z') });
     expect(outcome.events[0]).toMatchObject({ type: 'PresetCreated', data: { presetId: ids[0], version: { id: ids[1] }, occurredAt: '2026-05-05T05:05:05.000Z' } });
     expect((await store.read(presetStreamName(request().workspaceId, 'bot')))[0]!.id).toBe(ids[2]);
+  });
+
+  it('sees versions written by another process despite its state cache (it reads forward from the cached revision)', async () => {
+    const here = createPresetCommandHandler({ eventStore: store });
+    const elsewhere = createPresetCommandHandler({ eventStore: store });
+    const command: PresetCommandRequest = { type: 'AddPresetVersion', workspaceId: WS, slug: 'bot', actorUserId: 'u1', config: {}, systemPrompt: '' };
+    await here(command, { requestId: 'a' });
+    await elsewhere(command, { requestId: 'b' });
+    await elsewhere(command, { requestId: 'c' });
+    const outcome = await here(command, { requestId: 'd' });
+    expect(outcome.revision).toBe(3n);
+    expect(outcome.events[0]).toMatchObject({ type: 'PresetVersionAdded', data: { version: { number: 4 } } });
   });
 });
