@@ -7,6 +7,7 @@ import { loadKeyRing } from './auth/apiKeys';
 import { describeBackends, openEventStore, openReadModel } from './backends';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { createSseRegistry } from './http/sse';
 import { createPresetCommandHandler } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
@@ -21,7 +22,7 @@ export interface Service {
   eventStore: EventStore;
   readModel: ReadModel;
   projector?: Projector;
-  /** Stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
+  /** Ends open event streams, stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
   close(): Promise<void>;
 }
 
@@ -45,8 +46,11 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     return { ready: caughtUpOnce && projectorHealthy, checks: { stores: 'open', caught_up: caughtUpOnce, projector: projector ? (projectorHealthy ? 'running' : 'failing') : 'external' } };
   };
 
+  // Event streams never finish by themselves: a shutdown ends them first (below).
+  const sse = createSseRegistry();
   const app = createApp({
     logger, keyRing, readModel, readiness,
+    eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
     handle: createPresetCommandHandler({ eventStore }),
     waitForPreset: createProjectionWaiter({ readModel, projected: projector?.events }),
     bodyLimitBytes: config.bodyLimitBytes,
@@ -68,7 +72,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   logger.info({ url }, 'presets is listening');
 
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger).then(async () => {
+  const close = () => (closing ??= sse.closeAll().then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger)).then(async () => {
     await projector?.stop();
     await eventStore.close();
     await readModel.close();

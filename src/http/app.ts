@@ -7,6 +7,8 @@ import { badRequest } from './errors';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
 import { requestContext } from './middleware/requestContext';
+import { eventRoutes, type EventRouteDeps } from './routes/events';
+import { designateRoutes } from './routes/designate';
 import { readRoutes } from './routes/reads';
 import { writeRoutes, type WriteDeps } from './routes/writes';
 import type { AppContext, AppState } from './types';
@@ -14,7 +16,7 @@ import type { AppContext, AppState } from './types';
 /** Slugs are 1–128 URL-safe characters, starting with a letter or digit (so never `.` or `..`). */
 export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
-export interface AppDeps extends Omit<WriteDeps, 'readModel'> {
+export interface AppDeps extends Omit<WriteDeps, 'readModel'>, EventRouteDeps {
   logger: Logger;
   keyRing: KeyRing;
   readModel: ReadModel;
@@ -48,7 +50,9 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
     await next();
   });
   readRoutes(api, deps.readModel);
+  eventRoutes(api, deps);
   writeRoutes(api, { ...deps, readModel: deps.readModel });
+  designateRoutes(api, deps);
   app.use(authenticate(deps.keyRing));
   app.use(api.routes()).use(api.allowedMethods());
   return app;

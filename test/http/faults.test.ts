@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { createApp } from '../../src/http/app';
+import { createSseRegistry } from '../../src/http/sse';
 import { createKeyRing } from '../../src/auth/apiKeys';
 import { createLogger } from '../../src/logger';
 import type { ReadModel } from '../../projections/readmodel/readModel';
@@ -34,6 +35,7 @@ describe('faults below the HTTP layer', () => {
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,
       readYourWritesTimeoutMs: 100,
+      eventStore: {} as never, sse: createSseRegistry(), sseHeartbeatMs: 15_000,
     });
     server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,0 +1,121 @@
+import Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import type { EventStore } from '../../eventstore/eventStore';
+import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
+import type { ValidationProblem } from '../../validation';
+import { ApiError, badRequest, notFound } from '../errors';
+import { eventJson, revisionNumber } from '../eventJson';
+import { requireScope } from '../middleware/auth';
+import type { SseRegistry } from '../sse';
+import type { AppContext, AppState } from '../types';
+
+/**
+ * The events as stored, read from the event store (not the read model), for auditors (one
+ * preset's stream) and analytics consumers (the workspace's events in global order, paged or as a
+ * live server-sent event stream). Every answer is scoped by the caller's workspace through the
+ * stream name, so another workspace's events are never read at all.
+ */
+export interface EventRouteDeps {
+  eventStore: EventStore;
+  sse: SseRegistry;
+  sseHeartbeatMs: number;
+}
+
+export const EVENTS_DEFAULT_LIMIT = 100;
+export const EVENTS_MAX_LIMIT = 1000;
+
+type Ctx = ParameterizedContext<AppState, AppContext>;
+
+export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRouteDeps) => {
+  const read = requireScope('presets:read');
+
+  router.get('/api/v1/presets/:slug/events', read, async (ctx) => {
+    const q = queryReader(ctx.query);
+    const from = q.int('from', 0, Number.MAX_SAFE_INTEGER, 0);
+    const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
+    q.done();
+    const stream = presetStreamName(ctx.state.caller.workspaceId, ctx.params.slug!);
+    // One more than asked: whether it exists says if there is a next page, and where it starts.
+    const page = await deps.eventStore.read(stream, { fromRevision: BigInt(from), limit: limit + 1 });
+    if (page.length === 0 && (from === 0 || (await deps.eventStore.read(stream, { limit: 1 })).length === 0)) {
+      throw notFound(`no preset ${JSON.stringify(ctx.params.slug)} in this workspace`);
+    }
+    const next = page[limit];
+    ctx.body = { data: page.slice(0, limit).map((e) => eventJson(e)), next_from: next ? revisionNumber(next.revision) : null };
+  });
+
+  router.get('/api/v1/events', read, async (ctx) => {
+    const streamPrefix = workspaceStreamPrefix(ctx.state.caller.workspaceId);
+    // Not on HEAD: a stream without a body would only hold the connection open.
+    const live = ctx.method === 'GET' && ctx.accepts('application/json', 'text/event-stream') === 'text/event-stream';
+    if (live) return streamEvents(ctx, deps, streamPrefix);
+    const q = queryReader(ctx.query);
+    const after = q.position('after', ctx.query.after);
+    const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
+    q.done();
+    const data = (await deps.eventStore.readAll({ after, limit, streamPrefix })).map((e) => eventJson(e));
+    // The feed has no end, so the cursor is given on every non-empty page; null: nothing new yet.
+    ctx.body = { data, next_after: data.length > 0 ? data[data.length - 1]!.position : null };
+  });
+};
+
+/**
+ * The live form of /api/v1/events: catch up after Last-Event-ID (or ?after, or from the start),
+ * then follow. Each frame's id is the event's position and the subscription delivers strictly
+ * after a position, so a consumer that reconnects with its Last-Event-ID gets every event once.
+ */
+const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string) => {
+  const q = queryReader(ctx.query);
+  const lastEventId = ctx.get('Last-Event-ID');
+  const afterQuery = q.position('after', ctx.query.after);
+  const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId) : afterQuery;
+  q.done();
+  ctx.status = 200; // before the head is written: Koa ignores a status set after it
+  const connection = deps.sse.open(ctx.res, { heartbeatMs: deps.sseHeartbeatMs });
+  if (!connection) throw new ApiError(503, 'the service is shutting down; reconnect with Last-Event-ID', {}, { 'Retry-After': '1' });
+  ctx.respond = false; // the connection writes the response; Koa must not
+  const log = ctx.state.log;
+  const subscription = deps.eventStore.subscribe(
+    after === undefined ? 'start' : { after },
+    async (recorded) => {
+      const json = eventJson(recorded);
+      await connection.send(json.position, json.type, JSON.stringify(json));
+    },
+    {
+      streamPrefix,
+      onError: (error) => {
+        log.error({ err: error }, 'event stream failed; ending it');
+        connection.end();
+      },
+    },
+  );
+  // The request stays in flight (and its log line waits) until the stream closes.
+  await connection.closed;
+  await subscription.stop();
+};
+
+/** Query parameters, each at most once; every problem is collected, then reported together. */
+const queryReader = (query: Record<string, string | string[] | undefined>) => {
+  const problems: ValidationProblem[] = [];
+  return {
+    int(name: string, min: number, max: number, fallback: number): number {
+      const raw = query[name];
+      if (raw === undefined) return fallback;
+      const value = typeof raw === 'string' && /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+      if (Number.isNaN(value) || value < min || value > max) {
+        problems.push({ path: name, message: `must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}` });
+      }
+      return value;
+    },
+    /** A position: a decimal integer string (EventStoreDB's can exceed 2^64, so never a JS number). */
+    position(name: string, raw: string | string[] | undefined): bigint | undefined {
+      if (raw === undefined) return undefined;
+      if (typeof raw === 'string' && /^\d{1,40}$/.test(raw)) return BigInt(raw);
+      problems.push({ path: name, message: `must be an event position (a decimal integer string), got ${JSON.stringify(raw)}` });
+      return undefined;
+    },
+    done() {
+      if (problems.length > 0) throw badRequest('invalid query parameters', problems);
+    },
+  };
+};

@@ -1,0 +1,121 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_B, type TestService } from '../support/service';
+import { openSse } from '../support/sse';
+import { createSseRegistry } from '../../src/http/sse';
+import { workspaceStreamPrefix } from '../../src/presets/streamName';
+
+let svc: TestService;
+beforeAll(async () => { svc = await startTestService({ SSE_HEARTBEAT_MS: '50' }); });
+afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+
+const auth = (key: string = KEYS.writer) => ({ authorization: `Bearer ${key}` });
+const write = async (slug: string, key: string = KEYS.writer) => {
+  const res = await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody(), key });
+  expect(res.status).toBe(200);
+};
+const head = async () => (await svc.eventStore.headPosition())?.toString() ?? '0';
+const until = async (condition: () => boolean, timeoutMs = 2000) => {
+  for (const deadline = Date.now() + timeoutMs; !condition(); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+  }
+};
+const eventsAfter = async (after: string) => (await (await svc.request(`/api/v1/events?limit=1000&after=${after}`)).json()).data as Array<{ position: string; type: string }>;
+
+describe('GET /api/v1/events as text/event-stream', () => {
+  it('sends the SSE headers, retry first, then heartbeats', async () => {
+    const client = await openSse(`${svc.url}/api/v1/events?after=${await head()}`, { ...auth(), 'x-request-id': 'sse-headers' });
+    expect(client.res.status).toBe(200);
+    expect(client.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(client.res.headers.get('cache-control')).toBe('no-store');
+    expect(client.res.headers.get('x-accel-buffering')).toBe('no');
+    expect(client.res.headers.get('x-request-id')).toBe('sse-headers');
+    expect((await client.next())?.retry).toBe('1000');
+    for (let i = 0; i < 2; i++) expect((await client.next(1000))?.comments).toEqual(['heartbeat']);
+    client.close();
+  });
+
+  it('catches up, goes live, and after a drop resumes with Last-Event-ID: every event once, in order', async () => {
+    const start = await head();
+    for (let i = 0; i < 3; i++) await write('live-a');
+    const first = await openSse(`${svc.url}/api/v1/events?after=${start}`, { ...auth(), 'x-request-id': 'sse-dropped' });
+    const received = await first.events(3); // caught up
+    const writes = (async () => { for (let i = 0; i < 9; i++) await write(i % 2 ? 'live-a' : 'live-b'); })();
+    received.push(...await first.events(2)); // live
+    first.close(); // drops in the middle of the writes
+    await writes;
+    // The server noticed: the request ended (its log line is written once the subscription stopped).
+    await until(() => svc.logs.some((l) => l.includes('"requestId":"sse-dropped"') && l.includes('"msg":"request"')));
+    const expected = await eventsAfter(start);
+    expect(expected).toHaveLength(12);
+    // ?after is older than Last-Event-ID: the header wins, as it does for a reconnecting EventSource.
+    const second = await openSse(`${svc.url}/api/v1/events?after=${start}`, { ...auth(), 'last-event-id': received[received.length - 1]!.id! });
+    received.push(...await second.events(expected.length - received.length));
+    expect(received.map((f) => f.id)).toEqual(expected.map((e) => e.position));
+    expect(received.map((f) => f.event)).toEqual(expected.map((e) => e.type));
+    expect(received.map((f) => JSON.parse(f.data!))).toEqual(expected);
+    // Nothing more arrives but heartbeats.
+    for (let i = 0; i < 3; i++) expect((await second.next(1000))?.data).toBeUndefined();
+    second.close();
+  });
+
+  it('shows a consumer only its own workspace', async () => {
+    const theirs = await openSse(`${svc.url}/api/v1/events`, auth(KEYS.otherWorkspace));
+    await write('not-for-b');
+    await write('for-b', KEYS.otherWorkspace);
+    const [event] = await theirs.events(1);
+    expect(JSON.parse(event!.data!).stream.startsWith(workspaceStreamPrefix(WORKSPACE_B))).toBe(true);
+    const all = await (await svc.request('/api/v1/events?limit=1000', { key: KEYS.otherWorkspace })).json();
+    expect(event!.id).toBe(all.data[all.data.length - 1].position);
+    theirs.close();
+  });
+
+  it.each([
+    [401, {}],
+    [403, auth(KEYS.writerOnly)],
+    [400, { ...auth(), 'last-event-id': 'not-a-position' }],
+  ])('%d in the JSON error envelope before the stream starts', async (status, headers) => {
+    const res = await svc.request('/api/v1/events', { key: null, headers: { accept: 'text/event-stream', ...headers } });
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('x-request-id')).toMatch(/.+/);
+    expect((await res.json()).error.code).toBe(status);
+  });
+});
+
+describe('shutdown with a consumer connected', () => {
+  it('ends the stream and stops promptly', async () => {
+    const other = await startTestService({ SHUTDOWN_TIMEOUT_MS: '5000' });
+    try {
+      const client = await openSse(`${other.url}/api/v1/events`, auth());
+      expect((await client.next())?.retry).toBe('1000');
+      const started = Date.now();
+      await other.stop();
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(await client.next()).toBeNull(); // a clean end, not an error: the consumer reconnects
+    } finally {
+      removeDir(other.dataDir);
+    }
+  });
+});
+
+describe('backpressure', () => {
+  it('a send waits for drain while the buffer is full, and a close releases it', async () => {
+    const res = Object.assign(new EventEmitter(), {
+      destroyed: false, writableEnded: false, writableNeedDrain: false,
+      writeHead: () => undefined, write: jest.fn(() => true), end: () => undefined, destroy: () => undefined,
+    });
+    const connection = createSseRegistry().open(res as unknown as ServerResponse, { heartbeatMs: 60_000 })!;
+    res.write.mockReturnValue(false);
+    let sent = false;
+    const first = connection.send('1', 'E', '{}').then(() => { sent = true; });
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toBe(false);
+    res.emit('drain');
+    await first;
+    const second = connection.send('2', 'E', '{}');
+    res.emit('close');
+    await second;
+    await connection.closed;
+  });
+});
