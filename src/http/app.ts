@@ -6,6 +6,7 @@ import type { ReadModel } from '../../projections/readmodel/readModel';
 import { badRequest } from './errors';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
+import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
@@ -22,6 +23,8 @@ export interface AppDeps extends Omit<WriteDeps, 'readModel'>, EventRouteDeps {
   readModel: ReadModel;
   /** For /health/ready: are the stores open and has the projector caught up? */
   readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
+  /** Requests per minute per API key; unset: no limit. */
+  rateLimitPerMinute?: number;
 }
 
 /** The Koa application, with every dependency passed in: no module-level state. */
@@ -54,6 +57,7 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   writeRoutes(api, { ...deps, readModel: deps.readModel });
   designateRoutes(api, deps);
   app.use(authenticate(deps.keyRing));
+  if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute));
   app.use(api.routes()).use(api.allowedMethods());
   return app;
 };

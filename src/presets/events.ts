@@ -3,6 +3,7 @@ import { pipe } from 'fp-ts/function';
 import * as E from 'fp-ts/Either';
 import type { NewEvent, RecordedEvent } from '../eventstore/eventStore';
 import { formatErrors } from '../validation';
+import { upcast } from './upcasters';
 
 /**
  * The published event contract. Every read of the store decodes through these codecs, so a
@@ -14,40 +15,37 @@ export const SOURCE_FORMATS = ['chat_completions', 'messages', 'responses'] as c
 export const SourceFormat = t.keyof({ chat_completions: null, messages: null, responses: null });
 export type SourceFormat = t.TypeOf<typeof SourceFormat>;
 
-export const CURRENT_SCHEMA_VERSION = 1;
+/** v2 added `version.creatorId` (v1 events take it from `metadata.actorUserId`, see upcasters.ts). */
+export const CURRENT_SCHEMA_VERSION = 2;
 
-export const EventMetadata = t.intersection([
-  t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.number }),
+const metadataOf = <V extends number>(schemaVersion: V) => t.intersection([
+  t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.literal(schemaVersion) }),
   // Present on events made from an inference request body.
   t.partial({ sourceFormat: SourceFormat }),
 ]);
+/** Metadata as decoded: always at the current schema version, since decodeEvent upcasts first. */
+export const EventMetadata = metadataOf(CURRENT_SCHEMA_VERSION);
 export type EventMetadata = t.TypeOf<typeof EventMetadata>;
 
 const Config = t.record(t.string, t.unknown);
+const versionFields = { id: t.string, number: t.number, config: Config, systemPrompt: t.string };
 
-export const VersionData = t.type({
-  id: t.string,
-  number: t.number,
-  config: Config,
-  systemPrompt: t.string,
-  creatorId: t.string,
-});
+export const VersionData = t.type({ ...versionFields, creatorId: t.string });
 export type VersionData = t.TypeOf<typeof VersionData>;
 
-export const PresetCreatedData = t.type({
+const presetCreatedOf = <V extends t.Mixed>(version: V) => t.type({
   presetId: t.string,
   workspaceId: t.string,
   slug: t.string,
   name: t.string,
   creatorUserId: t.string,
-  version: VersionData,
+  version,
   occurredAt: t.string,
 });
-export const PresetVersionAddedData = t.type({
-  presetId: t.string,
-  version: VersionData,
-  occurredAt: t.string,
-});
+const presetVersionAddedOf = <V extends t.Mixed>(version: V) => t.type({ presetId: t.string, version, occurredAt: t.string });
+
+export const PresetCreatedData = presetCreatedOf(VersionData);
+export const PresetVersionAddedData = presetVersionAddedOf(VersionData);
 
 export const PresetVersionDesignatedData = t.type({
   presetId: t.string,
@@ -69,6 +67,21 @@ export const eventDataCodecs = {
   PresetVersionDesignated: PresetVersionDesignatedData,
 } as const;
 
+/**
+ * Schema version 1, only for the published `*.v1.json` schemas: decodeEvent upcasts instead.
+ * `creatorId` is optional, not absent: events stored as v1 by later v1 code already carry it.
+ */
+const VersionDataV1 = t.intersection([t.type(versionFields), t.partial({ creatorId: t.string })]);
+
+/** Every schema version's codecs: `npm run schemas:generate` writes `schemas/events/` from these. */
+export const codecsBySchemaVersion: Record<number, { metadata: t.Mixed; data: Record<PresetEventType, t.Mixed> }> = {
+  1: {
+    metadata: metadataOf(1),
+    data: { PresetCreated: presetCreatedOf(VersionDataV1), PresetVersionAdded: presetVersionAddedOf(VersionDataV1), PresetVersionDesignated: PresetVersionDesignatedData },
+  },
+  [CURRENT_SCHEMA_VERSION]: { metadata: EventMetadata, data: eventDataCodecs },
+};
+
 /** An event as read back from a stream: the domain event plus where and when it was stored. */
 export interface StoredPresetEvent {
   event: PresetEvent;
@@ -84,13 +97,19 @@ export class MalformedEvent extends Error {
   override readonly name = 'MalformedEvent';
 }
 
+/** Upcasts a stored event to the current schema version, then validates it with the current codecs. */
 export const decodeEvent = (recorded: RecordedEvent): StoredPresetEvent => {
   const codec = (eventDataCodecs as Record<string, t.Mixed>)[recorded.type];
   if (!codec) throw new MalformedEvent(`unknown event type ${recorded.type} at ${recorded.stream}@${recorded.revision}`);
+  const from = (recorded.metadata as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (typeof from !== 'number' || !Number.isInteger(from) || from < 1 || from > CURRENT_SCHEMA_VERSION) {
+    throw new MalformedEvent(`event ${recorded.id} (${recorded.type}) has schema version ${String(from)}; this service reads 1 to ${CURRENT_SCHEMA_VERSION}`);
+  }
+  const raw = upcast({ type: recorded.type, data: recorded.data, metadata: recorded.metadata }, from, CURRENT_SCHEMA_VERSION);
   const decoded = pipe(
     E.Do,
-    E.bind('data', () => codec.decode(recorded.data)),
-    E.bind('metadata', () => EventMetadata.decode(recorded.metadata)),
+    E.bind('data', () => codec.decode(raw.data)),
+    E.bind('metadata', () => EventMetadata.decode(raw.metadata)),
   );
   if (E.isLeft(decoded)) {
     const problems = formatErrors(decoded.left).map((p) => `${p.path}: ${p.message}`).join('; ');

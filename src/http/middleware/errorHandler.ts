@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { ConcurrencyConflict, StoreUnavailable } from '../../eventstore/eventStore';
+import { PreconditionFailed } from '../../presets/handler';
 import { ApiError, defaultMessage, envelope } from '../errors';
 import type { AppContext, AppState } from '../types';
 
@@ -31,6 +32,10 @@ interface Classified { status: number; message: string; metadata: Record<string,
 
 const classify = (error: unknown): Classified => {
   if (error instanceof ApiError) return { status: error.status, message: error.message, metadata: error.metadata, headers: error.headers };
+  // Before ConcurrencyConflict, of which it is a subclass.
+  if (error instanceof PreconditionFailed) {
+    return { status: 412, message: 'the preset is no longer at the revision named in If-Match; read it again', metadata: {}, headers: {} };
+  }
   if (error instanceof ConcurrencyConflict) {
     return { status: 409, message: 'the preset was changed by a concurrent request; retry', metadata: {}, headers: {} };
   }

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Page, ReadModel } from '../../../projections/readmodel/readModel';
 import type { ValidationProblem } from '../../validation';
 import { badRequest, notFound } from '../errors';
+import { etagOf } from '../etag';
 import { requireScope } from '../middleware/auth';
 import type { AppContext, AppState } from '../types';
 
@@ -15,14 +16,18 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     ctx.body = { data: items, total_count: total };
   });
 
-  const presetOf = async (workspaceId: string, slug: string) => {
+  const recordOf = async (workspaceId: string, slug: string) => {
     const record = await readModel.getPreset(workspaceId, slug);
     if (!record) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
-    return record.view;
+    return record;
   };
+  const presetOf = async (workspaceId: string, slug: string) => (await recordOf(workspaceId, slug)).view;
 
   router.get('/api/v1/presets/:slug', read, async (ctx) => {
-    ctx.body = { data: await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!) };
+    const record = await recordOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
+    ctx.set('ETag', etagOf(record.revision));
+    ctx.body = { data: record.view };
   });
 
   router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/Either';
+import type { ParameterizedContext } from 'koa';
 import { toDraft, type FormatName } from '../../formats';
 import type { PresetCommandHandler } from '../../presets/handler';
 import type { PresetVersionAdded, PresetCreated } from '../../presets/events';
@@ -7,6 +8,7 @@ import type { PresetRecord, PresetView, ReadModel } from '../../../projections/r
 import { badRequest } from '../errors';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
+import { etagOf, parseIfMatch } from '../etag';
 import type { AppContext, AppState } from '../types';
 import { presetLocation, versionLocation } from './locations';
 
@@ -34,28 +36,49 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
       if (E.isLeft(draft)) throw badRequest(`the body is not a valid ${format} request`, draft.left);
       const outcome = await deps.handle(
         { type: 'AddPresetVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, config: draft.right.config, systemPrompt: draft.right.systemPrompt },
-        { requestId, sourceFormat: format },
+        { requestId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
       );
       const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
-      const version = event.data.version;
-      const record = await deps.waitForPreset(caller.workspaceId, slug, outcome.revision, deps.readYourWritesTimeoutMs);
-      if (!record) {
-        // The event is stored; only the read model is behind. Never an error for a write that happened.
-        ctx.status = 202;
-        ctx.set('Location', versionLocation(slug, version.number));
-        ctx.body = { data: { preset_id: event.data.presetId, slug, version: version.number, version_id: version.id, status: 'pending' } };
-        return;
-      }
-      ctx.status = 200;
-      ctx.set('Location', presetLocation(slug));
-      ctx.body = { data: await asOfWrite(deps.readModel, record, outcome.revision, version.number) };
+      const { id, number } = event.data.version;
+      await answerWrite(ctx, deps, { slug, revision: outcome.revision, presetId: event.data.presetId, version: { id, number }, pendingLocation: versionLocation(slug, number) });
     });
   }
 };
 
+/** A write that happened, as its answer describes it. */
+export interface WrittenPreset {
+  slug: string;
+  /** The stream revision the write left: waited for, and the ETag of the 200 answer. */
+  revision: bigint;
+  presetId: string;
+  /** The version the write added or designated. */
+  version: { id: string; number: number };
+  /** Where a 202 answer points the client to poll. */
+  pendingLocation: string;
+}
+
+/**
+ * Read-your-writes, shared by every write route: 200 with the preset from the read model once
+ * the projector has passed the write, else 202 pending. Never an error for a write that happened.
+ */
+export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext>, deps: WriteDeps, written: WrittenPreset): Promise<void> => {
+  const { slug, revision, presetId, version } = written;
+  const record = await deps.waitForPreset(ctx.state.caller.workspaceId, slug, revision, deps.readYourWritesTimeoutMs);
+  if (!record) {
+    ctx.status = 202;
+    ctx.set('Location', written.pendingLocation);
+    ctx.body = { data: { preset_id: presetId, slug, version: version.number, version_id: version.id, status: 'pending' } };
+    return;
+  }
+  ctx.status = 200;
+  ctx.set('Location', presetLocation(slug));
+  ctx.set('ETag', etagOf(revision));
+  ctx.body = { data: await asOfWrite(deps.readModel, record, revision, version.number) };
+};
+
 /**
  * The answer describes the preset as this write left it: if later writes already moved it on,
- * the version this request added is shown as the designated one, as it was at that revision.
+ * the version this request added or designated is shown as the designated one.
  */
 const asOfWrite = async (readModel: ReadModel, record: PresetRecord, revision: bigint, number: number): Promise<PresetView> => {
   if (record.revision === revision) return record.view;

@@ -4,7 +4,7 @@ import type { PresetRecord } from '../../../projections/readmodel/readModel';
 
 const stored = (event: PresetEvent, revision: bigint): StoredPresetEvent => ({
   event, revision, position: revision + 100n, id: `e${revision}`, stream: 'preset-ws-bot', recordedAt: new Date(),
-  metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'messages', schemaVersion: 1 },
+  metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'messages', schemaVersion: 2 },
 });
 const created: PresetEvent = {
   type: 'PresetCreated',

@@ -1,0 +1,52 @@
+/**
+ * Writes the published event contract, `schemas/events/<Name>.v<schema version>.json`, from the
+ * io-ts codecs of every schema version (`npm run schemas:generate`). A test renders the same
+ * files and compares them with the committed ones, so a codec change without regenerated
+ * schemas fails CI.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { codecsBySchemaVersion } from '../src/presets/events';
+import { toJsonSchema } from '../src/presets/jsonSchema';
+
+export const SCHEMA_DIR = join('schemas', 'events');
+
+const DESCRIPTIONS: Record<string, string> = {
+  EventMetadata: 'The metadata of every preset event. schemaVersion says which schema files describe the event.',
+  PresetCreated: 'The data of PresetCreated: a preset was created with version 1, which is designated.',
+  PresetVersionAdded: 'The data of PresetVersionAdded: a version was added to a preset and became its designated version.',
+  PresetVersionDesignated: 'The data of PresetVersionDesignated: an existing version became the designated one (a rollback or a roll forward).',
+};
+
+const file = (name: string, version: number, codec: Parameters<typeof toJsonSchema>[0]): [string, string] => {
+  const schema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: `urn:presets:events:${name}:v${version}`,
+    title: `${name}, schema version ${version}`,
+    $comment: 'Generated from the io-ts codecs in src/presets/events.ts by npm run schemas:generate; do not edit.',
+    description: DESCRIPTIONS[name] ?? name,
+    ...toJsonSchema(codec),
+  };
+  return [`${name}.v${version}.json`, `${JSON.stringify(schema, null, 2)}\n`];
+};
+
+/** Every schema file by name, as the codecs say it should be. */
+export const renderEventSchemas = (): Map<string, string> => {
+  const files = new Map<string, string>();
+  for (const [version, { metadata, data }] of Object.entries(codecsBySchemaVersion)) {
+    const [name, text] = file('EventMetadata', Number(version), metadata);
+    files.set(name, text);
+    for (const [type, codec] of Object.entries(data)) files.set(...file(type, Number(version), codec));
+  }
+  return files;
+};
+
+if (require.main === module) {
+  const dir = process.argv[2] ?? join(process.cwd(), SCHEMA_DIR);
+  mkdirSync(dir, { recursive: true });
+  const files = renderEventSchemas();
+  for (const [name, text] of files) writeFileSync(join(dir, name), text);
+  const stale = readdirSync(dir).filter((name) => name.endsWith('.json') && !files.has(name));
+  process.stdout.write(`wrote ${files.size} schemas to ${dir}\n`);
+  if (stale.length > 0) process.stdout.write(`not generated (remove them if their codecs are gone): ${stale.join(', ')}\n`);
+}

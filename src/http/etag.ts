@@ -1,0 +1,30 @@
+import { ApiError, badRequest } from './errors';
+
+/**
+ * A preset's ETag is its stream revision as a quoted decimal: `"3"`. It is strong (the revision
+ * names exactly one state of the preset), so If-Match can hand it to the command handler as the
+ * expected revision, which the append checks atomically.
+ */
+export const etagOf = (revision: bigint): string => `"${revision}"`;
+
+const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+const REVISION = /^(0|[1-9]\d{0,18})$/;
+
+/**
+ * The revision an If-Match header requires, or undefined for none (absent, or `*`: any current
+ * state). One ETag only; a well-formed tag that is not one of ours (weak, or not a revision)
+ * can never match under the strong comparison If-Match uses, so it is a 412 at once.
+ */
+export const parseIfMatch = (header: string): bigint | undefined => {
+  const value = header.trim();
+  if (value === '' || value === '*') return undefined;
+  const match = ENTITY_TAG.exec(value);
+  if (!match) {
+    throw badRequest('If-Match must be one ETag as sent in the ETag header, such as "3", or *', [
+      { path: 'If-Match', message: `got ${JSON.stringify(value.slice(0, 80))}` },
+    ]);
+  }
+  const tag = match[2]!;
+  if (match[1] || !REVISION.test(tag)) throw new ApiError(412, 'If-Match names no revision of this preset; read it again');
+  return BigInt(tag);
+};

@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import * as t from 'io-ts';
+import * as E from 'fp-ts/Either';
+import { renderEventSchemas, SCHEMA_DIR } from '../../../scripts/generate-event-schemas';
+import { decide, evolve, initialState } from '../../../src/presets/decider';
+import { codecsBySchemaVersion, CURRENT_SCHEMA_VERSION, type PresetEvent } from '../../../src/presets/events';
+import { toJsonSchema, type JsonSchema } from '../../../src/presets/jsonSchema';
+
+const dir = join(__dirname, '..', '..', '..', SCHEMA_DIR);
+
+describe('the published event schemas', () => {
+  it('are exactly what the codecs generate (run `npm run schemas:generate` after changing a codec)', () => {
+    const files = renderEventSchemas();
+    expect(readdirSync(dir).filter((f) => f.endsWith('.json')).sort()).toEqual([...files.keys()].sort());
+    for (const [name, text] of files) expect({ name, text: readFileSync(join(dir, name), 'utf8') }).toEqual({ name, text });
+  });
+
+  it('cover every event type and the metadata for every schema version up to the current one', () => {
+    const names = [...renderEventSchemas().keys()];
+    for (let v = 1; v <= CURRENT_SCHEMA_VERSION; v++) {
+      for (const name of ['EventMetadata', 'PresetCreated', 'PresetVersionAdded', 'PresetVersionDesignated']) expect(names).toContain(`${name}.v${v}.json`);
+    }
+  });
+
+  it('refuse to publish a codec the walker cannot express, rather than publish a looser schema', () => {
+    expect(() => toJsonSchema(t.type({ n: t.Int }))).toThrow(/cannot express/);
+  });
+});
+
+/** Just enough JSON Schema to check the keywords the walker emits; anything else fails the test. */
+const KNOWN = new Set(['$schema', '$id', '$comment', 'title', 'description', 'type', 'properties', 'required', 'const', 'enum', 'items', 'anyOf', 'allOf', 'additionalProperties']);
+const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+const valid = (s: JsonSchema, v: unknown): boolean => {
+  for (const k of Object.keys(s)) if (!KNOWN.has(k)) throw new Error(`the checker does not know ${k}`);
+  if ('const' in s && !isDeepStrictEqual(s.const, v)) return false;
+  if (s.enum && !(s.enum as unknown[]).includes(v)) return false;
+  if (s.type && s.type !== kind(v)) return false;
+  if (s.anyOf && !(s.anyOf as JsonSchema[]).some((m) => valid(m, v))) return false;
+  if (s.allOf && !(s.allOf as JsonSchema[]).every((m) => valid(m, v))) return false;
+  if (s.items && !(v as unknown[]).every((item) => valid(s.items as JsonSchema, item))) return false;
+  if (s.type !== 'object') return true;
+  const o = v as Record<string, unknown>;
+  const props = (s.properties ?? {}) as Record<string, JsonSchema>;
+  if (((s.required ?? []) as string[]).some((k) => !(k in o))) return false;
+  return Object.entries(o).every(([k, x]) => (props[k] ? valid(props[k], x) : s.additionalProperties ? valid(s.additionalProperties as JsonSchema, x) : true));
+};
+
+/** The value with one change: each key deleted, each value of another kind or another value, one key added. */
+const variants = (value: unknown): unknown[] => {
+  const out: unknown[] = [];
+  const other: Record<string, unknown[]> = { string: [42, 'other'], number: ['1', (value as number) + 1], boolean: ['true'], null: [0], array: [{}], object: ['x', []] };
+  out.push(...(other[kind(value)] ?? []));
+  if (kind(value) === 'object') {
+    const o = value as Record<string, unknown>;
+    out.push({ ...o, addedField: 1 });
+    for (const k of Object.keys(o)) {
+      const { [k]: _, ...rest } = o;
+      out.push(rest, ...variants(o[k]).map((x) => ({ ...o, [k]: x })));
+    }
+  }
+  return out;
+};
+
+// Real events, as the decider makes them, plus the v1 shapes.
+const add = { type: 'AddPresetVersion' as const, workspaceId: 'ws', slug: 'bot', actorUserId: 'u', config: { model: 'm' }, systemPrompt: 'S', newPresetId: 'p', newVersionId: 'v', now: new Date(0) };
+const one = (e: E.Either<unknown, PresetEvent[]>) => (E.isRight(e) ? e.right[0]! : (() => { throw new Error('no event'); })());
+const created = one(decide(add, initialState()));
+const added = one(decide({ ...add, newVersionId: 'v2' }, evolve(initialState(), created)));
+const designated = one(decide({ ...add, type: 'DesignateVersion', version: 1 }, [created, added].reduce(evolve, initialState())));
+const withoutCreator = (e: PresetEvent) => ({ ...e.data, version: { ...(e.data as { version: object }).version, creatorId: undefined } });
+const samples: Record<number, Record<string, unknown[]>> = {
+  1: {
+    EventMetadata: [{ requestId: 'r', actorUserId: 'u', schemaVersion: 1 }, { requestId: 'r', actorUserId: 'u', schemaVersion: 1, sourceFormat: 'messages' }],
+    PresetCreated: [JSON.parse(JSON.stringify(withoutCreator(created))), created.data],
+    PresetVersionAdded: [JSON.parse(JSON.stringify(withoutCreator(added))), added.data],
+    PresetVersionDesignated: [designated.data],
+  },
+  2: {
+    EventMetadata: [{ requestId: 'r', actorUserId: 'u', schemaVersion: 2 }, { requestId: 'r', actorUserId: 'u', schemaVersion: 2, sourceFormat: 'responses' }],
+    PresetCreated: [created.data],
+    PresetVersionAdded: [added.data],
+    PresetVersionDesignated: [designated.data],
+  },
+};
+
+describe('codec → schema round trip: the schema accepts exactly what the codec accepts', () => {
+  for (const [version, { metadata, data }] of Object.entries(codecsBySchemaVersion)) {
+    const codecs: Record<string, t.Mixed> = { EventMetadata: metadata, ...data };
+    for (const [name, codec] of Object.entries(codecs)) {
+      it(`${name} v${version}`, () => {
+        const schema = JSON.parse(renderEventSchemas().get(`${name}.v${version}.json`)!) as JsonSchema;
+        const own = samples[Number(version)]?.[name] ?? [];
+        expect(own.length).toBeGreaterThan(0);
+        for (const sample of own) {
+          expect(E.isRight(codec.decode(sample))).toBe(true);
+          for (const value of [sample, ...variants(sample)]) {
+            expect({ value, schema: valid(schema, value) }).toEqual({ value, schema: E.isRight(codec.decode(value)) });
+          }
+        }
+      });
+    }
+  }
+});

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventStore, RecordedEvent } from '../../../src/eventstore/eventStore';
+import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
+import { CURRENT_SCHEMA_VERSION, decodeEvent, MalformedEvent } from '../../../src/presets/events';
+import { createPresetCommandHandler } from '../../../src/presets/handler';
+import { presetStreamName } from '../../../src/presets/streamName';
+import { upcast, UPCASTERS, type RawEvent } from '../../../src/presets/upcasters';
+import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
+import { projectBatch } from '../../../projections/projectBatch';
+
+const WS = '6a0d2c1e-3b4f-4a5e-8d7c-9e0f1a2b3c4d';
+const version = (n: number) => ({ id: `v${n}`, number: n, config: { model: 'm' }, systemPrompt: `S${n}` });
+const meta = (actorUserId: string) => ({ requestId: `req-${actorUserId}`, actorUserId, schemaVersion: 1, sourceFormat: 'chat_completions' });
+/** Events as a v1 writer stored them: no version.creatorId. */
+const v1Created = { type: 'PresetCreated', metadata: meta('alice'), data: { presetId: 'p1', workspaceId: WS, slug: 'old', name: 'old', creatorUserId: 'alice', version: version(1), occurredAt: '2025-01-01T00:00:00.000Z' } };
+const v1Added = { type: 'PresetVersionAdded', metadata: meta('bob'), data: { presetId: 'p1', version: version(2), occurredAt: '2025-01-02T00:00:00.000Z' } };
+
+const recorded = (raw: RawEvent, revision = 0n): RecordedEvent => ({ ...raw, id: `e${revision}`, stream: 's', revision, position: revision + 1n, recordedAt: new Date() });
+
+describe('the upcasters', () => {
+  it('cover every schema version below the current one', () => {
+    for (let v = 1; v < CURRENT_SCHEMA_VERSION; v++) expect(UPCASTERS[v]).toBeInstanceOf(Function);
+    expect(UPCASTERS[CURRENT_SCHEMA_VERSION]).toBeUndefined();
+  });
+
+  it('v1 → v2: the version creator is the actor of the event, and the metadata says 2', () => {
+    const input = structuredClone(v1Added);
+    expect(upcast(input, 1, 2)).toEqual({ type: 'PresetVersionAdded', data: { ...v1Added.data, version: { ...version(2), creatorId: 'bob' } }, metadata: { ...meta('bob'), schemaVersion: 2 } });
+    expect(input).toEqual(v1Added); // pure: the stored event is not changed
+  });
+
+  it('keeps a creatorId that a v1 event already carries, and leaves other event types to the codec', () => {
+    const withCreator = { ...v1Created, data: { ...v1Created.data, version: { ...version(1), creatorId: 'carol' } } };
+    expect(upcast(withCreator, 1, 2).data).toEqual(withCreator.data);
+    const designated = { type: 'PresetVersionDesignated', metadata: meta('dave'), data: { presetId: 'p1', versionId: 'v1', versionNumber: 1, previousVersionNumber: 2, occurredAt: 'x' } };
+    expect(upcast(designated, 1, 2)).toEqual({ ...designated, metadata: { ...meta('dave'), schemaVersion: 2 } });
+  });
+
+  it('passes a malformed event on unchanged for the codec to reject', () => {
+    const broken = { type: 'PresetCreated', data: 'nonsense', metadata: meta('x') };
+    expect(upcast(broken, 1, 2).data).toBe('nonsense');
+    expect(() => decodeEvent(recorded(broken))).toThrow(MalformedEvent);
+  });
+
+  it('decodeEvent upcasts before validating, and refuses unknown schema versions', () => {
+    expect(decodeEvent(recorded(v1Created)).event).toMatchObject({ data: { version: { creatorId: 'alice' } } });
+    expect(decodeEvent(recorded(v1Created)).metadata.schemaVersion).toBe(CURRENT_SCHEMA_VERSION);
+    for (const schemaVersion of [CURRENT_SCHEMA_VERSION + 1, 0, 1.5, '1', undefined]) {
+      expect(() => decodeEvent(recorded({ ...v1Created, metadata: { ...meta('alice'), schemaVersion } }))).toThrow(/schema version/);
+    }
+  });
+});
+
+describe('v1 events in the embedded store', () => {
+  let dir: string;
+  let store: EventStore;
+  const stream = presetStreamName(WS, 'old');
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'presets-upcast-'));
+    store = openSqliteEventStore({ file: join(dir, 'events.db') });
+    await store.append(stream, [{ id: 'e0', ...v1Created }], 'no_stream');
+    await store.append(stream, [{ id: 'e1', ...v1Added }], 0n);
+  });
+  afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+
+  it('are read by the command handler, which appends current ones after them', async () => {
+    const handle = createPresetCommandHandler({ eventStore: store });
+    const added = await handle({ type: 'AddPresetVersion', workspaceId: WS, slug: 'old', actorUserId: 'carol', config: {}, systemPrompt: '' }, { requestId: 'r3' });
+    expect(added.state).toMatchObject({ status: 'active', versionIds: ['v1', 'v2', expect.any(String)], designatedVersion: 3 });
+    await handle({ type: 'DesignateVersion', workspaceId: WS, slug: 'old', actorUserId: 'dave', version: 1 }, { requestId: 'r4' });
+    const raw = await store.read(stream);
+    expect(raw.map((e) => (e.metadata as { schemaVersion: number }).schemaVersion)).toEqual([1, 1, 2, 2]);
+    expect((raw[0]!.data as { version: object }).version).not.toHaveProperty('creatorId'); // stored events are never rewritten
+  });
+
+  it('project creator ids taken from the metadata', async () => {
+    const readModel = openSqliteReadModel({ file: join(dir, 'readmodel.db') });
+    try {
+      await projectBatch(readModel, await store.read(stream), 'test');
+      const creators = await Promise.all([1, 2].map(async (n) => (await readModel.getVersion('p1', n))?.creator_id));
+      expect(creators).toEqual(['alice', 'bob']);
+      expect((await readModel.getPreset(WS, 'old'))?.view).toMatchObject({ creator_user_id: 'alice', designated_version: { version: 2, creator_id: 'bob' } });
+    } finally {
+      await readModel.close();
+    }
+  });
+});
