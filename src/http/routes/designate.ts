@@ -45,6 +45,7 @@ export const designateRoutes = (router: Router<AppState, AppContext>, deps: Writ
       presetId: state.presetId,
       version: { id: state.versionIds[version - 1]!, number: version },
       pendingLocation: presetLocation(slug),
+      occurredAt: outcome.events[0]?.data.occurredAt,
     });
   });
 };

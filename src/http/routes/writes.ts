@@ -40,7 +40,10 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
       );
       const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
       const { id, number } = event.data.version;
-      await answerWrite(ctx, deps, { slug, revision: outcome.revision, presetId: event.data.presetId, version: { id, number }, pendingLocation: versionLocation(slug, number) });
+      await answerWrite(ctx, deps, {
+        slug, revision: outcome.revision, presetId: event.data.presetId, version: { id, number },
+        pendingLocation: versionLocation(slug, number), occurredAt: event.data.occurredAt,
+      });
     });
   }
 };
@@ -55,6 +58,8 @@ export interface WrittenPreset {
   version: { id: string; number: number };
   /** Where a 202 answer points the client to poll. */
   pendingLocation: string;
+  /** When the write's event happened (none for a no-op): the preset's updated_at as of the write. */
+  occurredAt?: string;
 }
 
 /**
@@ -73,16 +78,17 @@ export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext
   ctx.status = 200;
   ctx.set('Location', presetLocation(slug));
   ctx.set('ETag', etagOf(revision));
-  ctx.body = { data: await asOfWrite(deps.readModel, record, revision, version.number) };
+  ctx.body = { data: await asOfWrite(deps.readModel, record, written) };
 };
 
 /**
  * The answer describes the preset as this write left it: if later writes already moved it on,
  * the version this request added or designated is shown as the designated one.
  */
-const asOfWrite = async (readModel: ReadModel, record: PresetRecord, revision: bigint, number: number): Promise<PresetView> => {
-  if (record.revision === revision) return record.view;
-  const version = await readModel.getVersion(record.view.id, number);
+const asOfWrite = async (readModel: ReadModel, record: PresetRecord, written: WrittenPreset): Promise<PresetView> => {
+  if (record.revision === written.revision) return record.view;
+  const version = await readModel.getVersion(record.view.id, written.version.number);
   if (!version) return record.view;
-  return { ...record.view, updated_at: version.created_at, designated_version_id: version.id, designated_version: version };
+  const updatedAt = written.occurredAt ?? record.view.updated_at;
+  return { ...record.view, updated_at: updatedAt, designated_version_id: version.id, designated_version: version };
 };
