@@ -7,4 +7,6 @@ module.exports = {
   // so ts-jest only transpiles each file.
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   testTimeout: 30000,
+  // Builds dist/ once for the suites that run the real service as a child process.
+  globalSetup: '<rootDir>/test/support/globalSetup.ts',
 };

@@ -2,14 +2,15 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { EventStore } from './eventstore/eventStore';
-import { openEventStoreDbEventStore } from './eventstore/eventstoredb';
 import { openSqliteEventStore } from './eventstore/sqlite';
 import type { ReadModel } from '../projections/readmodel/readModel';
-import { openMongoReadModel } from '../projections/readmodel/mongodb';
 import { openSqliteReadModel } from '../projections/readmodel/sqlite';
 
 /** Chooses each store by configuration: a URL selects the server, none the embedded file. */
 export const EVENTS_FILE = 'events.db';
+// The server clients take over half a second to load: a process on the embedded default never loads them.
+const eventStoreDb = (): typeof import('./eventstore/eventstoredb') => require('./eventstore/eventstoredb');
+const mongo = (): typeof import('../projections/readmodel/mongodb') => require('../projections/readmodel/mongodb');
 export const READ_MODEL_FILE = 'readmodel.db';
 
 export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>) => ({
@@ -19,10 +20,10 @@ export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodb
 
 export const openEventStore = (config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger): EventStore =>
   config.eventstoreUrl
-    ? openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
+    ? eventStoreDb().openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
     : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE) });
 
 export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>, file = READ_MODEL_FILE): Promise<ReadModel> =>
   config.mongodbUrl
-    ? openMongoReadModel({ url: config.mongodbUrl })
+    ? mongo().openMongoReadModel({ url: config.mongodbUrl })
     : openSqliteReadModel({ file: join(config.dataDir, file) });

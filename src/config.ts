@@ -13,6 +13,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long a shutdown waits for requests in flight. */
   shutdownTimeoutMs: number;
+  /** Requests per minute per API key (429 past it); undefined: no limit. */
+  rateLimitPerMinute?: number;
   /** How often an idle server-sent event stream gets a heartbeat comment (keeps proxies from timing it out). */
   sseHeartbeatMs: number;
   /** Run the projector inside this process (default) or leave it to `npm run projector`. */
@@ -58,6 +60,7 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     readYourWritesTimeoutMs: int('READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0, 60_000),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE ? int('RATE_LIMIT_PER_MINUTE', 0, 1, 1_000_000) : undefined,
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
     projector: oneOf('PROJECTOR', ['on', 'off'] as const, 'on') === 'on',
     eventstoreUrl: url('EVENTSTORE_URL', ['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']),

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -27,7 +28,7 @@ export interface Service {
 }
 
 export const startService = async (config: Config, logger: Logger, print: (line: string) => void = console.log): Promise<Service> => {
-  await mkdir(config.dataDir, { recursive: true });
+  await ensureWritableDataDir(config.dataDir);
   const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
   const eventStore = openEventStore(config, logger);
@@ -55,6 +56,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     waitForPreset: createProjectionWaiter({ readModel, projected: projector?.events }),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    rateLimitPerMinute: config.rateLimitPerMinute,
   });
   let inFlight = 0;
   const handle = app.callback();
@@ -90,4 +92,15 @@ const shutdown = async (server: Server, inFlight: () => number, timeoutMs: numbe
   if (inFlight() > 0) logger.warn({ inFlight: inFlight() }, 'shutdown timeout: closing connections with requests still in flight');
   server.closeAllConnections();
   await closed;
+};
+
+/** A clear start error for the most common operator mistake, before SQLite's "unable to open database file". */
+const ensureWritableDataDir = async (dir: string) => {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'error';
+    throw new Error(`DATA_DIR ${dir} is not a writable directory (${code}); set DATA_DIR to one the service can write`);
+  }
 };

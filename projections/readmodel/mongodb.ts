@@ -42,13 +42,15 @@ const bulkIdempotent = async (collection: Collection, ops: AnyBulkWriteOperation
   }
 };
 
-export const openMongoReadModel = async (options: { url: string; database?: string }): Promise<ReadModel> => {
+/** `collectionSuffix`: a rebuild writes into `presets<suffix>` etc., then renames them (projections/rebuildTarget.ts). */
+export const openMongoReadModel = async (options: { url: string; database?: string; collectionSuffix?: string }): Promise<ReadModel> => {
   // useBigInt64: int64 values (the stored revisions) come back as bigint, not number or Long.
   const client = new MongoClient(options.url, { useBigInt64: true });
   const db = client.db(options.database); // undefined: the database named in the URL
-  const presets = db.collection(COLLECTIONS.presets);
-  const versions = db.collection(COLLECTIONS.versions);
-  const checkpoints = db.collection<CheckpointDocument>(COLLECTIONS.checkpoints);
+  const suffix = options.collectionSuffix ?? '';
+  const presets = db.collection(COLLECTIONS.presets + suffix);
+  const versions = db.collection(COLLECTIONS.versions + suffix);
+  const checkpoints = db.collection<CheckpointDocument>(COLLECTIONS.checkpoints + suffix);
   try {
     await client.connect();
     await Promise.all([

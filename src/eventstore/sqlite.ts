@@ -60,8 +60,10 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     ).safeIntegers(true),
     read: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?').safeIntegers(true),
     readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true),
+    // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
+    // every matching row for each page, and paging through the whole store would be quadratic.
     readAllPrefix: db.prepare(
-      'SELECT * FROM events WHERE stream >= ? AND stream < ? AND position > ? ORDER BY position LIMIT ?',
+      'SELECT * FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?',
     ).safeIntegers(true),
     head: db.prepare('SELECT MAX(position) AS position FROM events').safeIntegers(true),
     headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),

@@ -3,8 +3,7 @@ import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import {
   between, finite, imageConfig, integer, integerBetween, metadata, named, nullable, object, objects, oneOf, refine, sessionId,
-  strings, tokenCount, toolChoice,
-} from './codecs';
+  strings, tokenCount, toolChoice, listOf } from './codecs';
 
 /** OpenAI-style chat-completions body (spec 4.1), with the limits of spec part 8. */
 
@@ -18,7 +17,7 @@ const ContentPart = refine(
 );
 const Content = oneOf('string, list of content parts, or null', {
   string: t.string,
-  array: t.array(ContentPart),
+  array: listOf(ContentPart),
   null: t.null,
 });
 const Message = t.intersection([t.type({ role: t.string }), t.partial({ content: Content })], 'message');
@@ -30,7 +29,7 @@ const Stop = oneOf('string, list of at most 4 strings, or null', {
   null: t.null,
 });
 
-const Required = t.type({ messages: named('list of messages', t.array(Message)) });
+const Required = t.type({ messages: named('list of messages', listOf(Message)) });
 const Optional = t.partial({
   cache_control: object,
   debug: object,
@@ -42,7 +41,7 @@ const Optional = t.partial({
   // Spec: "some providers enforce a minimum of 16" for max_tokens. A provider's rule, not ours.
   max_tokens: nullable(tokenCount),
   metadata: metadata(false),
-  modalities: t.array(t.keyof({ text: null, image: null, audio: null }, 'modality (text, image or audio)')),
+  modalities: listOf(t.keyof({ text: null, image: null, audio: null }, 'modality (text, image or audio)')),
   model: t.string,
   models: strings,
   parallel_tool_calls: nullable(t.boolean),

@@ -60,9 +60,31 @@ export const nullable = <C extends t.Mixed>(codec: C): t.Type<t.TypeOf<C> | null
     [codec, t.null],
   );
 
+/**
+ * `t.array` that stops at MAX_ITEM_ERRORS failing items: a hostile list of a million wrong items
+ * costs no more to reject than a short one. Still an `ArrayType`, so error paths read `[i]`.
+ */
+export const MAX_ITEM_ERRORS = 100;
+export const listOf = <C extends t.Mixed>(item: C): t.ArrayC<C> =>
+  new t.ArrayType(
+    `Array<${item.name}>`,
+    (u): u is t.TypeOf<C>[] => Array.isArray(u) && u.every((x) => item.is(x)),
+    (u, c) => {
+      if (!Array.isArray(u)) return t.failure(u, c);
+      const errors: t.Errors = [];
+      for (let i = 0; i < u.length && errors.length < MAX_ITEM_ERRORS; i++) {
+        const result = item.validate(u[i], t.appendContext(c, String(i), item, u[i]));
+        if (E.isLeft(result)) errors.push(...result.left);
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(u);
+    },
+    t.identity,
+    item,
+  );
+
 export const object = named('object', t.UnknownRecord);
-export const objects = named('list of objects', t.array(object));
-export const strings = named('list of strings', t.array(t.string));
+export const objects = named('list of objects', listOf(object));
+export const strings = named('list of strings', listOf(t.string));
 
 // JSON such as 1e400 parses to Infinity, which t.number accepts: every number must be finite.
 export const finite = refine(t.number, Number.isFinite, 'finite number');
@@ -74,7 +96,7 @@ export const integerBetween = (lo: number, hi: number) =>
   refine(t.number, (n) => Number.isInteger(n) && n >= lo && n <= hi, `integer from ${lo} to ${hi}`);
 
 export const toolChoice = oneOf('string or object', { string: t.string, object });
-export const imageConfig = oneOf('string, number, or list', { string: t.string, number: finite, array: t.array(t.unknown) });
+export const imageConfig = oneOf('string, number, or list', { string: t.string, number: finite, array: listOf(t.unknown) });
 
 /** Characters are Unicode code points, so an emoji counts once, as a user would count it. */
 const charCount = (s: string): number => (s.length <= 1 ? s.length : [...s].length);

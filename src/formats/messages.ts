@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
-import { finite, maxChars, nullable, object, objects, oneOf, sessionId, strings, tokenCount } from './codecs';
+import { finite, maxChars, nullable, object, objects, oneOf, sessionId, strings, tokenCount, listOf } from './codecs';
 
 /** Anthropic-style messages body (spec 4.2). Part 8 gives it only the session_id and user limits. */
 
@@ -24,7 +24,7 @@ const TextBlock = new t.Type<TextBlock, unknown, unknown>(
 // The spec types system as string or list; null is accepted as "no system prompt", like elsewhere.
 const System = oneOf('string, list of text blocks, or null', {
   string: t.string,
-  array: t.array(TextBlock),
+  array: listOf(TextBlock),
   null: t.null,
 });
 

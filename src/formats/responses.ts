@@ -2,8 +2,7 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import {
-  finite, imageConfig, maxChars, metadata, nullable, object, objects, oneOf, sessionId, strings, tokenCount, toolChoice,
-} from './codecs';
+  finite, imageConfig, maxChars, metadata, nullable, object, objects, oneOf, sessionId, strings, tokenCount, toolChoice, listOf } from './codecs';
 
 /** OpenAI-style responses body (spec 4.3); every field is optional. */
 
@@ -14,12 +13,12 @@ export const codec = t.partial(
     frequency_penalty: nullable(finite),
     image_config: imageConfig,
     include: nullable(strings), // enum whose values the spec does not give
-    input: oneOf('string or list of objects', { string: t.string, array: t.array(object) }),
+    input: oneOf('string or list of objects', { string: t.string, array: listOf(object) }),
     instructions: nullable(t.string),
     max_output_tokens: nullable(tokenCount),
     max_tool_calls: nullable(tokenCount),
     metadata: metadata(true),
-    modalities: t.array(t.keyof({ text: null, image: null }, 'modality (text or image)')),
+    modalities: listOf(t.keyof({ text: null, image: null }, 'modality (text or image)')),
     model: t.string,
     models: strings,
     parallel_tool_calls: nullable(t.boolean),

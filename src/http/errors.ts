@@ -27,7 +27,12 @@ export const envelope = (status: number, message: string, metadata: Record<strin
 
 export const defaultMessage = (status: number): string => STATUS_CODES[status] ?? 'Error';
 
+/** At most this many problems are listed (validation also stops early on long lists); `truncated` says when there may be more. */
+export const MAX_LISTED_PROBLEMS = 100;
+
 export const badRequest = (message: string, problems?: ValidationProblem[]) =>
-  new ApiError(400, message, problems ? { errors: problems } : {});
+  new ApiError(400, message, problems
+    ? { errors: problems.slice(0, MAX_LISTED_PROBLEMS), truncated: problems.length >= MAX_LISTED_PROBLEMS }
+    : {});
 
 export const notFound = (message: string) => new ApiError(404, message);

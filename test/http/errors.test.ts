@@ -70,6 +70,16 @@ describe('400: not a valid request of its format', () => {
     expect(await storedEvents('bad-json')).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+  it('lists at most 100 problems, saying the list is truncated, for a hostile list of wrong items', async () => {
+    const error = await expectError(await post('many-wrong', chatBody({ tools: Array.from({ length: 500 }, (_, i) => i) })), 400);
+    expect(error.metadata.errors).toHaveLength(100);
+    expect(error.metadata.truncated).toBe(true);
+    expect((error.metadata.errors as Array<{ path: string }>)[99]!.path).toBe('$.tools[99]');
+  });
+  it('says the list is complete when it is', async () => {
+    const error = await expectError(await post('one-wrong', chatBody({ temperature: -1 })), 400);
+    expect(error.metadata).toEqual({ errors: [{ path: '$.temperature', message: expect.any(String) }], truncated: false });
+  });
   it('a responses body with store other than false', async () => {
     const res = await svc.request('/api/v1/presets/store-true/responses', { method: 'POST', json: { model: 'a/b', store: true } });
     const error = await expectError(res, 400);

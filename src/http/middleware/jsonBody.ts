@@ -43,6 +43,8 @@ export const jsonBody = (limit: number): Middleware<AppState, AppContext> => asy
     throw badRequest(`the body is not valid JSON: ${(error as Error).message}`);
   }
   if (depthExceeds(ctx.state.body, MAX_DEPTH)) throw badRequest(`the body is nested deeper than ${MAX_DEPTH} levels`);
+  // JSON.parse reads 1e400 as Infinity, which JSON.stringify would store as null: refuse it anywhere.
+  if (hasNonFinite(ctx.state.body)) throw badRequest('the body contains a number too large to represent (such as 1e400); numbers must be finite');
   await next();
 };
 
@@ -56,6 +58,16 @@ const depthExceeds = (value: unknown, max: number): boolean => {
     if (v === null || typeof v !== 'object') continue;
     if (depth > max) return true;
     for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+};
+
+const hasNonFinite = (value: unknown): boolean => {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number' && !Number.isFinite(v)) return true;
+    if (v !== null && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
   }
   return false;
 };

@@ -1,0 +1,126 @@
+import type { EventStore, RecordedEvent } from '../src/eventstore/eventStore';
+import { describeBackends, openEventStore, openReadModel } from '../src/backends';
+import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
+import { cliConfig, cliLogger, errorMessage, missingStore, parseFlags, type CliIo } from './cliSupport';
+import { createProgress } from './progress';
+import { projectBatch } from './projectBatch';
+import { PROJECTOR_NAME } from './projector';
+import type { ReadModel } from './readmodel/readModel';
+import { openRebuildTarget, type RebuildTarget } from './rebuildTarget';
+
+/**
+ * `npm run rebuild`: projects every preset event again, from position zero, into a fresh read
+ * model, then puts it in place of the live one (rebuildTarget.ts says how, per backend).
+ */
+export const PAGE_SIZE = 5000;
+
+export interface CatchUpResult {
+  /** Position of the last event projected, or where it started when there was none. */
+  position: bigint | undefined;
+  events: number;
+}
+
+/**
+ * Projects the preset events after `after` up to `until` (inclusive; null: none) into the read model,
+ * a page at a time: one `projectBatch`, so one transaction and one checkpoint, per page.
+ */
+export const catchUp = async (
+  eventStore: EventStore, readModel: ReadModel,
+  { after, until, onPage, pageSize = PAGE_SIZE }: {
+    after: bigint | undefined; until: bigint | null; pageSize?: number;
+    onPage?: (events: number, first: bigint, position: bigint, batch: RecordedEvent[]) => void;
+  },
+): Promise<CatchUpResult> => {
+  let position = after;
+  let first: bigint | undefined;
+  let events = 0;
+  while (until !== null && (position === undefined || position < until)) {
+    const page = await eventStore.readAll({ after: position, limit: pageSize, streamPrefix: PRESET_STREAM_PREFIX });
+    const last = page[page.length - 1];
+    const batch = last && last.position > until ? page.filter((e) => e.position <= until) : page;
+    if (batch.length === 0) break;
+    await projectBatch(readModel, batch, PROJECTOR_NAME);
+    first ??= batch[0]!.position;
+    position = batch[batch.length - 1]!.position;
+    events += batch.length;
+    onPage?.(events, first, position, batch);
+    if (batch.length < pageSize) break; // the end of the store, or of the range
+  }
+  return { position, events };
+};
+
+export interface RebuildOptions {
+  tty?: NodeJS.WriteStream;
+  log: (line: string) => void;
+  now?: () => number;
+  pageSize?: number;
+}
+
+/** Builds into the target: up to the head taken at the start, then once more for events that came meanwhile. */
+export const rebuildInto = async (eventStore: EventStore, target: ReadModel, { tty, log, now = Date.now, pageSize }: RebuildOptions): Promise<CatchUpResult> => {
+  const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
+  const progress = head === null ? null : createProgress({ label: 'rebuild', head, tty, log, now });
+  let built: CatchUpResult;
+  try {
+    built = await catchUp(eventStore, target, { after: undefined, until: head, pageSize, onPage: (n, f, p) => progress?.update(n, f, p) });
+  } finally {
+    progress?.stop();
+  }
+  const late = await catchUp(eventStore, target, { after: built.position, pageSize, until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }) });
+  if (late.events > 0) log(`rebuild: ${late.events} events arrived during the rebuild and are in too`);
+  return { position: late.position, events: built.events + late.events };
+};
+
+const USAGE = `Usage: npm run rebuild
+Rebuilds the read model from every event in the event store into a fresh read model, then switches
+to it. Uses the service's environment (DATA_DIR, EVENTSTORE_URL, MONGODB_URL). With the embedded
+SQLite read model, stop the service first. Exit 0: done; 1: failed (the live read model is unchanged
+unless the message says otherwise); 2: bad usage.`;
+
+export const main = async (argv: string[], io: CliIo): Promise<number> => {
+  const { exit } = parseFlags(argv, io, USAGE, []);
+  if (exit !== undefined) return exit;
+  const config = cliConfig(io);
+  if (!config) return 1;
+  const missing = missingStore(config, { readModel: false });
+  if (missing) {
+    io.err(`rebuild: ${missing}`);
+    return 1;
+  }
+  const backends = describeBackends(config);
+  let eventStore: EventStore | undefined;
+  let target: RebuildTarget | undefined;
+  let switched = false;
+  const started = Date.now();
+  try {
+    eventStore = openEventStore(config, cliLogger(config));
+    target = await openRebuildTarget(config);
+    io.out(`rebuild: events from ${backends.eventStore}, read model ${backends.readModel}, building into ${target.description}`);
+    const built = await rebuildInto(eventStore, target.readModel, { tty: io.tty, log: io.out });
+    if (built.events === 0) io.out('rebuild: the event store holds no preset events: the rebuilt read model is empty');
+    const notes = await target.switchOver();
+    switched = true;
+    // A projector still running on the old read model (MongoDB) may have taken events during the
+    // switch: project everything after the rebuilt checkpoint into the now-live read model too.
+    const live = await openReadModel(config);
+    try {
+      await catchUp(eventStore, live, { after: built.position, until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }) });
+    } finally {
+      await live.close();
+    }
+    const seconds = (Date.now() - started) / 1000;
+    io.out(`rebuild: done, ${built.events} events in ${seconds.toFixed(1)} s (${Math.round(built.events / Math.max(seconds, 0.001))} events/s), checkpoint ${built.position ?? 'none'}`);
+    notes.forEach((note) => io.out(note));
+    return 0;
+  } catch (error) {
+    if (switched) {
+      io.err(`rebuild: switched to the rebuilt read model, but the catch-up after it failed: ${errorMessage(error)}. The projector projects the rest when it runs.`);
+      return 1;
+    }
+    await target?.discard().catch((e: unknown) => io.err(`rebuild: could not remove the fresh read model: ${errorMessage(e)}`));
+    io.err(`rebuild failed: ${errorMessage(error)}. The live read model is unchanged.`);
+    return 1;
+  } finally {
+    await eventStore?.close().catch(() => {});
+  }
+};

@@ -1,0 +1,140 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EVENTS_FILE, READ_MODEL_FILE } from '../../src/backends';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite';
+import type { CliIo } from '../../projections/cliSupport';
+import { openMongoReadModel } from '../../projections/readmodel/mongodb';
+import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
+import { main as rebuild, rebuildInto } from '../../projections/rebuild';
+import { openMongoRebuildTarget } from '../../projections/rebuildTarget';
+import { main as verify } from '../../projections/verify';
+import { dump, makeHistory, projectLive, WORKSPACES } from '../unit/projections/fixtures';
+
+/** The two commands as an operator runs them, on the embedded stores, against the live projector's result. */
+const [A] = WORKSPACES;
+const run = async (main: (argv: string[], io: CliIo) => Promise<number>, dataDir: string, argv: string[] = []) => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l), env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
+  return { code, out, err };
+};
+
+describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
+  let dir: string;
+  const liveCopy = () => join(dir, 'live-copy.db');
+  const readModelFile = () => join(dir, READ_MODEL_FILE);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'presets-e2e-rebuild-'));
+    const store = openSqliteEventStore({ file: join(dir, EVENTS_FILE), pollIntervalMs: 10 });
+    await makeHistory(store);
+    const readModel = openSqliteReadModel({ file: readModelFile() });
+    await projectLive(store, readModel);
+    await readModel.close();
+    await store.close();
+    copyFileSync(readModelFile(), liveCopy()); // closed: the WAL is checkpointed into the file
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('verify finds nothing to report in what the live projector built', async () => {
+    const { code, out, err } = await run(verify, dir);
+    expect(err).toEqual([]);
+    expect(out.filter((l) => l.startsWith('difference'))).toEqual([]);
+    expect(out[out.length - 1]).toMatch(/^verify: \d+ events, 15 presets, \d+ versions: no differences$/);
+    expect(code).toBe(0);
+  });
+
+  it('rebuild refuses while another process has the read model open', async () => {
+    const held = new Database(readModelFile());
+    held.pragma('journal_mode = WAL');
+    try {
+      const { code, err } = await run(rebuild, dir);
+      expect(code).toBe(1);
+      expect(err.join('\n')).toMatch(/is open in another process .*stop it/);
+    } finally {
+      held.close();
+    }
+    expect(readdirSync(dir).filter((f) => f.includes('.rebuild-'))).toEqual([]);
+  });
+
+  it('rebuild builds a fresh read model holding the same documents, and switches to it', async () => {
+    const { code, out, err } = await run(rebuild, dir);
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    expect(out.some((l) => /^rebuild: done, \d+ events/.test(l))).toBe(true);
+    expect(out[out.length - 1]).toMatch(/Start the service .* again/);
+    expect(readdirSync(dir).filter((f) => f.startsWith(READ_MODEL_FILE)).sort()).toEqual([READ_MODEL_FILE]); // no -wal, -shm, .rebuild-*
+    const [before, after] = [openSqliteReadModel({ file: liveCopy() }), openSqliteReadModel({ file: readModelFile() })];
+    try {
+      const expected = await dump(before);
+      expect(expected).toHaveLength(15);
+      expect(await dump(after)).toEqual(expected);
+      expect(await after.checkpoint('presets')).toBe(await before.checkpoint('presets'));
+    } finally {
+      await before.close();
+      await after.close();
+    }
+    expect((await run(verify, dir, ['--strict'])).code).toBe(0);
+  });
+
+  it('verify catches documents changed by hand, one line each, and exits 1', async () => {
+    const db = new Database(readModelFile());
+    db.prepare(`UPDATE presets SET doc = json_set(doc, '$.designated_version.system_prompt', 'edited') WHERE workspace_id = ? AND slug = 'support-bot'`).run(A);
+    db.prepare(`DELETE FROM preset_versions WHERE version = 2 AND preset_id = (SELECT id FROM presets WHERE workspace_id = ? AND slug = 'summarise')`).run(A);
+    db.close();
+    const { code, out } = await run(verify, dir);
+    expect(code).toBe(1);
+    expect(out).toContain(`difference: workspace ${A} preset support-bot designated_version.system_prompt: expected "Be terse.", actual "edited"`);
+    expect(out.some((l) => l.startsWith(`difference: workspace ${A} preset summarise versions[2]: expected {`) && l.endsWith('actual (absent)'))).toBe(true);
+    expect(out[out.length - 1]).toMatch(/: 2 differences$/);
+    // and a rebuild repairs it
+    expect((await run(rebuild, dir)).code).toBe(0);
+    expect((await run(verify, dir)).code).toBe(0);
+  });
+
+  it('answers bad usage with 2 and a missing read model with a clear message', async () => {
+    expect((await run(verify, dir, ['--nope'])).code).toBe(2);
+    expect((await run(rebuild, dir, ['--nope'])).code).toBe(2);
+    const empty = mkdtempSync(join(tmpdir(), 'presets-e2e-empty-'));
+    try {
+      expect(await run(verify, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no event store at .* \(is DATA_DIR right\?\)/)] });
+      expect(await run(rebuild, empty)).toMatchObject({ code: 1, err: [expect.stringMatching(/there is no event store at/)] });
+      copyFileSync(join(dir, EVENTS_FILE), join(empty, EVENTS_FILE));
+      expect(await run(verify, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no read model at/)] });
+      expect(readdirSync(empty)).toEqual([EVENTS_FILE]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+// Runs against a real server only: `docker compose up -d mongo`, then MONGODB_URL=... npm run test:integration
+const mongoUrl = process.env.MONGODB_URL;
+(mongoUrl ? describe : describe.skip)('rebuild into MongoDB collections with a suffix, then rename (MONGODB_URL)', () => {
+  it('switches to collections holding the same documents', async () => {
+    const database = `presets_rebuild_${randomUUID().slice(0, 8)}`;
+    const dir = mkdtempSync(join(tmpdir(), 'presets-e2e-mongo-'));
+    const store = openSqliteEventStore({ file: join(dir, EVENTS_FILE), pollIntervalMs: 10 });
+    try {
+      await makeHistory(store);
+      const live = await openMongoReadModel({ url: mongoUrl!, database });
+      await projectLive(store, live);
+      const expected = await dump(live);
+      const target = await openMongoRebuildTarget(mongoUrl!, database);
+      await rebuildInto(store, target.readModel, { log: () => {} });
+      expect(await target.switchOver()).toHaveLength(1);
+      expect(await dump(live)).toEqual(expected); // the same handle now reads the renamed collections
+      await live.close();
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+      const client = await MongoClient.connect(mongoUrl!);
+      await client.db(database).dropDatabase();
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import type { EventStore } from '../../../src/eventstore/eventStore';
+import { createPresetCommandHandler } from '../../../src/presets/handler';
+import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
+import { startProjector } from '../../../projections/projector';
+import type { PresetRecord, ReadModel, VersionView } from '../../../projections/readmodel/readModel';
+
+/** A history made through the real command handler, with rollbacks, in two workspaces. */
+export const WORKSPACES = [randomUUID(), randomUUID()] as const;
+export const silentLogger = pino({ level: 'silent' });
+
+export const makeHistory = async (eventStore: EventStore, { extraPresets = 12 } = {}) => {
+  let tick = Date.UTC(2026, 0, 1);
+  const handle = createPresetCommandHandler({ eventStore, clock: () => new Date((tick += 1000)) });
+  const context = () => ({ requestId: randomUUID(), sourceFormat: 'chat_completions' as const });
+  const add = (workspaceId: string, slug: string, systemPrompt: string, config: Record<string, unknown> = { model: 'openai/gpt-4o' }) =>
+    handle({ type: 'AddPresetVersion', workspaceId, slug, actorUserId: 'user-1', config, systemPrompt }, context());
+  const designate = (workspaceId: string, slug: string, version: number) =>
+    handle({ type: 'DesignateVersion', workspaceId, slug, actorUserId: 'user-2', version }, context());
+  const [a, b] = WORKSPACES;
+  await add(a, 'support-bot', 'Be terse.', { model: 'openai/gpt-4o', temperature: 0.3 });
+  await add(a, 'support-bot', 'Be kind.', { model: 'openai/gpt-4o', temperature: 0.5, tools: [{ type: 'function', function: { name: 'f' } }] });
+  await add(a, 'support-bot', 'Be brief.', { model: 'anthropic/claude-sonnet-4' });
+  await designate(a, 'support-bot', 1); // a rollback
+  await add(a, 'summarise', 'Summarise.');
+  await add(b, 'support-bot', 'Another workspace, same slug.');
+  await add(a, 'summarise', 'Summarise in one line.');
+  await designate(a, 'summarise', 1);
+  await designate(a, 'summarise', 2); // and forward again
+  for (let i = 0; i < extraPresets; i++) {
+    for (let v = 0; v <= i % 3; v++) await add(i % 2 ? a : b, `p-${i}`, `prompt ${i}.${v}`, { model: 'm', seed: v });
+  }
+};
+
+/** Projects with the live projector until it has passed the last preset event. */
+export const projectLive = async (eventStore: EventStore, readModel: ReadModel) => {
+  const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
+  const projector = await startProjector({ eventStore, readModel, logger: silentLogger, retryDelayMs: 10 });
+  const deadline = Date.now() + 10_000;
+  while (head !== null && (projector.position() ?? -1n) < head && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await projector.stop();
+  expect(projector.position()).toBe(head);
+};
+
+/** Everything a read model holds for these workspaces, through its public reads only. */
+export const dump = async (readModel: ReadModel, workspaces: readonly string[] = WORKSPACES) => {
+  const out: Array<{ record: PresetRecord | null; versions: VersionView[] }> = [];
+  for (const ws of workspaces) {
+    const { items, total } = await readModel.listPresets(ws, { offset: 0, limit: 1000 });
+    expect(items).toHaveLength(total);
+    for (const view of items) {
+      const versions = await readModel.listVersions(view.id, { offset: 0, limit: 1000 });
+      out.push({ record: await readModel.getPreset(ws, view.slug), versions: versions.items });
+    }
+  }
+  return out;
+};

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventStore } from '../../../src/eventstore/eventStore';
+import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
+import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
+import { openMemoryReadModel, type MemoryReadModel } from '../../../projections/readmodel/memory';
+import type { ReadModel } from '../../../projections/readmodel/readModel';
+import { verifyReadModel } from '../../../projections/verify';
+import { makeHistory, projectLive, WORKSPACES } from './fixtures';
+
+const [A] = WORKSPACES;
+
+describe('verify', () => {
+  let dir: string;
+  let store: EventStore;
+  let live: MemoryReadModel;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'presets-verify-'));
+    store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 10 });
+    await makeHistory(store, { extraPresets: 4 });
+    live = openMemoryReadModel();
+    await projectLive(store, live);
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds no difference in a read model the projector made', async () => {
+    const report = await verifyReadModel(store, live);
+    expect(report).toMatchObject({ differences: [], behind: 0, lagging: 0, movedOn: 0, presets: 7 });
+    expect(report.versions).toBe(3 + 2 + 1 + (1 + 2 + 3 + 1));
+    expect(report.events).toBe(Number(await store.headPosition()));
+  });
+
+  it('names a changed field, a missing version and a preset without events', async () => {
+    const tampered: ReadModel = {
+      ...live,
+      getPreset: async (ws, slug) => {
+        const record = await live.getPreset(ws, slug);
+        if (record && slug === 'support-bot' && ws === A) record.view.designated_version.system_prompt = 'changed by hand';
+        return record;
+      },
+      listVersions: async (presetId, page) => {
+        const { items, total } = await live.listVersions(presetId, page);
+        const summarise = await live.getPreset(A, 'summarise');
+        return presetId === summarise!.view.id ? { items: items.filter((v) => v.version !== 2), total: total - 1 } : { items, total };
+      },
+    };
+    const orphan = (await live.getPreset(A, 'summarise'))!;
+    await live.apply([{ kind: 'putPreset', record: { ...orphan, view: { ...orphan.view, slug: 'orphan' } } }], { name: 'other', position: 1n });
+    const { differences } = await verifyReadModel(store, tampered);
+    expect(differences).toEqual([
+      `difference: workspace ${A} preset support-bot designated_version.system_prompt: expected "Be terse.", actual "changed by hand"`,
+      expect.stringMatching(new RegExp(`^difference: workspace ${A} preset summarise versions\\[2\\]: expected \\{"id":.*…, actual \\(absent\\)$`)),
+      `difference: workspace ${A} preset orphan (preset): expected (absent), actual "${orphan.view.id}"`,
+    ]);
+  });
+
+  it('reports a read model that is behind, and compares its presets only when strict', async () => {
+    await makeHistory(store, { extraPresets: 0 }); // 9 more events the read model has not seen
+    const report = await verifyReadModel(store, live);
+    expect(report).toMatchObject({ differences: [], behind: 9, lagging: 3 });
+    const strict = await verifyReadModel(store, live, { strict: true });
+    expect(strict.differences.length).toBeGreaterThan(0);
+    expect(strict.differences[0]).toMatch(/preset (support-bot|summarise) /);
+  });
+
+  it('does not count a preset that changed after the events it folded', async () => {
+    const all = await store.readAll({ limit: 1000, streamPrefix: PRESET_STREAM_PREFIX });
+    // The last event arrives "during" the verify: its head is the one before, the read model has it.
+    const earlier: EventStore = { ...store, headPosition: async () => all[all.length - 2]!.position };
+    const report = await verifyReadModel(earlier, live);
+    expect(report).toMatchObject({ differences: [], movedOn: 1 });
+  });
+});
