@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import type { Page, ReadModel } from '../../../projections/readmodel/readModel';
-import type { ValidationProblem } from '../../validation';
 import { badRequest, notFound } from '../errors';
 import { etagOf } from '../etag';
 import { requireScope } from '../middleware/auth';
+import { queryReader } from '../query';
 import type { AppContext, AppState } from '../types';
 
 /** Reads, all from the read model, all scoped to the caller's workspace. */
@@ -53,17 +53,8 @@ export const MAX_LIMIT = 100;
 
 /** `offset` ≥ 0 and `limit` 1–100 (default 50), each at most once. */
 export const parsePage = (query: Record<string, string | string[] | undefined>): Page => {
-  const problems: ValidationProblem[] = [];
-  const int = (name: string, fallback: number, min: number, max: number) => {
-    const raw = query[name];
-    if (raw === undefined) return fallback;
-    const value = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-    if (Number.isNaN(value) || value < min || value > max) {
-      problems.push({ path: name, message: `must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}` });
-    }
-    return value;
-  };
-  const page = { offset: int('offset', 0, 0, 999_999_999), limit: int('limit', DEFAULT_LIMIT, 1, MAX_LIMIT) };
-  if (problems.length > 0) throw badRequest('invalid paging parameters', problems);
+  const q = queryReader(query);
+  const page = { offset: q.int('offset', 0, 999_999_999, 0), limit: q.int('limit', 1, MAX_LIMIT, DEFAULT_LIMIT) };
+  q.done();
   return page;
 };
