@@ -1,32 +1,20 @@
-import Database from 'better-sqlite3';
 import {
   ConcurrencyConflict, StoreUnavailable,
   type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type RecordedEvent, type StreamName,
 } from './eventStore';
 import { createPoller } from './poller';
 import { prefixRange, storeFault } from './sqliteSupport';
+import { openEventsDb } from './sqliteWriter';
+import { startBatchWriter } from './sqliteWriterThread';
 
 /**
  * The embedded event store: one SQLite file, WAL journal, `synchronous=FULL`, so an append that
  * resolved is on disk. The row id is the position; AUTOINCREMENT never reuses one.
  *
- * Group commit: appends that arrive in the same turn of the event loop share one transaction and
- * one fsync. Each is still checked against its own expected revision (inside a savepoint), so a
- * conflict fails only that append.
+ * Group commit: appends wait in a queue while the writer (a worker thread, see sqliteWriter.ts)
+ * commits the previous batch; then all of them share one transaction and one fsync, each still
+ * checked against its own expected revision. Reads use this thread's own connection.
  */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position    INTEGER PRIMARY KEY AUTOINCREMENT,
-  id          TEXT    NOT NULL UNIQUE,
-  stream      TEXT    NOT NULL,
-  revision    INTEGER NOT NULL,
-  type        TEXT    NOT NULL,
-  data        TEXT    NOT NULL,
-  metadata    TEXT    NOT NULL,
-  recorded_at TEXT    NOT NULL,
-  UNIQUE (stream, revision)
-);`;
-
 interface Row { position: bigint; id: string; stream: string; revision: bigint; type: string; data: string; metadata: string; recorded_at: string }
 interface PendingAppend {
   stream: StreamName; events: NewEvent[]; expected: ExpectedRevision;
@@ -44,20 +32,16 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** At most this many appends share one transaction. */
   maxBatch?: number;
+  /** Where batches are written: 'auto' (a worker thread when compiled), 'thread' or 'inline'. */
+  writer?: 'auto' | 'thread' | 'inline';
+  /** The compiled worker (tests running from source point at the build). */
+  workerFile?: string;
 }
 
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStore => {
-  const db = new Database(options.file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
-  db.exec(SCHEMA);
+  const db = openEventsDb(options.file);
+  const writer = startBatchWriter(options.file, db, options.writer, options.workerFile);
   const q = {
-    current: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?').safeIntegers(true),
-    byId: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').safeIntegers(true),
-    insert: db.prepare(
-      'INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ).safeIntegers(true),
     read: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?').safeIntegers(true),
     readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true),
     // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
@@ -72,58 +56,31 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   let pending: PendingAppend[] = [];
   let closed = false;
 
-  const appendOne = db.transaction((p: PendingAppend): AppendResult => {
-    const current = (q.current.get(p.stream) as { revision: bigint | null }).revision;
-    const actual = current ?? 'no_stream';
-    if (actual !== p.expected) {
-      // A retried append whose events are already stored answers as the first time did.
-      const first = p.events[0] && (q.byId.get(p.events[0].id) as { stream: string; revision: bigint; position: bigint } | undefined);
-      const firstRevision = p.expected === 'no_stream' ? 0n : p.expected + 1n;
-      if (first && first.stream === p.stream && first.revision === firstRevision) {
-        const last = q.byId.get(p.events[p.events.length - 1]!.id) as { revision: bigint; position: bigint };
-        return { revision: last.revision, position: last.position };
-      }
-      throw new ConcurrencyConflict(p.stream, p.expected, actual);
-    }
-    let revision = current === null ? -1n : current;
-    let position = 0n;
-    const now = new Date().toISOString();
-    for (const e of p.events) {
-      revision += 1n;
-      const info = q.insert.run(e.id, p.stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), now);
-      position = BigInt(info.lastInsertRowid);
-    }
-    return { revision, position };
-  });
+  let flushing: Promise<void> | null = null;
 
-  const flush = () => {
-    const batch = pending.splice(0, maxBatch);
-    if (batch.length === 0) return;
-    if (pending.length > 0) setImmediate(flush);
-    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
-    try {
-      db.transaction(() => {
-        for (const p of batch) {
-          try {
-            outcomes.push({ ok: true, result: appendOne(p) }); // nested: a savepoint per append
-          } catch (error) {
-            if (!(error instanceof ConcurrencyConflict) && !isConstraint(error)) throw error;
-            outcomes.push({ ok: false, error: error instanceof ConcurrencyConflict ? error : new ConcurrencyConflict(p.stream, p.expected, 'no_stream') });
-          }
-        }
-      })();
-    } catch (error) {
-      const fault = storeFault(error);
-      for (const p of batch) p.reject(fault);
-      return;
+  const writeBatches = async () => {
+    while (pending.length > 0) {
+      const batch = pending.splice(0, maxBatch);
+      const result = await writer.write(batch.map(({ stream, events, expected }) => ({ stream, events, expected })));
+      if (!result.ok) {
+        const { code, message } = result.fault;
+        const fault = code === 'WORKER' ? new StoreUnavailable(message) : storeFault(Object.assign(new Error(message), { code }));
+        for (const p of batch) p.reject(fault);
+        continue;
+      }
+      result.outcomes.forEach((outcome, i) => {
+        const p = batch[i]!;
+        if (outcome.ok) p.resolve({ revision: outcome.revision, position: outcome.position });
+        else p.reject(new ConcurrencyConflict(p.stream, outcome.expected, outcome.actual));
+      });
+      poller.notify();
     }
-    batch.forEach((p, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) p.resolve(outcome.result);
-      else p.reject(outcome.error);
-    });
-    poller.notify();
   };
+  // One flush at a time; appends arriving meanwhile form the next batch.
+  const flush = () => (flushing ??= writeBatches().finally(() => {
+    flushing = null;
+    if (pending.length > 0) setImmediate(flush); // an append that came after the last look
+  }));
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
 
@@ -140,6 +97,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
       return new Promise((resolve, reject) => {
         pending.push({ stream, events, expected, resolve, reject });
+        // Wait for the end of this turn of the event loop, so appends made together share a batch.
         if (pending.length === 1) setImmediate(flush);
       });
     },
@@ -161,11 +119,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       if (closed) return;
       closed = true;
       await poller.stopAll();
-      while (pending.length > 0) flush();
+      await flush();
+      await writer.close();
       db.close();
     },
   };
 };
-
-const isConstraint = (error: unknown): boolean =>
-  error instanceof Error && (error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT') === true;

@@ -16,6 +16,17 @@ describe('event store contract: embedded SQLite', () => {
   });
 });
 
+// The built service writes from a worker thread; tests running from source use the compiled worker
+// that the jest globalSetup builds.
+describe('event store contract: embedded SQLite, writer thread', () => {
+  eventStoreContract(async () => {
+    const dir = tempDir();
+    const workerFile = join(__dirname, '..', '..', 'dist', 'src', 'eventstore', 'sqliteWriterWorker.js');
+    const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writer: 'thread', workerFile });
+    return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+  });
+});
+
 describe('read model contract: embedded SQLite', () => {
   readModelContract(async () => {
     const dir = tempDir();

@@ -1,0 +1,91 @@
+import Database from 'better-sqlite3';
+import type { ExpectedRevision, NewEvent, StreamName } from './eventStore';
+
+/**
+ * The write half of the embedded event store: one transaction (one fsync, `synchronous=FULL`) per
+ * batch of appends, each append checked against its own expected revision inside a savepoint, so a
+ * conflict fails only that append. Runs in a worker thread (sqliteWriterWorker.ts) so the fsync
+ * never blocks the event loop, or inline where no compiled worker exists (tests run from source).
+ * Its answers are plain data: they cross a thread boundary.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position    INTEGER PRIMARY KEY AUTOINCREMENT,
+  id          TEXT    NOT NULL UNIQUE,
+  stream      TEXT    NOT NULL,
+  revision    INTEGER NOT NULL,
+  type        TEXT    NOT NULL,
+  data        TEXT    NOT NULL,
+  metadata    TEXT    NOT NULL,
+  recorded_at TEXT    NOT NULL,
+  UNIQUE (stream, revision)
+);`;
+
+export interface AppendRequest { stream: StreamName; events: NewEvent[]; expected: ExpectedRevision }
+export type AppendOutcome =
+  | { ok: true; revision: bigint; position: bigint }
+  | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
+/** Either every append of the batch has an outcome, or the transaction failed as a whole (a storage fault). */
+export type BatchOutcome = { ok: true; outcomes: AppendOutcome[] } | { ok: false; fault: { code?: string; message: string } };
+
+export const openEventsDb = (file: string): Database.Database => {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+  return db;
+};
+
+class Conflict { constructor(readonly actual: bigint | 'no_stream') {} }
+
+export const createBatchWriter = (db: Database.Database) => {
+  const q = {
+    current: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?').safeIntegers(true),
+    byId: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').safeIntegers(true),
+    insert: db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)').safeIntegers(true),
+  };
+  type Located = { stream: string; revision: bigint; position: bigint } | undefined;
+
+  const appendOne = db.transaction((a: AppendRequest): AppendOutcome => {
+    const current = (q.current.get(a.stream) as { revision: bigint | null }).revision;
+    const actual = current ?? 'no_stream';
+    if (actual !== a.expected) {
+      // A retried append whose events are already stored answers as the first time did.
+      const first = a.events[0] && (q.byId.get(a.events[0].id) as Located);
+      const firstRevision = a.expected === 'no_stream' ? 0n : a.expected + 1n;
+      if (first && first.stream === a.stream && first.revision === firstRevision) {
+        const last = q.byId.get(a.events[a.events.length - 1]!.id) as NonNullable<Located>;
+        return { ok: true, revision: last.revision, position: last.position };
+      }
+      throw new Conflict(actual);
+    }
+    let revision = current ?? -1n;
+    let position = 0n;
+    const now = new Date().toISOString();
+    for (const e of a.events) {
+      revision += 1n;
+      position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), now).lastInsertRowid);
+    }
+    return { ok: true, revision, position };
+  });
+
+  const writeAll = db.transaction((batch: AppendRequest[]) => batch.map((a): AppendOutcome => {
+    try {
+      return appendOne(a); // nested: a savepoint per append
+    } catch (error) {
+      if (error instanceof Conflict) return { ok: false, expected: a.expected, actual: error.actual };
+      // An event id stored under another stream: the append cannot be what the caller expects.
+      if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) return { ok: false, expected: a.expected, actual: 'no_stream' };
+      throw error;
+    }
+  }));
+
+  return (batch: AppendRequest[]): BatchOutcome => {
+    try {
+      return { ok: true, outcomes: writeAll(batch) };
+    } catch (error) {
+      return { ok: false, fault: { code: (error as { code?: string }).code, message: (error as Error).message } };
+    }
+  };
+};
