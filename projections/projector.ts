@@ -7,13 +7,16 @@ import type { ReadModel } from './readmodel/readModel';
 
 /**
  * The projector: follows the event store from the read model's checkpoint and writes what the
- * pure projection decides, with the checkpoint, in one `apply`. After a failure it starts again
- * from the stored checkpoint, so every event is applied once in effect (writes are idempotent).
+ * pure projection decides, with the checkpoint, in one `apply`. Events that arrive together (a
+ * page of a catch-up, a group commit under load) are applied together, up to MAX_BATCH. After a
+ * failure it starts again from the stored checkpoint, so every event is applied once in effect
+ * (writes are idempotent).
  */
 export const PROJECTOR_NAME = 'presets';
+const MAX_BATCH = 1000;
 
 export interface Projector {
-  /** Emits 'projected' (position, preset records written) once an event's changes are in the read model. */
+  /** Emits 'projected' (position, preset records written) once a batch's changes are in the read model. */
   readonly events: EventEmitter;
   /** Position of the last event projected by this process, or the stored checkpoint. */
   position(): bigint | null;
@@ -38,27 +41,53 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
   let stopped = false;
   let healthy = true;
   let retry: NodeJS.Timeout | undefined;
+  let buffer: RecordedEvent[] = [];
+  let draining: Promise<void> | null = null;
+  let failure: unknown = null;
 
-  const project = async (recorded: RecordedEvent) => {
-    const records = await projectBatch(readModel, [recorded], name);
-    position = recorded.position;
-    events.emit('projected', position, records);
+  const applyBuffered = async () => {
+    while (buffer.length > 0) {
+      const batch = buffer.splice(0, MAX_BATCH);
+      const records = await projectBatch(readModel, batch, name);
+      position = batch[batch.length - 1]!.position;
+      events.emit('projected', position, records);
+    }
+  };
+  const drain = (): Promise<void> => (draining ??= applyBuffered().catch(fail).finally(() => {
+    draining = null;
+    if (buffer.length > 0 && failure === null) setImmediate(drain); // buffered after the last look
+  }));
+
+  // The subscription awaits this before the next event: it returns at once, so a page gathers into
+  // one batch, and waits only when the buffer is full (backpressure).
+  const onEvent = async (recorded: RecordedEvent) => {
+    if (failure !== null) throw failure;
+    buffer.push(recorded);
+    if (buffer.length >= MAX_BATCH) await drain();
+    else if (buffer.length === 1) setImmediate(drain);
   };
 
+  function fail(error: unknown) {
+    if (failure !== null) return;
+    failure = error;
+    healthy = false;
+    logger.error({ err: error, position: position?.toString() ?? null }, 'projector stopped on an error; retrying from its checkpoint');
+    if (!stopped) retry = setTimeout(restart, retryDelayMs);
+  }
+
   const start = () => {
-    subscription = eventStore.subscribe(position === null ? 'start' : { after: position }, project, {
+    subscription = eventStore.subscribe(position === null ? 'start' : { after: position }, onEvent, {
       streamPrefix: PRESET_STREAM_PREFIX,
-      onError: (error) => {
-        healthy = false;
-        logger.error({ err: error, position: position?.toString() ?? null }, 'projector stopped on an error; retrying from its checkpoint');
-        if (!stopped) retry = setTimeout(restart, retryDelayMs);
-      },
+      onError: fail,
     });
   };
   const restart = async () => {
     await subscription?.stop();
+    await draining;
+    buffer = [];
     position = await readModel.checkpoint(name).catch(() => position);
     if (stopped) return;
+    failure = null;
     healthy = true;
     start();
   };
@@ -73,6 +102,7 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
       stopped = true;
       clearTimeout(retry);
       await subscription?.stop();
+      if (failure === null) await drain(); // what was delivered reaches the read model
     },
   };
 };
