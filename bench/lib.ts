@@ -1,0 +1,133 @@
+/**
+ * Shared by the benchmark and the soak test: start a server as a child process on a free
+ * loopback port, wait until it is ready, read its peak RSS, load it with autocannon, stats.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '..', '..');
+export const HOST = '127.0.0.1';
+export const API_KEY = `pk_bench_${randomUUID().replace(/-/g, '')}`;
+export const WORKSPACE_ID = randomUUID();
+export const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+
+export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `presets-${prefix}-`));
+
+/** A keys file with one read+write key for the bench's workspace. */
+export const writeKeysFile = (dir: string): string => {
+  const file = join(dir, 'bench-keys.json');
+  writeFileSync(file, JSON.stringify({ keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['presets:read', 'presets:write'] }] }));
+  return file;
+};
+
+export const freePort = (): Promise<number> => new Promise((res, rej) => {
+  const server = createServer();
+  server.once('error', rej);
+  server.listen(0, HOST, () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => res(port));
+  });
+});
+
+export interface Child { pid: number; url: string; port: number; stop(): Promise<number | null>; output(): string }
+
+/** Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET /health/ready is 200. */
+export const startChild = async (script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> => {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, script)], {
+    cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (chunk: Buffer) => { tail = (tail + chunk.toString()).slice(-4000); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  let gone = false;
+  void exited.then(() => { gone = true; });
+  const url = `http://${HOST}:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (gone) throw new Error(`${script} exited before it was ready:\n${tail}`);
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`${script} not ready within 30 s:\n${tail}`); }
+    const ok = await fetch(`${url}/health/ready`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    await sleep(50);
+  }
+  return {
+    pid: child.pid!, url, port, output: () => tail,
+    stop: async () => {
+      if (gone) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+};
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A /proc/<pid>/status field in MB (10^6 bytes): VmHWM is the peak resident set, VmRSS the current. */
+export const procMb = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no ${field} for pid ${pid}`);
+  return (Number(m[1]) * 1024) / 1e6;
+};
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length === 0 ? NaN : s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+export const percentile = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+export const machine = () => ({
+  cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}`,
+});
+
+export interface LoadResult { rps: number; p50: number; p99: number; errors: number; non2xx: number; requests: number; statuses: Record<string, number> }
+
+/** One autocannon run; counts every status code seen (a 202 is a 2xx but says the read model lagged). */
+export const load = (opts: autocannon.Options, onInstance?: (i: autocannon.Instance) => void): Promise<LoadResult> =>
+  new Promise((res, rej) => {
+    const statuses: Record<string, number> = {};
+    const instance = autocannon(opts, (err, r) => {
+      if (err) return rej(err);
+      res({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, requests: r.requests.total, statuses });
+    });
+    instance.on('response', (_c, status) => { statuses[status] = (statuses[status] ?? 0) + 1; });
+    onInstance?.(instance);
+  });
+
+/** POST or GET outside the measured window (setup); throws unless 200. */
+export const call = async (url: string, method: 'GET' | 'POST', body?: string): Promise<unknown> => {
+  const r = await fetch(url, { method, headers: AUTH, body });
+  if (r.status !== 200) throw new Error(`${method} ${url} answered ${r.status}: ${await r.text()}`);
+  return r.json();
+};
+
+/** `--name value` flags; numbers only where a default is a number. */
+export const flags = <T extends Record<string, number | boolean | string>>(defaults: T, argv = process.argv.slice(2)): T => {
+  const out: Record<string, number | boolean | string> = { ...defaults };
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i]!.replace(/^--/, '');
+    if (!(name in defaults)) throw new Error(`unknown flag ${argv[i]} (known: ${Object.keys(defaults).map((k) => `--${k}`).join(' ')})`);
+    const d = defaults[name];
+    if (typeof d === 'boolean') { out[name] = true; continue; }
+    const v = argv[++i];
+    if (v === undefined) throw new Error(`${argv[i - 1]} needs a value`);
+    out[name] = typeof d === 'number' ? Number(v) : v;
+    if (typeof d === 'number' && !Number.isFinite(out[name])) throw new Error(`${argv[i - 1]} needs a number`);
+  }
+  return out as T;
+};

@@ -1,0 +1,94 @@
+/**
+ * The rebuild scenario: N events written DIRECTLY through the event-store interface
+ * (openSqliteEventStore().append, thousands of appends per group commit), made by the real
+ * `decide`/`evolve`, then the read model rebuilt from them by `dist/scripts/rebuild.js` in a child
+ * process: events/s and its peak RSS.
+ */
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as E from 'fp-ts/Either';
+import { EVENTS_FILE, READ_MODEL_FILE } from '../src/backends';
+import { openSqliteEventStore } from '../src/eventstore/sqlite';
+import { toDraft } from '../src/formats';
+import { decide, evolve, initialState, type PresetState } from '../src/presets/decider';
+import { CURRENT_SCHEMA_VERSION, toNewEvent, type EventMetadata } from '../src/presets/events';
+import { presetStreamName } from '../src/presets/streamName';
+import { BODIES } from './bodies';
+import { ROOT, WORKSPACE_ID } from './lib';
+
+export const EVENTS_PER_PRESET = 10;
+const BATCH = 5000;
+const REBUILD_SCRIPT = 'dist/scripts/rebuild.js';
+
+/**
+ * Appends `total` events: presets p0…p(total/10 − 1), created in the first pass, then one version
+ * each per pass, so consecutive positions belong to different presets (the rebuild's worst case:
+ * each page of events touches thousands of distinct documents).
+ */
+export const generateEvents = async (dir: string, total: number): Promise<{ seconds: number; presets: number; bytes: number }> => {
+  const started = process.hrtime.bigint();
+  const store = openSqliteEventStore({ file: join(dir, EVENTS_FILE), maxBatch: BATCH });
+  const presets = Math.ceil(total / EVENTS_PER_PRESET);
+  const drafts = BODIES.map((b) => {
+    const d = toDraft('chat_completions', JSON.parse(b));
+    if (E.isLeft(d)) throw new Error(`bench body is not valid: ${JSON.stringify(d.left)}`);
+    return d.right;
+  });
+  const states: PresetState[] = new Array<PresetState>(presets).fill(initialState());
+  let written = 0;
+  for (let pass = 0; written < total; pass++) {
+    for (let start = 0; start < presets && written < total; start += BATCH) {
+      const appends: Array<Promise<unknown>> = [];
+      for (let i = start; i < Math.min(start + BATCH, presets) && written < total; i++, written++) {
+        const slug = `p${i}`;
+        const draft = drafts[(i + pass) % drafts.length]!;
+        const decision = decide({
+          type: 'AddPresetVersion', workspaceId: WORKSPACE_ID, slug, actorUserId: 'bench', now: new Date(),
+          config: draft.config, systemPrompt: draft.systemPrompt, newPresetId: randomUUID(), newVersionId: randomUUID(),
+        }, states[i]!);
+        if (E.isLeft(decision)) throw new Error(decision.left.message);
+        const event = decision.right[0]!;
+        states[i] = evolve(states[i]!, event);
+        const metadata: EventMetadata = { requestId: randomUUID(), actorUserId: 'bench', sourceFormat: 'chat_completions', schemaVersion: CURRENT_SCHEMA_VERSION };
+        appends.push(store.append(presetStreamName(WORKSPACE_ID, slug), [toNewEvent(randomUUID(), event, metadata)], pass === 0 ? 'no_stream' : BigInt(pass - 1)));
+      }
+      await Promise.all(appends);
+    }
+  }
+  await store.close();
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, presets, bytes: statSync(join(dir, EVENTS_FILE)).size };
+};
+
+export interface RebuildResult { command: string; events: number; seconds: number; eventsPerSecond: number; peakRssMb: number }
+
+/** Runs the rebuild into a fresh read model (readmodel.db removed first) and checks what it built. */
+export const runRebuild = async (dir: string, total: number, presets: number, timeoutSeconds = 600): Promise<RebuildResult> => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, READ_MODEL_FILE + suffix), { force: true });
+  const script = REBUILD_SCRIPT;
+  if (!existsSync(join(ROOT, script))) throw new Error(`${script} is missing: run npm run build`);
+  const peakFile = join(dir, 'rebuild-peak');
+  const started = process.hrtime.bigint();
+  const { code, output } = await new Promise<{ code: number | null; output: string }>((res) => {
+    const child = spawn(process.execPath, ['-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, script)], {
+      cwd: ROOT, env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn', BENCH_PEAK_FILE: peakFile }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const keep = (c: Buffer) => { out = (out + c.toString()).slice(-4000); };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => { out += `\nkilled after ${timeoutSeconds} s`; child.kill('SIGKILL'); }, timeoutSeconds * 1000);
+    child.once('exit', (c) => { clearTimeout(timer); res({ code: c, output: out }); });
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (code !== 0) throw new Error(`${script} exited with ${code}:\n${output}`);
+  const db = new Database(join(dir, READ_MODEL_FILE), { readonly: true });
+  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  const [docs, versions] = [count('SELECT COUNT(*) AS n FROM presets'), count('SELECT COUNT(*) AS n FROM preset_versions')];
+  db.close();
+  if (docs !== presets || versions !== total) throw new Error(`${script} built ${docs} presets and ${versions} versions, expected ${presets} and ${total}`);
+  const peakKb = Number(readFileSync(peakFile, 'utf8'));
+  return { command: `node ${script}`, events: total, seconds, eventsPerSecond: total / seconds, peakRssMb: (peakKb * 1024) / 1e6 };
+};

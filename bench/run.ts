@@ -1,0 +1,144 @@
+/**
+ * `npm run bench [-- --duration 10 --rounds 3 --connections 32 --events 1000000 --profile create|version|read]`
+ * The service and its two baselines, ALTERNATELY, `rounds` times, each scenario against a fresh
+ * child process; then medians, ratios and targets as one table, also written to bench/results/.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { flags, machine, median, ROOT, tempDir } from './lib';
+import { formatSummary, summarize, type ProfileSummary } from './profile';
+import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
+import { runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
+
+const opts = flags({ duration: 10, rounds: 3, connections: 32, events: 1_000_000, profile: '' });
+if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile)) throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+
+const main = async () => {
+  const began = Date.now();
+  const loadAtStart = loadavg()[0]!;
+  const rows: Row[] = [];
+  const rebuilds: RebuildResult[] = [];
+  const rebuildFailures: string[] = [];
+  const eventsDir = tempDir('rebuild');
+  let generated: Awaited<ReturnType<typeof generateEvents>> | undefined;
+  try {
+    if (opts.events > 0) {
+      log(`writing ${f(opts.events)} events through the event store…`);
+      generated = await generateEvents(eventsDir, opts.events);
+      log(`  ${f(generated.seconds, 1)} s (${f(opts.events / generated.seconds)} events/s appended), events.db ${f(generated.bytes / 1e6)} MB`);
+    }
+    for (let round = 0; round < opts.rounds; round++) {
+      for (const scenario of SCENARIOS) {
+        // Alternate: each round starts with a different target.
+        for (const target of TARGETS.map((_, i) => TARGETS[(i + round) % TARGETS.length]!)) {
+          const row = await runScenario(scenario, target, opts);
+          rows.push(row);
+          log(`round ${round + 1} ${scenario.padEnd(7)} ${target.padEnd(7)} ${f(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} peak ${f(row.peakRssMb)} MB`);
+        }
+      }
+      if (generated) {
+        try {
+          const r = await runRebuild(eventsDir, opts.events, generated.presets);
+          rebuilds.push(r);
+          log(`round ${round + 1} rebuild ${f(r.eventsPerSecond)} events/s (${f(r.seconds, 1)} s) peak ${f(r.peakRssMb)} MB`);
+        } catch (error) {
+          rebuildFailures.push((error as Error).message.split('\n').slice(0, 3).join(' '));
+          log(`round ${round + 1} rebuild FAILED: ${rebuildFailures[rebuildFailures.length - 1]}`);
+        }
+      }
+    }
+  } finally {
+    rmSync(eventsDir, { recursive: true, force: true });
+  }
+  let profile: ProfileSummary | undefined;
+  if (opts.profile) profile = await profileService(opts.profile as Scenario);
+  report({ rows, rebuilds, rebuildFailures, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
+};
+
+/** One more run of a scenario with `node --cpu-prof` on the service (not part of the numbers above). */
+const profileService = async (scenario: Scenario): Promise<ProfileSummary> => {
+  const dir = tempDir('profile');
+  log(`profiling the service during "${scenario}"…`);
+  await runScenario(scenario, 'service', { ...opts, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  const file = readdirSync(dir).find((n) => n.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+  log(`profile kept at ${join(dir, file)} (open it in Chrome DevTools › Performance)`);
+  return summarize(join(dir, file), 15);
+};
+
+interface Run { rows: Row[]; rebuilds: RebuildResult[]; rebuildFailures: string[]; profile?: ProfileSummary; seconds: number; load: number[] }
+
+const report = ({ rows, rebuilds, rebuildFailures, profile, seconds, load }: Run) => {
+  const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
+  const med = (s: Scenario, t: Target) => {
+    const rs = of(s, t);
+    return {
+      scenario: s, target: t, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)),
+      errors: rs.reduce((a, r) => a + r.errors, 0), non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+      accepted202: rs.reduce((a, r) => a + (r.statuses['202'] ?? 0), 0), peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+    };
+  };
+  const medians = SCENARIOS.flatMap((s) => TARGETS.map((t) => med(s, t)));
+  const m = (s: Scenario, t: Target) => medians.find((x) => x.scenario === s && x.target === t)!;
+  const rebuild = rebuilds.length > 0 ? {
+    eventsPerSecond: median(rebuilds.map((r) => r.eventsPerSecond)), seconds: median(rebuilds.map((r) => r.seconds)),
+    peakRssMb: Math.max(...rebuilds.map((r) => r.peakRssMb)), command: rebuilds[0]!.command,
+  } : undefined;
+
+  const mc = machine();
+  const lines: string[] = [
+    `presets benchmark — ${mc.cpu}, ${mc.cores} cores, node ${mc.node}, ${mc.platform}`,
+    `${opts.rounds} round(s) × ${opts.duration} s per scenario, ${opts.connections} connections over loopback; medians of the rounds; ` +
+      'peak RSS = highest VmHWM of the rounds, a fresh process per scenario; service at LOG_LEVEL=warn (request logging not measured)',
+    `load generator (autocannon) on the same cores; 1-min load average ${f(load[0]!, 1)} at start, ${f(load[1]!, 1)} at end`,
+    '',
+    `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB |`,
+    `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|`,
+    ...medians.map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} |`),
+    ...(rebuild ? [
+      `| rebuild  | service | ${`${f(rebuild.eventsPerSecond)} ev/s`.padStart(10)} |      — |      — |      0 |       — | ${f(rebuild.peakRssMb).padStart(11)} |`,
+      '',
+      `rebuild: ${f(opts.events)} events (${f(opts.events / 10)} presets × 10) replayed by \`${rebuild.command}\` in ${f(rebuild.seconds, 1)} s (median)`,
+    ] : []),
+    '',
+  ];
+  const ratio = (a: number, b: number) => a / b;
+  const ratios = {
+    createRps: ratio(m('create', 'service').rps, m('create', 'crud').rps), createP99: ratio(m('create', 'service').p99, m('create', 'crud').p99),
+    versionRps: ratio(m('version', 'service').rps, m('version', 'crud').rps), versionP99: ratio(m('version', 'service').p99, m('version', 'crud').p99),
+    readRps: ratio(m('read', 'service').rps, m('read', 'rawKoa').rps),
+  };
+  lines.push(
+    `ratios: create service/crud ${f(ratios.createRps, 2)}× req/s, ${f(ratios.createP99, 2)}× p99; ` +
+      `version service/crud ${f(ratios.versionRps, 2)}× req/s, ${f(ratios.versionP99, 2)}× p99; read service/rawKoa ${f(ratios.readRps, 2)}× req/s`,
+  );
+  const service = medians.filter((r) => r.target === 'service');
+  const targets: Array<[string, boolean]> = [
+    ['create throughput ≥ 1.5× CRUD', ratios.createRps >= 1.5], ['create p99 ≤ CRUD p99', ratios.createP99 <= 1],
+    ['version throughput ≥ 1.5× CRUD', ratios.versionRps >= 1.5], ['version p99 ≤ CRUD p99', ratios.versionP99 <= 1],
+    ['read throughput ≥ 0.7× raw Koa', ratios.readRps >= 0.7],
+    ...(opts.events > 0 ? [['rebuild ≥ 100,000 events/s', !!rebuild && rebuildFailures.length === 0 && rebuild.eventsPerSecond >= 100_000] as [string, boolean]] : []),
+    ['peak RSS ≤ 200 MB in every service scenario', service.every((r) => r.peakRssMb <= 200) && (!rebuild || rebuild.peakRssMb <= 200)],
+    ['0 errors and 0 non-2xx (every target, every round)', medians.every((r) => r.errors === 0 && r.non2xx === 0)],
+  ];
+  for (const [name, ok] of targets) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${name}`);
+  for (const failure of rebuildFailures) lines.push(`rebuild failed: ${failure}`);
+  const accepted = service.reduce((a, r) => a + r.accepted202, 0);
+  if (accepted > 0) lines.push(`note: ${accepted} service writes answered 202 (read model behind the write by more than READ_YOUR_WRITES_TIMEOUT_MS)`);
+  lines.push(`took ${f(seconds)} s`);
+  if (profile) lines.push('', formatSummary(profile, `CPU profile of the service during "${opts.profile}" (a separate run, not in the numbers above)`));
+  console.log(lines.join('\n'));
+
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  const file = join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, ratios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
+  log(`results written to ${file}`);
+};
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

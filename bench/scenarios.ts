@@ -1,0 +1,89 @@
+/**
+ * The HTTP scenarios (create, version, read), each against a FRESH process of one target (the
+ * service or a baseline) with a fresh data directory, so every peak RSS belongs to one scenario.
+ */
+import type { Client, Options, Request } from 'autocannon';
+import { rmSync } from 'node:fs';
+import { BODIES } from './bodies';
+import { API_KEY, AUTH, call, load, procMb, startChild, tempDir, WORKSPACE_ID, writeKeysFile, type LoadResult } from './lib';
+
+export const TARGETS = ['service', 'crud', 'rawKoa'] as const;
+export type Target = (typeof TARGETS)[number];
+export const SCENARIOS = ['create', 'version', 'read'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+const SCRIPTS: Record<Target, string> = {
+  service: 'dist/src/main.js',
+  crud: 'dist/bench/baselines/crud.js',
+  rawKoa: 'dist/bench/baselines/rawKoa.js',
+};
+
+export interface Row extends LoadResult { scenario: Scenario; target: Target; peakRssMb: number }
+export interface ScenarioOptions { duration: number; connections: number; nodeArgs?: string[] }
+
+const READ_SLUGS = 100;
+let runCounter = 0;
+
+export const startTarget = async (target: Target, nodeArgs: string[] = []) => {
+  const dataDir = tempDir(target);
+  const env: Record<string, string> = target === 'service'
+    // LOG_LEVEL=warn: a request log line per request is not what is measured. Otherwise defaults.
+    ? { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), LOG_LEVEL: 'warn' }
+    : { DATA_DIR: dataDir, BENCH_API_KEY: API_KEY, BENCH_WORKSPACE_ID: WORKSPACE_ID };
+  const child = await startChild(SCRIPTS[target], env, nodeArgs);
+  return {
+    ...child,
+    dataDir,
+    async stop() {
+      const code = await child.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (code !== 0) throw new Error(`${target} exited with ${code}:\n${child.output()}`);
+    },
+  };
+};
+
+const post = (path: string, variant: number): Request => ({ method: 'POST', path, headers: AUTH, body: BODIES[variant % BODIES.length] });
+const writePath = (slug: string) => `/api/v1/presets/${slug}/chat/completions`;
+
+/** Autocannon options for one scenario; `prefix` keeps slugs unique across runs and rounds. */
+const loadOptions = (scenario: Scenario, url: string, prefix: string, o: ScenarioOptions): Options => {
+  const base: Options = { url, connections: o.connections, duration: o.duration, headers: AUTH };
+  let n = 0;
+  switch (scenario) {
+    case 'create': // every request a new slug
+      return { ...base, requests: [{ ...post(writePath(`${prefix}-c0`), 0), setupRequest: (req) => {
+        const i = n++;
+        return { ...req, path: writePath(`${prefix}-c${i}`), body: BODIES[i % BODIES.length] };
+      } }] };
+    case 'version': { // each connection versions its own slug, so no two writes race
+      let client = 0;
+      return { ...base, setupClient: (c: Client) => {
+        const slug = `${prefix}-v${client++ % o.connections}`;
+        let i = 0;
+        c.setRequests([{ ...post(writePath(slug), 0), setupRequest: (req) => ({ ...req, body: BODIES[i++ % BODIES.length] }) }]);
+      } };
+    }
+    case 'read':
+      return { ...base, requests: [{ method: 'GET', path: `/api/v1/presets/${prefix}-r0`, setupRequest: (req) => ({ ...req, path: `/api/v1/presets/${prefix}-r${n++ % READ_SLUGS}` }) }] };
+  }
+};
+
+/** Creates what a scenario needs before the measured window (32 slugs to version, 100 to read). */
+const setup = async (scenario: Scenario, url: string, prefix: string, connections: number) => {
+  const slugs = scenario === 'version' ? Array.from({ length: connections }, (_, i) => `${prefix}-v${i}`)
+    : scenario === 'read' ? Array.from({ length: READ_SLUGS }, (_, i) => `${prefix}-r${i}`) : [];
+  for (const [i, slug] of slugs.entries()) await call(`${url}${writePath(slug)}`, 'POST', BODIES[i % BODIES.length]);
+};
+
+export const runScenario = async (scenario: Scenario, target: Target, o: ScenarioOptions): Promise<Row> => {
+  const server = await startTarget(target, o.nodeArgs);
+  try {
+    const prefix = `b${++runCounter}`;
+    await setup(scenario, server.url, prefix, o.connections);
+    const result = await load(loadOptions(scenario, server.url, prefix, o));
+    const peakRssMb = procMb(server.pid, 'VmHWM'); // read while the process is alive, right after the load
+    return { scenario, target, ...result, peakRssMb };
+  } finally {
+    await server.stop();
+  }
+};
