@@ -35,7 +35,8 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
   db.pragma(options.bulkLoad ? 'journal_mode = OFF' : 'journal_mode = WAL');
   // The read model can always be rebuilt from the events, so it need not fsync every commit.
   db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
-  if (options.bulkLoad) db.pragma('cache_size = -262144'); // 256 MiB: the versions index is written in random order
+  // 64 MiB: the versions index is written in random order, but the process must stay small.
+  if (options.bulkLoad) db.pragma('cache_size = -65536');
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
   const q = {
