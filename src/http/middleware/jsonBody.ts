@@ -42,32 +42,27 @@ export const jsonBody = (limit: number): Middleware<AppState, AppContext> => asy
     if (/prototype/i.test((error as Error).message)) throw badRequest('the body contains a forbidden key (__proto__ or constructor.prototype)');
     throw badRequest(`the body is not valid JSON: ${(error as Error).message}`);
   }
-  if (depthExceeds(ctx.state.body, MAX_DEPTH)) throw badRequest(`the body is nested deeper than ${MAX_DEPTH} levels`);
-  // JSON.parse reads 1e400 as Infinity, which JSON.stringify would store as null: refuse it anywhere.
-  if (hasNonFinite(ctx.state.body)) throw badRequest('the body contains a number too large to represent (such as 1e400); numbers must be finite');
+  const problem = shapeProblem(ctx.state.body, MAX_DEPTH);
+  if (problem === 'depth') throw badRequest(`the body is nested deeper than ${MAX_DEPTH} levels`);
+  if (problem === 'nonFinite') throw badRequest('the body contains a number too large to represent (such as 1e400); numbers must be finite');
   await next();
 };
 
 const tooLarge = (limit: number) => new ApiError(413, `the body is larger than ${limit} bytes`, { limit_bytes: limit });
 
-/** Iterative, so a hostile body cannot overflow the stack here. */
-const depthExceeds = (value: unknown, max: number): boolean => {
+/**
+ * One walk over the parsed body for what JSON.parse lets through: nesting past `max` levels, and
+ * numbers like 1e400 that it reads as Infinity (JSON.stringify would store them as null).
+ * Iterative, so a hostile body cannot overflow the stack here.
+ */
+const shapeProblem = (value: unknown, max: number): 'depth' | 'nonFinite' | null => {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return 'nonFinite';
     if (v === null || typeof v !== 'object') continue;
-    if (depth > max) return true;
+    if (depth > max) return 'depth';
     for (const child of Object.values(v)) stack.push([child, depth + 1]);
   }
-  return false;
-};
-
-const hasNonFinite = (value: unknown): boolean => {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === 'number' && !Number.isFinite(v)) return true;
-    if (v !== null && typeof v === 'object') for (const child of Object.values(v)) stack.push(child);
-  }
-  return false;
+  return null;
 };
