@@ -1,13 +1,13 @@
 import {
   MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
-  type AnyBulkWriteOperation, type Collection, type Document,
+  type AnyBulkWriteOperation, type Collection, type Document, type Filter, type Sort,
 } from 'mongodb';
 import { StoreUnavailable } from '../../src/eventstore/eventStore';
 import {
   COLLECTIONS, checkpointUpdate, isOnlyDuplicateKey, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
   type CheckpointDocument,
 } from './mongoDocuments';
-import type { PresetView, ProjectionChange, ReadModel } from './readModel';
+import type { Page, PresetView, ProjectionChange, ReadModel } from './readModel';
 
 /**
  * The read model on MongoDB. `apply` writes the documents, then the checkpoint: no transaction, so
@@ -27,6 +27,19 @@ const guard = async <T>(f: () => Promise<T>): Promise<T> => {
   } catch (error) {
     throw unavailable(error);
   }
+};
+
+// Answers carry no `_id`: the views are the API's documents.
+const noId = { projection: { _id: 0 } };
+
+/** One page of a sorted query, and how many documents match in all. */
+const findPage = async <T extends Document>(collection: Collection<T>, filter: Filter<T>, sort: Sort, page: Page) => {
+  const [docs, total] = await Promise.all([
+    // limit(0) would mean "no limit" to MongoDB
+    page.limit > 0 ? collection.find(filter, noId).sort(sort).skip(page.offset).limit(page.limit).toArray() : [],
+    collection.countDocuments(filter),
+  ]);
+  return { docs, total: Number(total) };
 };
 
 /**
@@ -65,7 +78,6 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
     await client.close().catch(() => {});
     throw unavailable(error);
   }
-  const noId = { projection: { _id: 0 } };
 
   return {
     apply: (changes: ProjectionChange[], checkpoint) => guard(async () => {
@@ -90,25 +102,16 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       return doc ? presetRecordOf(doc) : null;
     }),
     listPresets: (workspaceId, page) => guard(async () => {
-      const filter = { workspace_id: workspaceId };
-      const [docs, total] = await Promise.all([
-        // limit(0) would mean "no limit" to MongoDB
-        page.limit > 0 ? presets.find(filter, noId).sort({ updated_at: -1, slug: 1 }).skip(page.offset).limit(page.limit).toArray() : [],
-        presets.countDocuments(filter),
-      ]);
-      return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total: Number(total) };
+      const { docs, total } = await findPage(presets, { workspace_id: workspaceId }, { updated_at: -1, slug: 1 }, page);
+      return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total };
     }),
     getVersion: (presetId, version) => guard(async () => {
       const doc = await versions.findOne({ preset_id: presetId, version }, noId);
       return doc ? versionViewOf(doc) : null;
     }),
     listVersions: (presetId, page) => guard(async () => {
-      const filter = { preset_id: presetId };
-      const [docs, total] = await Promise.all([
-        page.limit > 0 ? versions.find(filter, noId).sort({ version: 1 }).skip(page.offset).limit(page.limit).toArray() : [],
-        versions.countDocuments(filter),
-      ]);
-      return { items: docs.map(versionViewOf), total: Number(total) };
+      const { docs, total } = await findPage(versions, { preset_id: presetId }, { version: 1 }, page);
+      return { items: docs.map(versionViewOf), total };
     }),
     close: () => client.close(),
   };
