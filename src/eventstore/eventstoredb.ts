@@ -230,14 +230,15 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
       return subscription;
     },
 
-    async headPosition() {
+    async headPosition({ streamPrefix } = {}) {
       let from: ReadPosition = END;
       let last: bigint | undefined;
       try {
         for (;;) {
           const page = await readAllPage(from, BACKWARDS);
           const fresh = page.events.filter((e) => last === undefined || e.position < last); // inclusive here too
-          const hit = fresh.find((e) => !isSystem(e));
+          // Other applications' events may follow ours in $all: the head is the last one we want.
+          const hit = fresh.find((e) => wanted(e, streamPrefix));
           if (hit) return hit.position;
           const tail = fresh[fresh.length - 1];
           if (!page.more || !tail) return null;

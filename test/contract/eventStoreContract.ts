@@ -101,6 +101,15 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     expect(head !== null && head >= mark.position).toBe(true);
   });
 
+  it('names the head of the streams with a prefix, even when other streams were written after them', async () => {
+    expect(await store.headPosition({ streamPrefix: prefix })).toBeNull();
+    const ours = await store.append(stream('h'), [newEvent('H', 1)], 'no_stream');
+    const theirs = await store.append(`other${randomUUID()}`, [newEvent('O', 2)], 'no_stream');
+    expect(await store.headPosition({ streamPrefix: prefix })).toBe(ours.position);
+    const head = await store.headPosition();
+    expect(head !== null && head >= theirs.position).toBe(true);
+  });
+
   it('subscribes from the start: past events, then live ones, in order', async () => {
     await store.append(stream('s'), [newEvent('A', 1), newEvent('B', 2)], 'no_stream');
     const { seen, finished, onEvent } = collect(4);
