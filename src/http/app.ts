@@ -2,7 +2,6 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { KeyRing } from '../auth/apiKeys';
-import type { ReadModel } from '../../projections/readmodel/readModel';
 import { badRequest } from './errors';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
@@ -17,10 +16,9 @@ import type { AppContext, AppState } from './types';
 /** Slugs are 1–128 URL-safe characters, starting with a letter or digit (so never `.` or `..`). */
 export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
-export interface AppDeps extends Omit<WriteDeps, 'readModel'>, EventRouteDeps {
+export interface AppDeps extends WriteDeps, EventRouteDeps {
   logger: Logger;
   keyRing: KeyRing;
-  readModel: ReadModel;
   /** For /health/ready: are the stores open and has the projector caught up? */
   readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
   /** Requests per minute per API key; unset: no limit. */
@@ -54,7 +52,7 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   });
   readRoutes(api, deps.readModel);
   eventRoutes(api, deps);
-  writeRoutes(api, { ...deps, readModel: deps.readModel });
+  writeRoutes(api, deps);
   designateRoutes(api, deps);
   app.use(authenticate(deps.keyRing));
   if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute));
