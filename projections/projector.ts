@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../src/eventstore/eventStore';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { projectBatch } from './projectBatch';
-import type { ReadModel } from './readmodel/readModel';
+import { presetJsonOf, type ReadModel } from './readmodel/readModel';
 
 /**
  * The projector: follows the event store from the read model's checkpoint and writes what the
@@ -16,7 +16,7 @@ export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
 
 export interface Projector {
-  /** Emits 'projected' (position, preset records written) once a batch's changes are in the read model. */
+  /** Emits 'projected' (position, PresetJson[] of the documents written) once a batch's changes are in the read model. */
   readonly events: EventEmitter;
   /** Position of the last event projected by this process, or the stored checkpoint. */
   position(): bigint | null;
@@ -50,7 +50,7 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
       const batch = buffer.splice(0, MAX_BATCH);
       const records = await projectBatch(readModel, batch, name);
       position = batch[batch.length - 1]!.position;
-      events.emit('projected', position, records);
+      events.emit('projected', position, records.map(presetJsonOf));
     }
   };
   const drain = (): Promise<void> => (draining ??= applyBuffered().catch(fail).finally(() => {

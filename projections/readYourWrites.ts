@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PresetRecord, ReadModel } from './readmodel/readModel';
+import type { PresetJson, ReadModel } from './readmodel/readModel';
 
 /**
  * Read-your-writes: wait until the read model shows a preset at (at least) a stream revision.
@@ -15,14 +15,14 @@ export interface WaitOptions {
   pollIntervalMs?: number;
 }
 
-export type ProjectionWaiter = (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetRecord | null>;
+export type ProjectionWaiter = (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetJson | null>;
 
 export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 25 }: WaitOptions): ProjectionWaiter =>
   (workspaceId, slug, revision, timeoutMs) => {
-    const reached = (r: PresetRecord | null | undefined): r is PresetRecord =>
-      !!r && r.revision >= revision && r.view.workspace_id === workspaceId && r.view.slug === slug;
+    const reached = (r: PresetJson | null | undefined): r is PresetJson =>
+      !!r && r.revision >= revision && r.workspaceId === workspaceId && r.slug === slug;
     const check = async () => {
-      const record = await readModel.getPreset(workspaceId, slug);
+      const record = await readModel.getPresetJson(workspaceId, slug);
       return reached(record) ? record : null;
     };
     if (!projected) return poll(check, timeoutMs, pollIntervalMs);
@@ -36,8 +36,8 @@ export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 
         clearInterval(slowPoll);
         outcome();
       };
-      const finish = (record: PresetRecord | null) => settle(() => resolve(record));
-      const onProjected = (_position: bigint, records: PresetRecord[]) => {
+      const finish = (record: PresetJson | null) => settle(() => resolve(record));
+      const onProjected = (_position: bigint, records: PresetJson[]) => {
         const record = records.find(reached);
         if (record) finish(record);
       };
@@ -51,7 +51,7 @@ export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 
     });
   };
 
-const poll = async (check: () => Promise<PresetRecord | null>, timeoutMs: number, intervalMs: number) => {
+const poll = async (check: () => Promise<PresetJson | null>, timeoutMs: number, intervalMs: number) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const record = await check();

@@ -1,4 +1,4 @@
-import type { PageOf, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
+import { presetJsonOf, type PageOf, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
 
 /**
  * A read model in memory: what `verify` folds the events into, and a stand-in for tests.
@@ -58,6 +58,11 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
       open();
       const record = presets.get(presetKey(workspaceId, slug));
       return record ? copy(record) : null;
+    },
+    async getPresetJson(workspaceId, slug) {
+      open();
+      const record = presets.get(presetKey(workspaceId, slug));
+      return record ? presetJsonOf(record) : null;
     },
     async listPresets(workspaceId, page) {
       open();

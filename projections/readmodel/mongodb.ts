@@ -7,7 +7,7 @@ import {
   COLLECTIONS, checkpointUpdate, isOnlyDuplicateKey, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
   type CheckpointDocument,
 } from './mongoDocuments';
-import type { Page, PresetView, ProjectionChange, ReadModel } from './readModel';
+import { presetJsonOf, type Page, type PresetView, type ProjectionChange, type ReadModel } from './readModel';
 
 /**
  * The read model on MongoDB. `apply` writes the documents, then the checkpoint: no transaction, so
@@ -100,6 +100,10 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
     getPreset: (workspaceId, slug) => guard(async () => {
       const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
       return doc ? presetRecordOf(doc) : null;
+    }),
+    getPresetJson: (workspaceId, slug) => guard(async () => {
+      const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
+      return doc ? presetJsonOf(presetRecordOf(doc)) : null;
     }),
     listPresets: (workspaceId, page) => guard(async () => {
       const { docs, total } = await findPage(presets, { workspace_id: workspaceId }, { updated_at: -1, slug: 1 }, page);

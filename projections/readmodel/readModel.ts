@@ -38,6 +38,21 @@ export interface PresetRecord {
   revision: bigint;
 }
 
+/**
+ * A preset document serialized once, as the API sends it: reads and write answers pass the JSON
+ * through instead of parsing and serializing it again on every request.
+ */
+export interface PresetJson {
+  workspaceId: string;
+  slug: string;
+  revision: bigint;
+  json: string;
+}
+
+export const presetJsonOf = ({ view, revision }: PresetRecord): PresetJson => ({
+  workspaceId: view.workspace_id, slug: view.slug, revision, json: JSON.stringify(view),
+});
+
 export type ProjectionChange =
   /** Replace the preset document if the stored one reflects a lower revision (or there is none). */
   | { kind: 'putPreset'; record: PresetRecord }
@@ -66,6 +81,8 @@ export interface ReadModel {
   apply(changes: ProjectionChange[], checkpoint: Checkpoint): Promise<void>;
   checkpoint(name: string): Promise<bigint | null>;
   getPreset(workspaceId: string, slug: string): Promise<PresetRecord | null>;
+  /** The same document, serialized. */
+  getPresetJson(workspaceId: string, slug: string): Promise<PresetJson | null>;
   /** Most recently updated first. */
   listPresets(workspaceId: string, page: Page): Promise<PageOf<PresetView>>;
   getVersion(presetId: string, version: number): Promise<VersionView | null>;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { storeFault } from '../../src/eventstore/sqliteSupport';
-import type { Checkpoint, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
+import type { Checkpoint, PresetJson, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
 
 /**
  * The embedded read model: one SQLite file beside the event store's. The documents are stored as
@@ -89,6 +89,10 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     getPreset: (workspaceId, slug) => guard(() => {
       const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
       return row ? ({ revision: row.revision, view: JSON.parse(row.doc) as PresetView } satisfies PresetRecord) : null;
+    }),
+    getPresetJson: (workspaceId, slug) => guard(() => {
+      const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
+      return row ? ({ workspaceId, slug, revision: row.revision, json: row.doc } satisfies PresetJson) : null;
     }),
     listPresets: (workspaceId, page) => guard(() => ({
       items: docs<PresetView>(q.listPresets.all(workspaceId, page.limit, page.offset)),

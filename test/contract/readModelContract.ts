@@ -53,6 +53,17 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     expect(await rm.checkpoint(checkpointName())).toBe(17n);
   });
 
+  it('serves the same document as JSON, with its revision, for answers that pass it through', async () => {
+    const id = randomUUID();
+    const r1 = record(workspace, 'alpha', id, version(id, 1, '2026-01-01T00:00:00.000Z'), 3n);
+    await rm.apply(changesFor(r1), { name: checkpointName(), position: 4n });
+    const served = await rm.getPresetJson(workspace, 'alpha');
+    expect(served).toMatchObject({ workspaceId: workspace, slug: 'alpha', revision: 3n });
+    expect(JSON.parse(served!.json)).toEqual(r1.view);
+    expect(await rm.getPresetJson(workspace, 'beta')).toBeNull();
+    expect(await rm.getPresetJson(randomUUID(), 'alpha')).toBeNull();
+  });
+
   it('keeps checkpoints as exact bigints beyond 2^53', async () => {
     const big = 2n ** 64n * 12345n + 2n ** 53n + 1n;
     await rm.apply([], { name: checkpointName(), position: big });

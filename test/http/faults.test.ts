@@ -25,7 +25,7 @@ describe('faults below the HTTP layer', () => {
       if (request.slug === 'disk-full') throw new StoreUnavailable('storage unavailable (SQLITE_FULL)');
       return failing();
     };
-    const readModel = { getPreset: failing, listPresets: failing } as unknown as ReadModel;
+    const readModel = { getPreset: failing, getPresetJson: failing, listPresets: failing } as unknown as ReadModel;
     const app = createApp({
       logger: createLogger('info', new Writable({ write(c, _e, done) { logs.push(String(c)); done(); } })),
       keyRing: createKeyRing([{ key: 'pk_k', user_id: 'u', workspace_id: '7f0f1f3e-3b1c-4c55-9f55-0a6d1c7f1a11', scopes: ['presets:read', 'presets:write'] }]),

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Page, ReadModel } from '../../../projections/readmodel/readModel';
 import { badRequest, notFound } from '../errors';
 import { etagOf } from '../etag';
+import { sendDataJson } from '../jsonData';
 import { requireScope } from '../middleware/auth';
 import { queryReader } from '../query';
 import type { AppContext, AppState } from '../types';
@@ -16,18 +17,19 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     ctx.body = { data: items, total_count: total };
   });
 
-  const recordOf = async (workspaceId: string, slug: string) => {
+  const presetOf = async (workspaceId: string, slug: string) => {
     const record = await readModel.getPreset(workspaceId, slug);
     if (!record) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
-    return record;
+    return record.view;
   };
-  const presetOf = async (workspaceId: string, slug: string) => (await recordOf(workspaceId, slug)).view;
 
   router.get('/api/v1/presets/:slug', read, async (ctx) => {
-    const record = await recordOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    const slug = ctx.params.slug!;
+    const preset = await readModel.getPresetJson(ctx.state.caller.workspaceId, slug);
+    if (!preset) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
-    ctx.set('ETag', etagOf(record.revision));
-    ctx.body = { data: record.view };
+    ctx.set('ETag', etagOf(preset.revision));
+    sendDataJson(ctx, preset.json);
   });
 
   router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {

@@ -4,11 +4,12 @@ import type { ParameterizedContext } from 'koa';
 import { toDraft, type FormatName } from '../../formats';
 import type { PresetCommandHandler } from '../../presets/handler';
 import type { PresetVersionAdded, PresetCreated } from '../../presets/events';
-import type { PresetRecord, PresetView, ReadModel } from '../../../projections/readmodel/readModel';
+import type { PresetJson, PresetView, ReadModel } from '../../../projections/readmodel/readModel';
 import { badRequest } from '../errors';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { etagOf, parseIfMatch } from '../etag';
+import { sendDataJson } from '../jsonData';
 import type { AppContext, AppState } from '../types';
 import { presetLocation, versionLocation } from './locations';
 
@@ -21,7 +22,7 @@ export const FORMAT_ROUTES: ReadonlyArray<[string, FormatName]> = [
 
 export interface WriteDeps {
   handle: PresetCommandHandler;
-  waitForPreset: (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetRecord | null>;
+  waitForPreset: (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetJson | null>;
   readModel: ReadModel;
   bodyLimitBytes: number;
   readYourWritesTimeoutMs: number;
@@ -78,17 +79,17 @@ export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext
   ctx.status = 200;
   ctx.set('Location', presetLocation(slug));
   ctx.set('ETag', etagOf(revision));
-  ctx.body = { data: await asOfWrite(deps.readModel, record, written) };
+  if (record.revision === revision) sendDataJson(ctx, record.json);
+  else ctx.body = { data: await asOfWrite(deps.readModel, JSON.parse(record.json) as PresetView, written) };
 };
 
 /**
  * The answer describes the preset as this write left it: if later writes already moved it on,
  * the version this request added or designated is shown as the designated one.
  */
-const asOfWrite = async (readModel: ReadModel, record: PresetRecord, written: WrittenPreset): Promise<PresetView> => {
-  if (record.revision === written.revision) return record.view;
-  const version = await readModel.getVersion(record.view.id, written.version.number);
-  if (!version) return record.view;
-  const updatedAt = written.occurredAt ?? record.view.updated_at;
-  return { ...record.view, updated_at: updatedAt, designated_version_id: version.id, designated_version: version };
+const asOfWrite = async (readModel: ReadModel, view: PresetView, written: WrittenPreset): Promise<PresetView> => {
+  const version = await readModel.getVersion(view.id, written.version.number);
+  if (!version) return view;
+  const updatedAt = written.occurredAt ?? view.updated_at;
+  return { ...view, updated_at: updatedAt, designated_version_id: version.id, designated_version: version };
 };
