@@ -16,7 +16,10 @@ export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
 
 export interface Projector {
-  /** Emits 'projected' (position, PresetJson[] of the documents written) once a batch's changes are in the read model. */
+  /**
+   * Emits 'projected' (position, PresetJson[] of the documents written) once a batch's changes are
+   * in the read model, and 'health' (healthy) when it stops on an error or starts again.
+   */
   readonly events: EventEmitter;
   /** Position of the last event projected by this process, or the stored checkpoint. */
   position(): bigint | null;
@@ -71,6 +74,7 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
     if (failure !== null) return;
     failure = error;
     healthy = false;
+    events.emit('health', false);
     logger.error({ err: error, position: position?.toString() ?? null }, 'projector stopped on an error; retrying from its checkpoint');
     if (!stopped) retry = setTimeout(restart, retryDelayMs);
   }
@@ -89,6 +93,7 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
     if (stopped) return;
     failure = null;
     healthy = true;
+    events.emit('health', true);
     start();
   };
 

@@ -12,6 +12,7 @@ import { createSseRegistry } from './http/sse';
 import { createPresetCommandHandler } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
+import { projectorThreadAvailable, startProjectorThread } from '../projections/projectorThread';
 import { createProjectionWaiter } from '../projections/readYourWrites';
 import type { EventStore } from './eventstore/eventStore';
 import type { ReadModel } from '../projections/readmodel/readModel';
@@ -22,7 +23,7 @@ export interface Service {
   port: number;
   eventStore: EventStore;
   readModel: ReadModel;
-  projector?: Projector;
+  projector?: Projector & { wake?: () => void };
   /** Ends open event streams, stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
   close(): Promise<void>;
 }
@@ -33,7 +34,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
   const eventStore = openEventStore(config, logger);
   const readModel = await openReadModel(config);
-  const projector = config.projector ? await startProjector({ eventStore, readModel, logger: logger.child({ component: 'projector' }) }) : undefined;
+  const projector = config.projector ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' })) : undefined;
 
   let caughtUpOnce = false;
   const readiness = async () => {
@@ -52,7 +53,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const app = createApp({
     logger, keyRing, readModel, readiness,
     eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
-    handle: createPresetCommandHandler({ eventStore }),
+    handle: createPresetCommandHandler({ eventStore, onAppended: projector?.wake }),
     waitForPreset: createProjectionWaiter({ readModel, projected: projector?.events }),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
@@ -81,6 +82,14 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     logger.info('stopped');
   }));
   return { url, port, eventStore, readModel, projector, close };
+};
+
+/** In a worker thread when the service is built (projecting then runs beside HTTP, not between requests), else on this thread. */
+const startServiceProjector = async (config: Config, eventStore: EventStore, readModel: ReadModel, logger: Logger): Promise<Projector & { wake?: () => void }> => {
+  if (!projectorThreadAvailable()) return startProjector({ eventStore, readModel, logger });
+  const projector = await startProjectorThread({ config, logger });
+  logger.info('projector runs in a worker thread');
+  return projector;
 };
 
 const shutdown = async (server: Server, inFlight: () => number, timeoutMs: number, logger: Logger) => {

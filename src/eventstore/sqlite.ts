@@ -38,7 +38,13 @@ export interface SqliteEventStoreOptions {
   workerFile?: string;
 }
 
-export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStore => {
+/** The embedded store, and a way to tell its subscriptions that another thread has appended. */
+export interface SqliteEventStore extends EventStore {
+  /** Subscriptions look for new events now instead of at the next poll. */
+  lookNow(): void;
+}
+
+export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEventStore => {
   const db = openEventsDb(options.file);
   const writer = startBatchWriter(options.file, db, options.writer, options.workerFile);
   const q = {
@@ -115,6 +121,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       const row = streamPrefix ? q.headPrefix.get(...prefixRange(streamPrefix)) : q.head.get();
       return (row as { position: bigint | null }).position;
     },
+    lookNow: () => poller.notify(),
     async close() {
       if (closed) return;
       closed = true;

@@ -53,13 +53,15 @@ export interface PresetCommandDeps {
   clock?: () => Date;
   /** How many presets' folded state to keep between commands (0: fold the whole stream every time). */
   stateCacheSize?: number;
+  /** Told after every append (a projector in another thread looks for the new events at once). */
+  onAppended?: () => void;
 }
 
 interface Folded { state: PresetState; revision: bigint }
 
 export type PresetCommandHandler = (request: PresetCommandRequest, context: CommandContext) => Promise<CommandOutcome>;
 
-export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clock = () => new Date(), stateCacheSize = 10_000 }: PresetCommandDeps): PresetCommandHandler => {
+export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clock = () => new Date(), stateCacheSize = 10_000, onAppended }: PresetCommandDeps): PresetCommandHandler => {
   // The folded state of recently used presets, with the revision it reflects: a command reads only
   // the events after it (usually none), so a preset with many versions costs no more than a new one.
   // Always read forward from the cached revision, so another process's writes are never missed.
@@ -97,6 +99,7 @@ export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clo
       if (context.expectedRevision === undefined || !(error instanceof ConcurrencyConflict)) throw error;
       throw new PreconditionFailed(stream, context.expectedRevision, error.actual);
     });
+    onAppended?.();
     const after = events.reduce(evolve, state);
     cache?.set(stream, { state: after, revision });
     return { events, state: after, revision, position };

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as E from 'fp-ts/Either';
+import { EVENTS_FILE, READ_MODEL_FILE } from '../../../src/backends';
+import { loadConfig, type Config } from '../../../src/config';
+import { openSqliteEventStore, type SqliteEventStore } from '../../../src/eventstore/sqlite';
+import { createLogger } from '../../../src/logger';
+import { createPresetCommandHandler } from '../../../src/presets/handler';
+import { PROJECTOR_NAME } from '../../../projections/projector';
+import { startProjectorThread, type ProjectorThread } from '../../../projections/projectorThread';
+import type { PresetJson } from '../../../projections/readmodel/readModel';
+import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
+
+/**
+ * The built service projects in a worker thread (dist/projections/projectorWorker.js, compiled by
+ * the jest globalSetup). What the main thread relies on: every append is announced with the
+ * document as the read model now holds it, the checkpoint is stored, and stop() drains and ends
+ * the thread.
+ */
+const WORKER = join(__dirname, '..', '..', '..', 'dist', 'projections', 'projectorWorker.js');
+const W = randomUUID();
+let dir: string;
+let config: Config;
+let store: SqliteEventStore;
+let thread: ProjectorThread | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'presets-projthread-'));
+  const loaded = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
+  if (E.isLeft(loaded)) throw new Error(loaded.left.join('; '));
+  config = loaded.right;
+  store = openSqliteEventStore({ file: join(dir, EVENTS_FILE), writer: 'inline', pollIntervalMs: 60_000 });
+});
+afterEach(async () => {
+  await thread?.stop();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const announced = (t: ProjectorThread, slug: string, revision: bigint) => new Promise<PresetJson>((resolve) => {
+  const on = (_position: bigint, documents: PresetJson[]) => {
+    const doc = documents.find((d) => d.slug === slug && d.revision === revision);
+    if (doc) {
+      t.events.off('projected', on);
+      resolve(doc);
+    }
+  };
+  t.events.on('projected', on);
+});
+
+it('announces each appended preset as the read model holds it, right after a wake', async () => {
+  thread = await startProjectorThread({ config, logger: createLogger('silent'), workerFile: WORKER, pollIntervalMs: 60_000 });
+  expect(thread.healthy()).toBe(true);
+  const handle = createPresetCommandHandler({ eventStore: store, onAppended: thread.wake });
+  const first = announced(thread, 'alpha', 0n);
+  await handle({ type: 'AddPresetVersion', workspaceId: W, slug: 'alpha', actorUserId: 'u', config: { model: 'm/a', temperature: 0.2 }, systemPrompt: 'one' }, { requestId: randomUUID() });
+  // The thread's store polls once a minute here: only the wake makes these come before the test times out.
+  const doc = await first;
+  const view = JSON.parse(doc.json) as { slug: string; designated_version: { version: number; config: unknown; system_prompt: string } };
+  expect(view).toMatchObject({ slug: 'alpha', designated_version: { version: 1, config: { model: 'm/a', temperature: 0.2 }, system_prompt: 'one' } });
+
+  const second = announced(thread, 'alpha', 1n);
+  await handle({ type: 'AddPresetVersion', workspaceId: W, slug: 'alpha', actorUserId: 'u', config: { model: 'm/b' }, systemPrompt: 'two' }, { requestId: randomUUID() });
+  expect(JSON.parse((await second).json)).toMatchObject({ designated_version: { version: 2, system_prompt: 'two' } });
+
+  const head = await store.headPosition();
+  expect(thread.position()).toBe(head);
+  const readModel = openSqliteReadModel({ file: join(dir, READ_MODEL_FILE) });
+  try {
+    expect((await readModel.getPresetJson(W, 'alpha'))?.json).toBe((await second).json);
+    expect(await readModel.checkpoint(PROJECTOR_NAME)).toBe(head);
+  } finally {
+    await readModel.close();
+  }
+});
+
+it('stop() ends the thread; a later start resumes from the stored checkpoint', async () => {
+  const handle = createPresetCommandHandler({ eventStore: store });
+  for (const slug of ['a', 'b', 'c']) {
+    await handle({ type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' }, { requestId: randomUUID() });
+  }
+  const first = await startProjectorThread({ config, logger: createLogger('silent'), workerFile: WORKER });
+  const caughtUp = once(first.events, 'projected');
+  await caughtUp;
+  await first.stop();
+  expect(first.healthy()).toBe(false);
+
+  await handle({ type: 'AddPresetVersion', workspaceId: W, slug: 'd', actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' }, { requestId: randomUUID() });
+  thread = await startProjectorThread({ config, logger: createLogger('silent'), workerFile: WORKER });
+  const [, documents] = (await once(thread.events, 'projected')) as [bigint, PresetJson[]];
+  // Only the event after the checkpoint is projected again.
+  expect(documents.map((d) => d.slug)).toEqual(['d']);
+});
+
+it('fails to start, without leaving a thread behind, when the data directory cannot be opened', async () => {
+  const broken = { ...config, dataDir: join(dir, 'missing', 'nested') };
+  await expect(startProjectorThread({ config: broken, logger: createLogger('silent'), workerFile: WORKER, restartDelayMs: 10 })).rejects.toThrow();
+});
