@@ -49,8 +49,17 @@ export interface PresetJson {
   json: string;
 }
 
+// Documents are never changed once made (the projection makes new ones), so each is serialized
+// once, however many of the read model's write, the announcement and the answer need it.
+const serialized = new WeakMap<PresetView, string>();
+export const presetViewJson = (view: PresetView): string => {
+  let json = serialized.get(view);
+  if (json === undefined) serialized.set(view, (json = JSON.stringify(view)));
+  return json;
+};
+
 export const presetJsonOf = ({ view, revision }: PresetRecord): PresetJson => ({
-  workspaceId: view.workspace_id, slug: view.slug, revision, json: JSON.stringify(view),
+  workspaceId: view.workspace_id, slug: view.slug, revision, json: presetViewJson(view),
 });
 
 export type ProjectionChange =

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { storeFault } from '../../src/eventstore/sqliteSupport';
-import type { Checkpoint, PresetJson, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
+import { presetViewJson, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
 
 /**
  * The embedded read model: one SQLite file beside the event store's. The documents are stored as
@@ -62,7 +62,7 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
         const { view, revision } = change.record;
         q.putPreset.run({
           workspace_id: view.workspace_id, slug: view.slug, id: view.id, revision,
-          updated_at: view.updated_at, doc: JSON.stringify(view),
+          updated_at: view.updated_at, doc: presetViewJson(view),
         });
       } else {
         q.putVersion.run(change.version.preset_id, change.version.version, JSON.stringify(change.version));

@@ -4,7 +4,7 @@ import {
 } from './eventStore';
 import { createPoller } from './poller';
 import { prefixRange, storeFault } from './sqliteSupport';
-import { openEventsDb } from './sqliteWriter';
+import { openEventsDb, serializeEvent } from './sqliteWriter';
 import { startBatchWriter } from './sqliteWriterThread';
 
 /**
@@ -67,7 +67,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
   const writeBatches = async () => {
     while (pending.length > 0) {
       const batch = pending.splice(0, maxBatch);
-      const result = await writer.write(batch.map(({ stream, events, expected }) => ({ stream, events, expected })));
+      const result = await writer.write(batch.map(({ stream, events, expected }) => ({ stream, events: events.map(serializeEvent), expected })));
       if (!result.ok) {
         const { code, message } = result.fault;
         const fault = code === 'WORKER' ? new StoreUnavailable(message) : storeFault(Object.assign(new Error(message), { code }));

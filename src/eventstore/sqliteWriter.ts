@@ -21,7 +21,12 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream, revision)
 );`;
 
-export interface AppendRequest { stream: StreamName; events: NewEvent[]; expected: ExpectedRevision }
+/** An event as the writer stores it: serialized by the caller, so crossing to the thread copies strings, not object trees. */
+export interface SerializedEvent { id: string; type: string; data: string; metadata: string }
+export interface AppendRequest { stream: StreamName; events: SerializedEvent[]; expected: ExpectedRevision }
+export const serializeEvent = ({ id, type, data, metadata }: NewEvent): SerializedEvent => ({
+  id, type, data: JSON.stringify(data), metadata: JSON.stringify(metadata),
+});
 export type AppendOutcome =
   | { ok: true; revision: bigint; position: bigint }
   | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
@@ -65,7 +70,7 @@ export const createBatchWriter = (db: Database.Database) => {
     const now = new Date().toISOString();
     for (const e of a.events) {
       revision += 1n;
-      position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata), now).lastInsertRowid);
+      position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid);
     }
     return { ok: true, revision, position };
   });
