@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --duration 10 --rounds 3 --connections 32 --events 1000000 --profile create|version|read]`
+ * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --profile create|version|read]`
  * The service and its two baselines, ALTERNATELY, `rounds` times, each scenario against a fresh
  * child process; then medians, ratios and targets as one table, also written to bench/results/.
  */
@@ -11,7 +11,7 @@ import { formatSummary, summarize, type ProfileSummary } from './profile';
 import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
 import { runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
-const opts = flags({ duration: 10, rounds: 3, connections: 32, events: 1_000_000, profile: '' });
+const opts = flags({ duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, profile: '' });
 if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile)) throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
@@ -91,7 +91,7 @@ const report = ({ rows, rebuilds, rebuildFailures, profile, seconds, load }: Run
   const mc = machine();
   const lines: string[] = [
     `presets benchmark — ${mc.cpu}, ${mc.cores} cores, node ${mc.node}, ${mc.platform}`,
-    `${opts.rounds} round(s) × ${opts.duration} s per scenario, ${opts.connections} connections over loopback; medians of the rounds; ` +
+    `${opts.rounds} round(s) × ${opts.duration} s per scenario after ${opts.warmup} s of warm-up, ${opts.connections} connections over loopback; medians of the rounds; ` +
       'peak RSS = highest VmHWM of the rounds, a fresh process per scenario; service at LOG_LEVEL=warn (request logging not measured)',
     `load generator (autocannon) on the same cores; 1-min load average ${f(load[0]!, 1)} at start, ${f(load[1]!, 1)} at end`,
     '',

@@ -19,7 +19,13 @@ const SCRIPTS: Record<Target, string> = {
 };
 
 export interface Row extends LoadResult { scenario: Scenario; target: Target; peakRssMb: number }
-export interface ScenarioOptions { duration: number; connections: number; nodeArgs?: string[] }
+export interface ScenarioOptions {
+  duration: number;
+  connections: number;
+  /** Seconds of the same load before the measured window (JIT compilation, caches), not recorded. */
+  warmup?: number;
+  nodeArgs?: string[];
+}
 
 const READ_SLUGS = 100;
 let runCounter = 0;
@@ -80,6 +86,8 @@ export const runScenario = async (scenario: Scenario, target: Target, o: Scenari
   try {
     const prefix = `b${++runCounter}`;
     await setup(scenario, server.url, prefix, o.connections);
+    // Creates warm up on slugs of their own; versions and reads on the same presets as measured.
+    if (o.warmup) await load(loadOptions(scenario, server.url, scenario === 'create' ? `${prefix}w` : prefix, { ...o, duration: o.warmup }));
     const result = await load(loadOptions(scenario, server.url, prefix, o));
     const peakRssMb = procMb(server.pid, 'VmHWM'); // read while the process is alive, right after the load
     return { scenario, target, ...result, peakRssMb };
