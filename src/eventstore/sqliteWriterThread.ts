@@ -23,7 +23,8 @@ export const startBatchWriter = (
     const write = createBatchWriter(db);
     return { threaded: false, write: async (batch) => write(batch), close: async () => undefined };
   }
-  const worker = new Worker(workerFile, { workerData: { file } });
+  // It makes little garbage: a small young generation keeps the process's memory down.
+  const worker = new Worker(workerFile, { workerData: { file }, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
   const waiting = new Map<number, (outcome: BatchOutcome) => void>();
   let next = 0;
   const failAll = (message: string) => {
