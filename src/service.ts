@@ -13,6 +13,7 @@ import { createPresetCommandHandler } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
 import { projectorThreadAvailable, startProjectorThread } from '../projections/projectorThread';
+import { withPresetCache } from '../projections/readmodel/presetCache';
 import { createProjectionWaiter } from '../projections/readYourWrites';
 import type { EventStore } from './eventstore/eventStore';
 import type { ReadModel } from '../projections/readmodel/readModel';
@@ -35,6 +36,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const eventStore = openEventStore(config, logger);
   const readModel = await openReadModel(config);
   const projector = config.projector ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' })) : undefined;
+  // Announced documents keep a cache current; without a projector here nothing would.
+  const reads = projector ? withPresetCache(readModel, projector.events) : readModel;
 
   let caughtUpOnce = false;
   const readiness = async () => {
@@ -51,10 +54,10 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry();
   const app = createApp({
-    logger, keyRing, readModel, readiness,
+    logger, keyRing, readModel: reads, readiness,
     eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
     handle: createPresetCommandHandler({ eventStore, onAppended: projector?.wake }),
-    waitForPreset: createProjectionWaiter({ readModel, projected: projector?.events }),
+    waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,
