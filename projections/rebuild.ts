@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { EventStore, RecordedEvent } from '../src/eventstore/eventStore';
 import { describeBackends, openEventStore, openReadModel } from '../src/backends';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
@@ -5,7 +6,8 @@ import { cliConfig, cliLogger, errorMessage, missingStore, parseFlags, type CliI
 import { createProgress } from './progress';
 import { projectBatch } from './projectBatch';
 import { PROJECTOR_NAME } from './projector';
-import type { ReadModel } from './readmodel/readModel';
+import { canThread, loadStreams, type BulkWriter, type LoadOptions } from './loadStreams';
+import type { ProjectionChange, ReadModel } from './readmodel/readModel';
 import { openRebuildTarget, type RebuildTarget } from './rebuildTarget';
 
 /**
@@ -53,39 +55,60 @@ export interface RebuildOptions {
   tty?: NodeJS.WriteStream;
   log: (line: string) => void;
   now?: () => number;
+  /** Events per page, of the stream-by-stream load and of the catch-up after it. */
   pageSize?: number;
+  /** How the target takes the load's changes; by default its `apply`. */
+  writer?: BulkWriter;
+  threads?: LoadOptions['threads'];
 }
 
-/** Builds into the target: up to the head taken at the start, then once more for events that came meanwhile. */
-export const rebuildInto = async (eventStore: EventStore, target: ReadModel, { tty, log, now = Date.now, pageSize }: RebuildOptions): Promise<CatchUpResult> => {
+/**
+ * Builds into the target: every stream up to the head taken at the start, stream by stream
+ * (loadStreams.ts), then the checkpoint at that head, then, in position order, the events that
+ * came meanwhile.
+ */
+export const rebuildInto = async (eventStore: EventStore, target: ReadModel, options: RebuildOptions): Promise<CatchUpResult> => {
+  const { tty, log, now = Date.now, pageSize, threads } = options;
+  const writer = options.writer ?? { encoding: 'changes', write: (changes) => target.apply(changes as ProjectionChange[]) };
   const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
-  const progress = head === null ? null : createProgress({ label: 'rebuild', head, tty, log, now });
-  let built: CatchUpResult;
-  try {
-    built = await catchUp(eventStore, target, { after: undefined, until: head, pageSize, onPage: (n, f, p) => progress?.update(n, f, p) });
-  } finally {
-    progress?.stop();
+  let events = 0;
+  if (head !== null) {
+    // Streams do not come in position order: progress counts events against the position range.
+    const first = (await eventStore.readAll({ limit: 1, streamPrefix: PRESET_STREAM_PREFIX }))[0]?.position ?? head;
+    const progress = createProgress({ label: 'rebuild', head, tty, log, now });
+    try {
+      events = await loadStreams(eventStore, {
+        until: head, writer, threads, pageSize,
+        onEvents: (n) => {
+          const done = (events += n);
+          progress.update(done, first, first + BigInt(done) - 1n > head ? head : first + BigInt(done) - 1n);
+        },
+      });
+    } finally {
+      progress.stop();
+    }
+    await target.apply([], { name: PROJECTOR_NAME, position: head });
   }
-  const late = await catchUp(eventStore, target, { after: built.position, pageSize, until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }) });
+  const late = await catchUp(eventStore, target, { after: head ?? undefined, pageSize, until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }) });
   if (late.events > 0) log(`rebuild: ${late.events} events arrived during the rebuild and are in too`);
-  return { position: late.position, events: built.events + late.events };
+  return { position: late.position, events: events + late.events };
 };
 
 const USAGE = `Usage: npm run rebuild
 Rebuilds the read model from every event in the event store into a fresh read model, then switches
 to it. Uses the service's environment (DATA_DIR, EVENTSTORE_URL, MONGODB_URL). With the embedded
 SQLite read model, stop the service first. Exit 0: done; 1: failed (the live read model is unchanged
-unless the message says otherwise); 2: bad usage.`;
+unless the message says otherwise); 2: bad usage or configuration, or no event store at DATA_DIR.`;
 
 export const main = async (argv: string[], io: CliIo): Promise<number> => {
   const { exit } = parseFlags(argv, io, USAGE, []);
   if (exit !== undefined) return exit;
   const config = cliConfig(io);
-  if (!config) return 1;
+  if (!config) return 2;
   const missing = missingStore(config, { readModel: false });
   if (missing) {
     io.err(`rebuild: ${missing}`);
-    return 1;
+    return 2;
   }
   const backends = describeBackends(config);
   let eventStore: EventStore | undefined;
@@ -93,10 +116,12 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
   let switched = false;
   const started = Date.now();
   try {
-    eventStore = openEventStore(config, cliLogger(config));
+    eventStore = openEventStore(config, cliLogger(config), { readOnly: true });
     target = await openRebuildTarget(config);
-    io.out(`rebuild: events from ${backends.eventStore}, read model ${backends.readModel}, building into ${target.description}`);
-    const built = await rebuildInto(eventStore, target.readModel, { tty: io.tty, log: io.out });
+    const threads = canThread() ? availableParallelism() : 0;
+    io.out(`rebuild: events from ${backends.eventStore}, read model ${backends.readModel}, building into ${target.description} ` +
+      `(${threads > 0 ? `${threads} worker threads` : 'on one thread'})`);
+    const built = await rebuildInto(eventStore, target.readModel, { tty: io.tty, log: io.out, writer: target.writer, threads: { count: threads, config } });
     if (built.events === 0) io.out('rebuild: the event store holds no preset events: the rebuilt read model is empty');
     const notes = await target.switchOver();
     switched = true;

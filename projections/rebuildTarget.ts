@@ -1,13 +1,17 @@
 import Database from 'better-sqlite3';
-import { MongoClient, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { READ_MODEL_FILE } from '../src/backends';
 import type { Config } from '../src/config';
-import { COLLECTIONS } from './readmodel/mongoDocuments';
-import { openMongoReadModel } from './readmodel/mongodb';
-import type { ReadModel } from './readmodel/readModel';
-import { openSqliteReadModel } from './readmodel/sqlite';
+import type { BulkWriter } from './loadStreams';
+import type { ProjectionChange, ReadModel } from './readmodel/readModel';
+import { openSqliteReadModel, type SqliteRows } from './readmodel/sqlite';
+
+// The MongoDB client takes half a second to load: a SQLite rebuild never loads it (as src/backends.ts).
+const mongodb = (): typeof import('mongodb') => require('mongodb');
+const mongoReadModel = (): typeof import('./readmodel/mongodb') => require('./readmodel/mongodb');
+const mongoDocuments = (): typeof import('./readmodel/mongoDocuments') => require('./readmodel/mongoDocuments');
 
 /**
  * Where a rebuild writes: a fresh read model beside the live one, and how to make it the live one.
@@ -16,6 +20,8 @@ import { openSqliteReadModel } from './readmodel/sqlite';
 export interface RebuildTarget {
   /** Fresh and empty when opened. */
   readonly readModel: ReadModel;
+  /** How the rebuild's load writes into it (loadStreams.ts). */
+  readonly writer: BulkWriter;
   readonly description: string;
   /** Closes the fresh read model and puts it in place of the live one; returns notes for the operator. */
   switchOver(): Promise<string[]>;
@@ -75,6 +81,7 @@ export const openSqliteRebuildTarget = (dataDir: string, now = new Date()): Rebu
   const readModel = openSqliteReadModel({ file: fresh, bulkLoad: true });
   return {
     readModel,
+    writer: { encoding: 'sqlite', write: (rows) => readModel.applyRows(rows as SqliteRows) },
     description: `SQLite ${fresh}`,
     async switchOver() {
       await readModel.close();
@@ -94,15 +101,18 @@ export const openSqliteRebuildTarget = (dataDir: string, now = new Date()): Rebu
 };
 
 const REBUILD_SUFFIX = '__rebuild';
-const rebuildNames = [COLLECTIONS.versions, COLLECTIONS.presets, COLLECTIONS.checkpoints]; // versions first: see switchOver
+const rebuildNames = () => {
+  const { COLLECTIONS } = mongoDocuments();
+  return [COLLECTIONS.versions, COLLECTIONS.presets, COLLECTIONS.checkpoints]; // versions first: see switchOver
+};
 
 const dropRebuildCollections = async (db: Db) => {
   const existing = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
-  for (const name of rebuildNames) if (existing.has(name + REBUILD_SUFFIX)) await db.dropCollection(name + REBUILD_SUFFIX);
+  for (const name of rebuildNames()) if (existing.has(name + REBUILD_SUFFIX)) await db.dropCollection(name + REBUILD_SUFFIX);
 };
 
 export const openMongoRebuildTarget = async (url: string, database?: string): Promise<RebuildTarget> => {
-  const client = new MongoClient(url);
+  const client = new (mongodb().MongoClient)(url);
   await client.connect();
   const db = client.db(database);
   try {
@@ -111,15 +121,16 @@ export const openMongoRebuildTarget = async (url: string, database?: string): Pr
     await client.close();
     throw error;
   }
-  const readModel = await openMongoReadModel({ url, database, collectionSuffix: REBUILD_SUFFIX });
+  const readModel = await mongoReadModel().openMongoReadModel({ url, database, collectionSuffix: REBUILD_SUFFIX });
   return {
     readModel,
-    description: `MongoDB collections ${rebuildNames.map((n) => n + REBUILD_SUFFIX).join(', ')}`,
+    writer: { encoding: 'changes', write: (changes) => readModel.apply(changes as ProjectionChange[]) },
+    description: `MongoDB collections ${rebuildNames().map((n) => n + REBUILD_SUFFIX).join(', ')}`,
     async switchOver() {
       await readModel.close();
       // One rename per collection (MongoDB has no multi-collection rename). Versions first, so a
       // reader that finds a rebuilt preset also finds its designated version.
-      for (const name of rebuildNames) await db.renameCollection(name + REBUILD_SUFFIX, name, { dropTarget: true });
+      for (const name of rebuildNames()) await db.renameCollection(name + REBUILD_SUFFIX, name, { dropTarget: true });
       await client.close();
       return ['The rebuilt collections are now live; a running service and projector use them at once (no restart).'];
     },

@@ -18,10 +18,11 @@ export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodb
   readModel: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, READ_MODEL_FILE)})`,
 });
 
-export const openEventStore = (config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger): EventStore =>
+/** `readOnly`: the caller never appends (rebuild, verify), so the embedded store starts no writer thread. */
+export const openEventStore = (config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger, { readOnly = false } = {}): EventStore =>
   config.eventstoreUrl
     ? eventStoreDb().openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
-    : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE) });
+    : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writer: readOnly ? 'inline' : 'auto' });
 
 export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>, file = READ_MODEL_FILE): Promise<ReadModel> =>
   config.mongodbUrl

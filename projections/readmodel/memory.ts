@@ -48,7 +48,7 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
     async apply(changes, checkpoint) {
       open();
       changes.forEach(applyChange);
-      checkpoints.set(checkpoint.name, checkpoint.position);
+      if (checkpoint) checkpoints.set(checkpoint.name, checkpoint.position);
     },
     async checkpoint(name) {
       open();

@@ -90,6 +90,7 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       // Versions first: a reader never finds a preset whose designated version is not stored yet.
       await bulkIdempotent(versions, versionOps);
       await bulkIdempotent(presets, presetOps);
+      if (!checkpoint) return;
       const cp = checkpointUpdate(checkpoint);
       await checkpoints.updateOne(cp.filter, cp.update, { upsert: cp.upsert });
     }),

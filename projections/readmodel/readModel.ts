@@ -86,8 +86,12 @@ export interface PageOf<T> {
 }
 
 export interface ReadModel {
-  /** Writes the changes and moves the checkpoint, in one transaction where the store allows. */
-  apply(changes: ProjectionChange[], checkpoint: Checkpoint): Promise<void>;
+  /**
+   * Writes the changes and moves the checkpoint, in one transaction where the store allows. Without
+   * a checkpoint it stays where it is: a rebuild's stream-by-stream load, whose writes do not end
+   * at one position until it is done.
+   */
+  apply(changes: ProjectionChange[], checkpoint?: Checkpoint): Promise<void>;
   checkpoint(name: string): Promise<bigint | null>;
   getPreset(workspaceId: string, slug: string): Promise<PresetRecord | null>;
   /** The same document, serialized. */

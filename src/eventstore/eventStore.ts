@@ -52,6 +52,20 @@ export interface SubscribeOptions {
   onError?: (error: unknown) => void;
 }
 
+export interface ReadStreamsOptions {
+  until: bigint;
+  streamPrefix?: string;
+  pageSize?: number;
+  share?: { index: number; count: number };
+}
+
+/** Which of `count` shares a stream belongs to: FNV-1a of its name, the same in every implementation. */
+export const streamShare = (stream: StreamName, count: number): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < stream.length; i++) hash = Math.imul(hash ^ stream.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+};
+
 export interface EventStore {
   /** Throws ConcurrencyConflict when the stream is not at the expected revision. */
   append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
@@ -59,6 +73,13 @@ export interface EventStore {
   read(stream: StreamName, options?: { fromRevision?: bigint; limit?: number }): Promise<RecordedEvent[]>;
   /** Events of every stream in position order, after a position (exclusive); for paging. */
   readAll(options: { after?: bigint; limit: number; streamPrefix?: string }): Promise<RecordedEvent[]>;
+  /**
+   * Every event at or before `until` of the streams with this prefix, stream by stream: in pages
+   * of about `pageSize` events, a stream's events consecutive and in revision order, the streams in
+   * no particular order. `share`: only the streams with `streamShare(stream, count) === index`, so
+   * `count` readers can split the store. For a rebuild, which needs no cross-stream order.
+   */
+  readStreams(options: ReadStreamsOptions): AsyncIterable<RecordedEvent[]>;
   /**
    * Catch-up subscription: every event after `from`, in position order, then live ones.
    * `onEvent` is awaited before the next event is delivered.

@@ -6,8 +6,8 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import {
-  ConcurrencyConflict, StoreUnavailable,
-  type EventStore, type ExpectedRevision, type RecordedEvent, type StreamName, type Subscription,
+  ConcurrencyConflict, StoreUnavailable, streamShare,
+  type EventStore, type ExpectedRevision, type ReadStreamsOptions, type RecordedEvent, type StreamName, type Subscription,
 } from './eventStore';
 import { decodePosition, encodePosition, knownPosition } from './esdbPosition';
 
@@ -102,6 +102,72 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     return recorded.position;
   };
 
+  const read: EventStore['read'] = async (stream, opts = {}) => {
+    if (opts.limit === 0) return [];
+    try {
+      const resolved = await collect(client.readStream(stream, {
+        fromRevision: opts.fromRevision ?? START, maxCount: opts.limit ?? Number.MAX_SAFE_INTEGER, direction: FORWARDS,
+      }));
+      return resolved.flatMap(({ event }) => {
+        if (!event) return [];
+        const recorded = toRecorded(event);
+        if (!recorded) throw new Error(`EventStoreDB gave no position for ${stream}@${event.revision} (server older than 22.10?)`);
+        return [recorded];
+      });
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw mapStoreError(error);
+    }
+  };
+
+  const readAll: EventStore['readAll'] = async ({ after, limit, streamPrefix }) => {
+    const found: RecordedEvent[] = [];
+    let from: ReadPosition = after === undefined ? START : decodePosition(after);
+    let last = after ?? -1n;
+    try {
+      while (found.length < limit) {
+        const page = await readAllPage(from, FORWARDS);
+        const fresh = page.events.filter((e) => e.position > last); // fromPosition is inclusive
+        found.push(...fresh.filter((e) => wanted(e, streamPrefix)));
+        const tail = fresh[fresh.length - 1];
+        if (!page.more || !tail) break;
+        from = decodePosition(tail.position);
+        last = tail.position;
+      }
+    } catch (error) {
+      throw mapStoreError(error);
+    }
+    return found.slice(0, limit);
+  };
+
+  // $all has no index by stream: one pass over it (up to `until`) for the names of the share's
+  // streams, then each of them read by name.
+  const readStreams = async function* ({ until, streamPrefix, pageSize = 1000, share }: ReadStreamsOptions): AsyncIterable<RecordedEvent[]> {
+    const streams = new Set<StreamName>();
+    for (let after: bigint | undefined; ;) {
+      const events = await readAll({ after, limit: PAGE * 8, streamPrefix });
+      for (const e of events) if (e.position <= until && (!share || streamShare(e.stream, share.count) === share.index)) streams.add(e.stream);
+      const last = events[events.length - 1];
+      if (!last || last.position >= until || events.length < PAGE * 8) break;
+      after = last.position;
+    }
+    let page: RecordedEvent[] = [];
+    for (const stream of streams) {
+      for (let from = 0n; ;) {
+        const events = await read(stream, { fromRevision: from, limit: pageSize });
+        const wanted = events.filter((e) => e.position <= until);
+        page.push(...wanted);
+        if (page.length >= pageSize) {
+          yield page;
+          page = [];
+        }
+        if (events.length < pageSize || wanted.length < events.length) break;
+        from = events[events.length - 1]!.revision + 1n;
+      }
+    }
+    if (page.length > 0) yield page;
+  };
+
   return {
     async append(stream, events, expected) {
       if (closed) throw new StoreUnavailable('event store is closed');
@@ -123,43 +189,9 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
       }
     },
 
-    async read(stream, opts = {}) {
-      if (opts.limit === 0) return [];
-      try {
-        const resolved = await collect(client.readStream(stream, {
-          fromRevision: opts.fromRevision ?? START, maxCount: opts.limit ?? Number.MAX_SAFE_INTEGER, direction: FORWARDS,
-        }));
-        return resolved.flatMap(({ event }) => {
-          if (!event) return [];
-          const recorded = toRecorded(event);
-          if (!recorded) throw new Error(`EventStoreDB gave no position for ${stream}@${event.revision} (server older than 22.10?)`);
-          return [recorded];
-        });
-      } catch (error) {
-        if (error instanceof StreamNotFoundError) return [];
-        throw mapStoreError(error);
-      }
-    },
-
-    async readAll({ after, limit, streamPrefix }) {
-      const found: RecordedEvent[] = [];
-      let from: ReadPosition = after === undefined ? START : decodePosition(after);
-      let last = after ?? -1n;
-      try {
-        while (found.length < limit) {
-          const page = await readAllPage(from, FORWARDS);
-          const fresh = page.events.filter((e) => e.position > last); // fromPosition is inclusive
-          found.push(...fresh.filter((e) => wanted(e, streamPrefix)));
-          const tail = fresh[fresh.length - 1];
-          if (!page.more || !tail) break;
-          from = decodePosition(tail.position);
-          last = tail.position;
-        }
-      } catch (error) {
-        throw mapStoreError(error);
-      }
-      return found.slice(0, limit);
-    },
+    read,
+    readAll,
+    readStreams,
 
     subscribe(from, onEvent, opts = {}) {
       let after = from === 'start' ? undefined : from.after;

@@ -4,6 +4,7 @@ import {
 } from './eventStore';
 import { createPoller } from './poller';
 import { prefixRange, storeFault } from './sqliteSupport';
+import { createStreamReader } from './sqliteStreams';
 import { openEventsDb, serializeEvent } from './sqliteWriter';
 import { startBatchWriter } from './sqliteWriterThread';
 
@@ -118,6 +119,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
     async readAll({ after = 0n, limit, streamPrefix }) {
       return readAllSync(after, limit, streamPrefix);
     },
+    readStreams: createStreamReader(db, toRecorded),
     subscribe(from, onEvent, opts = {}) {
       return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
     },

@@ -106,6 +106,9 @@ export const decodeEvent = (recorded: RecordedEvent): StoredPresetEvent => {
     throw new MalformedEvent(`event ${recorded.id} (${recorded.type}) has schema version ${String(from)}; this service reads 1 to ${CURRENT_SCHEMA_VERSION}`);
   }
   const raw = upcast({ type: recorded.type, data: recorded.data, metadata: recorded.metadata }, from, CURRENT_SCHEMA_VERSION);
+  // `is` checks what `decode` checks, several times faster (no Either, no context per field), and
+  // these codecs' `decode` hands back the very input when it is valid: decode only to say what is wrong.
+  if (codec.is(raw.data) && EventMetadata.is(raw.metadata)) return stored(recorded, raw.data, raw.metadata);
   const decoded = pipe(
     E.Do,
     E.bind('data', () => codec.decode(raw.data)),
@@ -115,16 +118,18 @@ export const decodeEvent = (recorded: RecordedEvent): StoredPresetEvent => {
     const problems = formatErrors(decoded.left).map((p) => `${p.path}: ${p.message}`).join('; ');
     throw new MalformedEvent(`event ${recorded.id} (${recorded.type}) does not match its schema: ${problems}`);
   }
-  return {
-    event: { type: recorded.type, data: decoded.right.data } as PresetEvent,
-    metadata: decoded.right.metadata,
-    id: recorded.id,
-    stream: recorded.stream,
-    revision: recorded.revision,
-    position: recorded.position,
-    recordedAt: recorded.recordedAt,
-  };
+  return stored(recorded, decoded.right.data, decoded.right.metadata);
 };
+
+const stored = (recorded: RecordedEvent, data: unknown, metadata: EventMetadata): StoredPresetEvent => ({
+  event: { type: recorded.type, data } as PresetEvent,
+  metadata,
+  id: recorded.id,
+  stream: recorded.stream,
+  revision: recorded.revision,
+  position: recorded.position,
+  recordedAt: recorded.recordedAt,
+});
 
 export const toNewEvent = (id: string, event: PresetEvent, metadata: EventMetadata): NewEvent => ({
   id,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyConflict, type EventStore, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
+import { ConcurrencyConflict, streamShare, type EventStore, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
 
 /**
  * What every event store must do, whatever it is built on. Each implementation's test file calls
@@ -99,6 +99,36 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     expect((await store.readAll({ streamPrefix: prefix, limit: 2 })).length).toBe(2);
     const head = await store.headPosition();
     expect(head !== null && head >= mark.position).toBe(true);
+  });
+
+  it('reads stream by stream up to a position: each stream whole and in revision order, in pages, in shares', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e'].map(stream);
+    for (let round = 0; round < 3; round++) {
+      for (const name of names) await store.append(name, [newEvent(name, round)], round === 0 ? 'no_stream' : BigInt(round - 1));
+    }
+    await store.append(`other${randomUUID()}`, [newEvent('O', 0)], 'no_stream');
+    const until = (await store.read(names[2]!))[2]!.position; // c's last: d's and e's last come after it
+    await store.append(names[0]!, [newEvent(names[0]!, 3)], 2n); // and this one too
+    const read = async (options: { pageSize?: number; share?: { index: number; count: number } } = {}) => {
+      const pages: RecordedEvent[][] = [];
+      for await (const page of store.readStreams({ until, streamPrefix: prefix, ...options })) pages.push(page);
+      return pages;
+    };
+    const all = (await read()).flat();
+    const runs = all.reduce<Array<{ stream: string; revisions: bigint[] }>>((acc, e) => {
+      if (acc[acc.length - 1]?.stream !== e.stream) acc.push({ stream: e.stream, revisions: [] });
+      acc[acc.length - 1]!.revisions.push(e.revision);
+      return acc;
+    }, []);
+    expect(runs.map((r) => r.stream).sort()).toEqual(names); // each stream once, ours only
+    const expected: Record<string, bigint[]> = { a: [0n, 1n, 2n], b: [0n, 1n, 2n], c: [0n, 1n, 2n], d: [0n, 1n], e: [0n, 1n] };
+    for (const r of runs) expect(r.revisions).toEqual(expected[r.stream.slice(prefix.length)]);
+    const paged = await read({ pageSize: 2 });
+    expect(paged.every((p) => p.length <= 3)).toBe(true); // a page ends once it has 2 or more
+    expect(paged.flat().map((e) => e.id)).toEqual(all.map((e) => e.id));
+    const shares = await Promise.all([0, 1, 2].map((index) => read({ share: { index, count: 3 } })));
+    shares.forEach((pages, index) => expect(pages.flat().every((e) => streamShare(e.stream, 3) === index)).toBe(true));
+    expect(shares.flatMap((pages) => pages.flat().map((e) => e.id)).sort()).toEqual(all.map((e) => e.id).sort());
   });
 
   it('names the head of the streams with a prefix, even when other streams were written after them', async () => {

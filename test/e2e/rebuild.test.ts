@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -6,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENTS_FILE, READ_MODEL_FILE } from '../../src/backends';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite';
+import { presetStreamName } from '../../src/presets/streamName';
 import type { CliIo } from '../../projections/cliSupport';
 import { openMongoReadModel } from '../../projections/readmodel/mongodb';
 import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
@@ -81,6 +83,36 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
     expect((await run(verify, dir, ['--strict'])).code).toBe(0);
   });
 
+  it('the built command folds in worker threads: the same documents, and v1 events upcast', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'presets-e2e-built-'));
+    try {
+      copyFileSync(join(dir, EVENTS_FILE), join(copy, EVENTS_FILE));
+      const store = openSqliteEventStore({ file: join(copy, EVENTS_FILE) });
+      const old = randomUUID();
+      const meta = (actorUserId: string) => ({ requestId: randomUUID(), actorUserId, schemaVersion: 1 });
+      const version = (n: number) => ({ id: `${old}-v${n}`, number: n, config: { model: 'm' }, systemPrompt: `S${n}` }); // v1: no creatorId
+      await store.append(presetStreamName(old, 'legacy'), [
+        { id: randomUUID(), type: 'PresetCreated', metadata: meta('alice'), data: { presetId: old, workspaceId: old, slug: 'legacy', name: 'legacy', creatorUserId: 'alice', version: version(1), occurredAt: '2025-01-01T00:00:00.000Z' } },
+        { id: randomUUID(), type: 'PresetVersionAdded', metadata: meta('bob'), data: { presetId: old, version: version(2), occurredAt: '2025-01-02T00:00:00.000Z' } },
+      ], 'no_stream');
+      await store.close();
+      const out = execFileSync(process.execPath, [join(__dirname, '../../dist/scripts/rebuild.js')], { env: { ...process.env, DATA_DIR: copy, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+      expect(out).toMatch(/\(\d+ worker threads\)/);
+      expect(out).toMatch(/^rebuild: done, \d+ events/m);
+      const [live, built] = [openSqliteReadModel({ file: liveCopy() }), openSqliteReadModel({ file: join(copy, READ_MODEL_FILE) })];
+      try {
+        expect(await dump(built)).toEqual(await dump(live));
+        expect((await built.listVersions(old, { offset: 0, limit: 10 })).items.map((v) => v.creator_id)).toEqual(['alice', 'bob']);
+        expect((await built.getPreset(old, 'legacy'))?.view.designated_version.creator_id).toBe('bob');
+      } finally {
+        await live.close();
+        await built.close();
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it('verify catches documents changed by hand, one line each, and exits 1', async () => {
     const db = new Database(readModelFile());
     db.prepare(`UPDATE presets SET doc = json_set(doc, '$.designated_version.system_prompt', 'edited') WHERE workspace_id = ? AND slug = 'support-bot'`).run(A);
@@ -96,13 +128,16 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
     expect((await run(verify, dir)).code).toBe(0);
   });
 
-  it('answers bad usage with 2 and a missing read model with a clear message', async () => {
+  it('answers bad usage, bad configuration and a missing store with 2 and a clear message', async () => {
     expect((await run(verify, dir, ['--nope'])).code).toBe(2);
     expect((await run(rebuild, dir, ['--nope'])).code).toBe(2);
+    const err: string[] = [];
+    expect(await rebuild([], { out: () => {}, err: (l) => err.push(l), env: { DATA_DIR: dir, LOG_LEVEL: 'loud' } })).toBe(2);
+    expect(err).toEqual([expect.stringMatching(/^configuration: .*LOG_LEVEL/)]);
     const empty = mkdtempSync(join(tmpdir(), 'presets-e2e-empty-'));
     try {
       expect(await run(verify, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no event store at .* \(is DATA_DIR right\?\)/)] });
-      expect(await run(rebuild, empty)).toMatchObject({ code: 1, err: [expect.stringMatching(/there is no event store at/)] });
+      expect(await run(rebuild, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no event store at/)] });
       copyFileSync(join(dir, EVENTS_FILE), join(empty, EVENTS_FILE));
       expect(await run(verify, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no read model at/)] });
       expect(readdirSync(empty)).toEqual([EVENTS_FILE]);

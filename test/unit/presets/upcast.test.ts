@@ -1,14 +1,19 @@
+import fc from 'fast-check';
+import * as E from 'fp-ts/Either';
+import type * as t from 'io-ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventStore, RecordedEvent } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
-import { CURRENT_SCHEMA_VERSION, decodeEvent, MalformedEvent } from '../../../src/presets/events';
+import { CURRENT_SCHEMA_VERSION, decodeEvent, eventDataCodecs, EventMetadata, MalformedEvent } from '../../../src/presets/events';
 import { createPresetCommandHandler } from '../../../src/presets/handler';
 import { presetStreamName } from '../../../src/presets/streamName';
 import { upcast, UPCASTERS, type RawEvent } from '../../../src/presets/upcasters';
 import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
 import { projectBatch } from '../../../projections/projectBatch';
+import { openMemoryReadModel } from '../../../projections/readmodel/memory';
+import { rebuildInto } from '../../../projections/rebuild';
 
 const WS = '6a0d2c1e-3b4f-4a5e-8d7c-9e0f1a2b3c4d';
 const version = (n: number) => ({ id: `v${n}`, number: n, config: { model: 'm' }, systemPrompt: `S${n}` });
@@ -53,6 +58,34 @@ describe('the upcasters', () => {
   });
 });
 
+describe('decodeEvent', () => {
+  const v2Added = { ...v1Added, data: { ...v1Added.data, version: { ...version(2), creatorId: 'bob' } }, metadata: { ...meta('bob'), schemaVersion: 2 } };
+  // The decoder's answer, as the codecs' decode gives it (decodeEvent takes a faster path for valid events).
+  const byDecode = (raw: RawEvent) => {
+    const data = (eventDataCodecs[raw.type as keyof typeof eventDataCodecs] as t.Mixed).decode(raw.data);
+    const metadata = EventMetadata.decode(raw.metadata);
+    return E.isRight(data) && E.isRight(metadata) ? { data: data.right, metadata: metadata.right } : null;
+  };
+  const fields = ['presetId', 'version', 'occurredAt'] as const;
+  const versionFields = ['id', 'number', 'config', 'systemPrompt', 'creatorId'] as const;
+
+  it('accepts exactly what the codecs accept, and answers what they answer', () => {
+    const mutated = fc.tuple(fc.constantFrom(...fields, ...versionFields, 'meta.actorUserId', 'meta.sourceFormat'), fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)))
+      .map(([field, value]) => {
+        const raw = structuredClone(v2Added) as { data: Record<string, unknown>; metadata: Record<string, unknown>; type: string };
+        if (field.startsWith('meta.')) raw.metadata[field.slice(5)] = value;
+        else if ((versionFields as readonly string[]).includes(field)) (raw.data.version as Record<string, unknown>)[field] = value;
+        else raw.data[field] = value;
+        return raw as RawEvent;
+      });
+    fc.assert(fc.property(mutated, (raw) => {
+      const expected = byDecode(raw);
+      if (expected === null) expect(() => decodeEvent(recorded(raw))).toThrow(MalformedEvent);
+      else expect(decodeEvent(recorded(raw))).toMatchObject({ event: { type: raw.type, data: expected.data }, metadata: expected.metadata });
+    }), { numRuns: 300 });
+  });
+});
+
 describe('v1 events in the embedded store', () => {
   let dir: string;
   let store: EventStore;
@@ -85,5 +118,12 @@ describe('v1 events in the embedded store', () => {
     } finally {
       await readModel.close();
     }
+  });
+
+  it('are upcast by a rebuild too', async () => {
+    const rebuilt = openMemoryReadModel();
+    expect(await rebuildInto(store, rebuilt, { log: () => {} })).toMatchObject({ events: 2 });
+    expect((await rebuilt.listVersions('p1', { offset: 0, limit: 10 })).items.map((v) => v.creator_id)).toEqual(['alice', 'bob']);
+    expect((await rebuilt.getPreset(WS, 'old'))?.view.designated_version.creator_id).toBe('bob');
   });
 });

@@ -1,0 +1,53 @@
+import type { RecordedEvent } from '../src/eventstore/eventStore';
+import { decodeEvent } from '../src/presets/events';
+import { parsePresetStreamName } from '../src/presets/streamName';
+import { projectPresetEvent, versionToLookUp } from './presetProjection';
+import type { PresetRecord, ProjectionChange, VersionView } from './readmodel/readModel';
+
+/**
+ * A rebuild's projection, stream by stream (events as `EventStore.readStreams` gives them): each
+ * preset is folded from nothing with the same pure projection the live projector uses, so nothing
+ * is read back from the read model, and its document is written once, at the end of its stream,
+ * instead of once per event. A designated version is looked up among the preset's own versions:
+ * the decider only designates those. Memory: one preset and its versions at a time.
+ */
+export const foldStreams = async (
+  pages: AsyncIterable<RecordedEvent[]>,
+  write: (changes: ProjectionChange[], events: number) => Promise<void>,
+): Promise<number> => {
+  let stream: string | undefined;
+  let current: PresetRecord | null = null;
+  let written: PresetRecord | null = null;
+  let versions = new Map<string, VersionView>();
+  let events = 0;
+  for await (const page of pages) {
+    const changes: ProjectionChange[] = [];
+    const putCurrent = () => {
+      if (current && current !== written) changes.push({ kind: 'putPreset', record: current });
+      written = current;
+    };
+    for (const recorded of page) {
+      if (recorded.stream !== stream) {
+        putCurrent();
+        if (!parsePresetStreamName(recorded.stream)) throw new Error(`${recorded.stream} is not a preset stream`);
+        [stream, current, written, versions] = [recorded.stream, null, null, new Map()];
+      }
+      const stored = decodeEvent(recorded);
+      const wanted = versionToLookUp(stored);
+      const designated = wanted ? versions.get(`${wanted.presetId}/${wanted.version}`) ?? null : undefined;
+      for (const change of projectPresetEvent(current, stored, designated)) {
+        if (change.kind === 'putPreset') current = change.record;
+        else {
+          versions.set(`${change.version.preset_id}/${change.version.version}`, change.version);
+          changes.push(change);
+        }
+      }
+    }
+    // A stream that goes on in the next page is written now as it stands, and again at its end:
+    // the later document has the higher revision, so it wins.
+    putCurrent();
+    events += page.length;
+    await write(changes, page.length);
+  }
+  return events;
+};
