@@ -13,21 +13,47 @@ export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
 
 export const withPresetCache = (readModel: ReadModel, projected: EventEmitter, maxBytes = DEFAULT_CACHE_BYTES): ReadModel => {
   const cache = new LRUCache<string, PresetJson>({ maxSize: maxBytes, sizeCalculation: (doc) => doc.json.length + doc.slug.length + 64 });
+  // Reads of the read model under way, one per document, and what was announced meanwhile: the
+  // read may return the document from before the announcement.
+  const loading = new Map<string, Promise<PresetJson | null>>();
+  const announcedWhileLoading = new Map<string, PresetJson>();
   const key = (workspaceId: string, slug: string) => `${workspaceId}/${slug}`;
-  const offer = (doc: PresetJson) => {
-    const k = key(doc.workspaceId, doc.slug);
-    const held = cache.peek(k);
-    if (!held || held.revision < doc.revision) cache.set(k, doc);
+  const newer = (a: PresetJson | null | undefined, b: PresetJson | null | undefined) => (!a ? b ?? null : b && b.revision > a.revision ? b : a);
+
+  // Announcements refresh what is held; what is read is what gets held (a burst of creates does not
+  // fill the cache with documents nobody has read).
+  projected.on('projected', (_position: bigint, documents: PresetJson[]) => {
+    for (const doc of documents) {
+      const k = key(doc.workspaceId, doc.slug);
+      const held = cache.peek(k);
+      if (held) {
+        if (held.revision < doc.revision) cache.set(k, doc);
+      } else if (loading.has(k)) {
+        announcedWhileLoading.set(k, newer(announcedWhileLoading.get(k), doc)!);
+      }
+    }
+  });
+
+  const load = async (k: string, workspaceId: string, slug: string) => {
+    try {
+      const doc = newer(await readModel.getPresetJson(workspaceId, slug), announcedWhileLoading.get(k));
+      if (doc) cache.set(k, newer(cache.peek(k), doc)!);
+      return doc;
+    } finally {
+      loading.delete(k);
+      announcedWhileLoading.delete(k);
+    }
   };
-  projected.on('projected', (_position: bigint, documents: PresetJson[]) => documents.forEach(offer));
+
   return {
     ...readModel,
-    async getPresetJson(workspaceId, slug) {
-      const held = cache.get(key(workspaceId, slug));
-      if (held) return held;
-      const doc = await readModel.getPresetJson(workspaceId, slug);
-      if (doc) offer(doc);
-      return doc;
+    getPresetJson(workspaceId, slug) {
+      const k = key(workspaceId, slug);
+      const held = cache.get(k);
+      if (held) return Promise.resolve(held);
+      let pending = loading.get(k);
+      if (!pending) loading.set(k, (pending = load(k, workspaceId, slug)));
+      return pending;
     },
   };
 };

@@ -30,7 +30,7 @@ const project = async (rm: ReadModel, projected: EventEmitter, record: PresetRec
 };
 const promptOf = (doc: PresetJson | null) => doc && (JSON.parse(doc.json) as { designated_version: { system_prompt: string } }).designated_version.system_prompt;
 
-it('serves the latest projected document, from memory once read or announced', async () => {
+it('serves the latest projected document: from memory once read, refreshed by announcements', async () => {
   const backing = openMemoryReadModel();
   const projected = new EventEmitter();
   const reads = withPresetCache(backing, projected);
@@ -39,13 +39,24 @@ it('serves the latest projected document, from memory once read or announced', a
 
   await project(backing, projected, recordAt('a', 0n, 'first'));
   expect(promptOf(await reads.getPresetJson(W, 'a'))).toBe('first');
+  expect(getPresetJson).toHaveBeenCalledTimes(2);
   await project(backing, projected, recordAt('a', 1n, 'second'));
   const doc = await reads.getPresetJson(W, 'a');
   expect(promptOf(doc)).toBe('second');
   expect(doc!.revision).toBe(1n);
-  // The announcement carried the document: the read model was not asked again.
-  expect(getPresetJson).toHaveBeenCalledTimes(1);
+  // The announcement carried the new document: the read model was not asked again.
+  expect(getPresetJson).toHaveBeenCalledTimes(2);
   expect(await reads.getPresetJson(randomUUID(), 'a')).toBeNull();
+});
+
+it('holds only what was read: announcements of documents nobody read are not kept', async () => {
+  const backing = openMemoryReadModel();
+  const projected = new EventEmitter();
+  const reads = withPresetCache(backing, projected);
+  await project(backing, projected, recordAt('new', 0n, 'created'));
+  const getPresetJson = jest.spyOn(backing, 'getPresetJson');
+  expect(promptOf(await reads.getPresetJson(W, 'new'))).toBe('created');
+  expect(getPresetJson).toHaveBeenCalledTimes(1);
 });
 
 it('never goes back to an older revision, whichever comes first', async () => {
@@ -53,6 +64,7 @@ it('never goes back to an older revision, whichever comes first', async () => {
   const projected = new EventEmitter();
   const reads = withPresetCache(backing, projected);
   await project(backing, projected, recordAt('b', 2n, 'newer'));
+  expect(promptOf(await reads.getPresetJson(W, 'b'))).toBe('newer');
   projected.emit('projected', 2n, [presetJsonOf(recordAt('b', 1n, 'older, announced late'))]);
   expect(promptOf(await reads.getPresetJson(W, 'b'))).toBe('newer');
 });
@@ -62,11 +74,32 @@ it('holds at most maxBytes of documents and reads the rest from the read model',
   const projected = new EventEmitter();
   const one = presetJsonOf(recordAt('x', 0n, 'p')).json.length;
   const reads = withPresetCache(backing, projected, Math.floor(one * 2.5));
-  for (const slug of ['c1', 'c2', 'c3', 'c4']) await project(backing, projected, recordAt(slug, 0n, slug));
+  const slugs = ['c1', 'c2', 'c3', 'c4'];
+  for (const slug of slugs) await project(backing, projected, recordAt(slug, 0n, slug));
+  for (const slug of slugs) await reads.getPresetJson(W, slug);
   const getPresetJson = jest.spyOn(backing, 'getPresetJson');
+  expect(promptOf(await reads.getPresetJson(W, 'c4'))).toBe('c4');
+  expect(getPresetJson).toHaveBeenCalledTimes(0);
   // c1 was evicted by the later ones: read again from the read model, and still right.
   expect(promptOf(await reads.getPresetJson(W, 'c1'))).toBe('c1');
   expect(getPresetJson).toHaveBeenCalledTimes(1);
-  expect(promptOf(await reads.getPresetJson(W, 'c4'))).toBe('c4');
-  expect(getPresetJson).toHaveBeenCalledTimes(1);
+});
+
+it('a read that returns the document from before an announcement made meanwhile answers with the announced one', async () => {
+  const backing = openMemoryReadModel();
+  const projected = new EventEmitter();
+  await project(backing, projected, recordAt('r', 0n, 'old'));
+  // A read model whose answer arrives late (MongoDB): the projector writes and announces revision 1
+  // while the read of revision 0 is on its way.
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  const slow: ReadModel = { ...backing, getPresetJson: async (w, s) => { const doc = await backing.getPresetJson(w, s); await gate; return doc; } };
+  const reads = withPresetCache(slow, projected);
+  const first = reads.getPresetJson(W, 'r');
+  const second = reads.getPresetJson(W, 'r'); // the same read, not a second one
+  await project(backing, projected, recordAt('r', 1n, 'new'));
+  release();
+  expect(promptOf(await first)).toBe('new');
+  expect(promptOf(await second)).toBe('new');
+  expect(promptOf(await reads.getPresetJson(W, 'r'))).toBe('new');
 });
