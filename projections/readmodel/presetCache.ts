@@ -9,7 +9,7 @@ import type { PresetJson, ReadModel } from './readModel';
  * rebuild, which writes the same documents) goes unseen until it is evicted. A document is only
  * ever replaced by one of a higher revision, so reads never go back in time.
  */
-export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_CACHE_BYTES = 1024 * 1024;
 
 export const withPresetCache = (readModel: ReadModel, projected: EventEmitter, maxBytes = DEFAULT_CACHE_BYTES): ReadModel => {
   const cache = new LRUCache<string, PresetJson>({ maxSize: maxBytes, sizeCalculation: (doc) => doc.json.length + doc.slug.length + 64 });

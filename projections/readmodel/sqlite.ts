@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { storeFault } from '../../src/eventstore/sqliteSupport';
+import { SQLITE_CACHE_PRAGMA, storeFault } from '../../src/eventstore/sqliteSupport';
 import { presetViewJson, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
 
 /**
@@ -69,7 +69,7 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
   if (!options.bulkLoad) db.pragma('wal_autocheckpoint = 10000');
   // 4 MiB: a rebuild writes stream by stream, so each table and index has few insertion points;
   // a bigger cache (16, 64 MiB) made it no faster, only bigger.
-  if (options.bulkLoad) db.pragma('cache_size = -4096');
+  db.pragma(options.bulkLoad ? 'cache_size = -4096' : SQLITE_CACHE_PRAGMA);
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
   const q = {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from './eventStore';
+import { SQLITE_CACHE_PRAGMA } from './sqliteSupport';
 
 /**
  * The write half of the embedded event store: one transaction (one fsync, `synchronous=FULL`) per
@@ -38,6 +39,7 @@ export const openEventsDb = (file: string): Database.Database => {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
+  db.pragma(SQLITE_CACHE_PRAGMA);
   db.exec(SCHEMA);
   return db;
 };
