@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as E from 'fp-ts/Either';
 import { EVENTS_FILE, READ_MODEL_FILE } from '../../../src/backends';
 import { loadConfig, type Config } from '../../../src/config';
@@ -98,4 +99,26 @@ it('stop() ends the thread; a later start resumes from the stored checkpoint', a
 it('fails to start, without leaving a thread behind, when the data directory cannot be opened', async () => {
   const broken = { ...config, dataDir: join(dir, 'missing', 'nested') };
   await expect(startProjectorThread({ config: broken, logger: createLogger('silent'), workerFile: WORKER, restartDelayMs: 10 })).rejects.toThrow();
+});
+
+it('starts a new thread when the projector thread dies, and is healthy again', async () => {
+  // A stand-in worker that speaks the same messages: the first one dies right after starting.
+  const fake = join(dir, 'dying-worker.js');
+  writeFileSync(fake, `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { appendFileSync, readFileSync } = require('node:fs');
+    const spawns = workerData.config.dataDir + '/spawns';
+    appendFileSync(spawns, 'x');
+    parentPort.postMessage({ kind: 'started', position: null });
+    if (readFileSync(spawns, 'utf8').length === 1) setTimeout(() => process.exit(1), 20);
+    parentPort.on('message', (m) => { if (m.kind === 'stop') parentPort.close(); });
+  `);
+  thread = await startProjectorThread({ config, logger: createLogger('silent'), workerFile: fake, restartDelayMs: 50 });
+  const spawns = () => (existsSync(join(dir, 'spawns')) ? readFileSync(join(dir, 'spawns'), 'utf8').length : 0);
+  for (let i = 0; i < 200 && !(spawns() === 2 && thread.healthy()); i++) await sleep(10);
+  expect(spawns()).toBe(2);
+  expect(thread.healthy()).toBe(true);
+  await thread.stop();
+  expect(thread.healthy()).toBe(false);
+  thread = undefined;
 });
