@@ -17,16 +17,17 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     ctx.body = { data: items, total_count: total };
   });
 
+  const noSuchPreset = (slug: string) => notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
   const presetOf = async (workspaceId: string, slug: string) => {
     const record = await readModel.getPreset(workspaceId, slug);
-    if (!record) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
+    if (!record) throw noSuchPreset(slug);
     return record.view;
   };
 
   router.get('/api/v1/presets/:slug', read, async (ctx) => {
     const slug = ctx.params.slug!;
     const preset = await readModel.getPresetJson(ctx.state.caller.workspaceId, slug);
-    if (!preset) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
+    if (!preset) throw noSuchPreset(slug);
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
     ctx.set('ETag', etagOf(preset.revision));
     sendDataJson(ctx, preset.json);
