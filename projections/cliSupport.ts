@@ -74,6 +74,26 @@ export const missingStore = (config: Config, needs: { readModel: boolean }): str
 };
 
 /** Store logs (EventStoreDB reconnects) go to stderr, so stdout stays the command's report. */
+/**
+ * How rebuild and verify both start: their flags, the configuration, the stores they need. Either
+ * what they go on with, or the exit code to stop with (from --help, or 2 for bad usage,
+ * configuration or a missing store, the message already written).
+ */
+export const startCli = (
+  name: string, argv: string[], io: CliIo, usage: string, flagNames: string[], needs: { readModel: boolean },
+): { flags: Flags; config: Config } | { exit: number } => {
+  const { flags, exit } = parseFlags(argv, io, usage, flagNames);
+  if (exit !== undefined) return { exit };
+  const config = cliConfig(io);
+  if (!config) return { exit: 2 };
+  const missing = missingStore(config, needs);
+  if (missing) {
+    io.err(`${name}: ${missing}`);
+    return { exit: 2 };
+  }
+  return { flags, config };
+};
+
 export const cliLogger = (config: Config) => createLogger(config.logLevel, pino.destination({ fd: 2, sync: true }));
 
 export const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));

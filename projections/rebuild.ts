@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { EventStore, RecordedEvent } from '../src/eventstore/eventStore';
 import { describeBackends, openEventStore, openReadModel } from '../src/backends';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
-import { cliConfig, cliLogger, errorMessage, missingStore, parseFlags, type CliIo } from './cliSupport';
+import { cliLogger, errorMessage, startCli, type CliIo } from './cliSupport';
 import { createProgress } from './progress';
 import { projectBatch } from './projectBatch';
 import { PROJECTOR_NAME } from './projector';
@@ -101,15 +101,9 @@ SQLite read model, stop the service first. Exit 0: done; 1: failed (the live rea
 unless the message says otherwise); 2: bad usage or configuration, or no event store at DATA_DIR.`;
 
 export const main = async (argv: string[], io: CliIo): Promise<number> => {
-  const { exit } = parseFlags(argv, io, USAGE, []);
-  if (exit !== undefined) return exit;
-  const config = cliConfig(io);
-  if (!config) return 2;
-  const missing = missingStore(config, { readModel: false });
-  if (missing) {
-    io.err(`rebuild: ${missing}`);
-    return 2;
-  }
+  const cli = startCli('rebuild', argv, io, USAGE, [], { readModel: false });
+  if ('exit' in cli) return cli.exit;
+  const { config } = cli;
   const backends = describeBackends(config);
   let eventStore: EventStore | undefined;
   let target: RebuildTarget | undefined;

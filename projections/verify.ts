@@ -1,7 +1,7 @@
 import { describeBackends, openEventStore, openReadModel } from '../src/backends';
 import type { EventStore } from '../src/eventstore/eventStore';
 import { PRESET_STREAM_PREFIX, presetStreamName } from '../src/presets/streamName';
-import { cliConfig, cliLogger, errorMessage, missingStore, parseFlags, type CliIo } from './cliSupport';
+import { cliLogger, errorMessage, startCli, type CliIo } from './cliSupport';
 import { presetDifferences } from './comparePreset';
 import { ABSENT, show, type Difference } from './diff';
 import { createProgress } from './progress';
@@ -110,15 +110,9 @@ not caught up with the events is a difference too. Exit 0: no difference; 1: dif
 const MAX_LINES = 1000;
 
 export const main = async (argv: string[], io: CliIo): Promise<number> => {
-  const { flags, exit } = parseFlags(argv, io, USAGE, ['strict']);
-  if (exit !== undefined) return exit;
-  const config = cliConfig(io);
-  if (!config) return 2;
-  const missing = missingStore(config, { readModel: true });
-  if (missing) {
-    io.err(`verify: ${missing}`);
-    return 2;
-  }
+  const cli = startCli('verify', argv, io, USAGE, ['strict'], { readModel: true });
+  if ('exit' in cli) return cli.exit;
+  const { flags, config } = cli;
   const strict = flags.strict === true;
   let eventStore: EventStore | undefined;
   let readModel: ReadModel | undefined;
