@@ -76,7 +76,7 @@ export const startProjectorThread = async ({ config, logger, workerFile = PROJEC
     });
   });
 
-  await spawn().catch(async (error: unknown) => {
+  await spawn().catch((error: unknown) => {
     stopping = true;
     clearTimeout(restart);
     throw error;

@@ -1,8 +1,6 @@
-import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { EVENTS_FILE, openEventStore, openReadModel } from '../src/backends';
+import { openEventStore, openReadModel } from '../src/backends';
 import type { Config } from '../src/config';
-import { openSqliteEventStore } from '../src/eventstore/sqlite';
 import { createLogger } from '../src/logger';
 import { startProjector } from './projector';
 import type { FromProjectorThread, ToProjectorThread } from './projectorThread';
@@ -18,14 +16,13 @@ const send = (message: FromProjectorThread) => port.postMessage(message);
 const main = async () => {
   const logger = createLogger(config.logLevel).child({ component: 'projector', thread: true });
   // Only reads here: appends are the main thread's, which says 'wake' after each.
-  const embedded = config.eventstoreUrl ? undefined : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writer: 'inline', pollIntervalMs });
-  const eventStore = embedded ?? openEventStore(config, logger);
+  const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs });
   const readModel = await openReadModel(config);
   const projector = await startProjector({ eventStore, readModel, logger });
   projector.events.on('projected', (position, documents) => send({ kind: 'projected', position, documents }));
   projector.events.on('health', (healthy: boolean) => send({ kind: 'health', healthy }));
   port.on('message', (message: ToProjectorThread) => {
-    if (message.kind === 'wake') return embedded?.lookNow();
+    if (message.kind === 'wake') return eventStore.lookNow?.();
     void (async () => {
       await projector.stop();
       await eventStore.close();
@@ -36,7 +33,5 @@ const main = async () => {
   send({ kind: 'started', position: projector.position() });
 };
 
-// A failure to start becomes the Worker's 'error' event in the main thread.
-main().catch((error: unknown) => {
-  throw error;
-});
+// A failure to start is an unhandled rejection, which ends the thread: the Worker's 'error' event.
+void main();

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { EventStore } from './eventstore/eventStore';
-import { openSqliteEventStore } from './eventstore/sqlite';
+import { openSqliteEventStore, type SqliteEventStore } from './eventstore/sqlite';
 import type { ReadModel } from '../projections/readmodel/readModel';
 import { openSqliteReadModel } from '../projections/readmodel/sqlite';
 
@@ -19,10 +19,17 @@ export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodb
 });
 
 /** `readOnly`: the caller never appends (rebuild, verify), so the embedded store starts no writer thread. */
-export const openEventStore = (config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger, { readOnly = false } = {}): EventStore =>
+/**
+ * `readOnly`: this process does not append (no writer thread). `pollIntervalMs`: how often the
+ * embedded store's subscriptions look for events without `lookNow` (which only it has: a server
+ * pushes new events).
+ */
+export const openEventStore = (
+  config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger, { readOnly = false, pollIntervalMs }: { readOnly?: boolean; pollIntervalMs?: number } = {},
+): EventStore & Partial<Pick<SqliteEventStore, 'lookNow'>> =>
   config.eventstoreUrl
     ? eventStoreDb().openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
-    : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writer: readOnly ? 'inline' : 'auto' });
+    : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writer: readOnly ? 'inline' : 'auto', pollIntervalMs });
 
 export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>, file = READ_MODEL_FILE): Promise<ReadModel> =>
   config.mongodbUrl
