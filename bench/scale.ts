@@ -5,12 +5,11 @@
  * the command handler's LRU of 10,000 folded states); this shows it does not.
  */
 import type { Client, Options } from 'autocannon';
-import { BODIES } from './bodies';
 import { AUTH, load, procMb, startChild, writeKeysFile, type LoadResult } from './lib';
+import { versionRequests } from './scenarios';
 
 export interface ScaleRow extends LoadResult { scenario: 'read' | 'version'; presets: number; peakRssMb: number }
 
-const writePath = (slug: string) => `/api/v1/presets/${slug}/chat/completions`;
 const randomSlug = (presets: number) => `p${Math.floor(Math.random() * presets)}`;
 
 export const runAtScale = async (dataDir: string, presets: number, o: { duration: number; warmup?: number; connections: number }): Promise<ScaleRow[]> => {
@@ -26,8 +25,7 @@ export const runAtScale = async (dataDir: string, presets: number, o: { duration
       let slug = randomSlug(presets);
       while (taken.has(slug)) slug = randomSlug(presets);
       taken.add(slug);
-      let i = 0;
-      c.setRequests([{ method: 'POST', path: writePath(slug), headers: AUTH, body: BODIES[0], setupRequest: (req) => ({ ...req, body: BODIES[i++ % BODIES.length] }) }]);
+      c.setRequests(versionRequests(slug));
     } };
     const rows: ScaleRow[] = [];
     for (const [scenario, options] of [['read', read], ['version', version]] as const) {

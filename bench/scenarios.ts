@@ -49,7 +49,12 @@ export const startTarget = async (target: Target, nodeArgs: string[] = []) => {
 };
 
 const post = (path: string, variant: number): Request => ({ method: 'POST', path, headers: AUTH, body: BODIES[variant % BODIES.length] });
-const writePath = (slug: string) => `/api/v1/presets/${slug}/chat/completions`;
+export const writePath = (slug: string) => `/api/v1/presets/${slug}/chat/completions`;
+/** One connection's requests in a version scenario: the bodies in turn, to one slug. */
+export const versionRequests = (slug: string): Request[] => {
+  let i = 0;
+  return [{ ...post(writePath(slug), 0), setupRequest: (req) => ({ ...req, body: BODIES[i++ % BODIES.length] }) }];
+};
 
 /** Autocannon options for one scenario; `prefix` keeps slugs unique across runs and rounds. */
 const loadOptions = (scenario: Scenario, url: string, prefix: string, o: ScenarioOptions): Options => {
@@ -64,9 +69,7 @@ const loadOptions = (scenario: Scenario, url: string, prefix: string, o: Scenari
     case 'version': { // each connection versions its own slug, so no two writes race
       let client = 0;
       return { ...base, setupClient: (c: Client) => {
-        const slug = `${prefix}-v${client++ % o.connections}`;
-        let i = 0;
-        c.setRequests([{ ...post(writePath(slug), 0), setupRequest: (req) => ({ ...req, body: BODIES[i++ % BODIES.length] }) }]);
+        c.setRequests(versionRequests(`${prefix}-v${client++ % o.connections}`));
       } };
     }
     case 'read':
