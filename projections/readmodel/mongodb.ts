@@ -79,6 +79,11 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
     throw unavailable(error);
   }
 
+  const getPreset: ReadModel['getPreset'] = (workspaceId, slug) => guard(async () => {
+    const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
+    return doc ? presetRecordOf(doc) : null;
+  });
+
   return {
     apply: (changes: ProjectionChange[], checkpoint) => guard(async () => {
       const presetOps: AnyBulkWriteOperation<Document>[] = [];
@@ -98,14 +103,11 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       const doc = await checkpoints.findOne({ _id: name });
       return doc ? BigInt(doc.position) : null;
     }),
-    getPreset: (workspaceId, slug) => guard(async () => {
-      const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
-      return doc ? presetRecordOf(doc) : null;
-    }),
-    getPresetJson: (workspaceId, slug) => guard(async () => {
-      const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
-      return doc ? presetJsonOf(presetRecordOf(doc)) : null;
-    }),
+    getPreset,
+    getPresetJson: async (workspaceId, slug) => {
+      const record = await getPreset(workspaceId, slug);
+      return record && presetJsonOf(record);
+    },
     listPresets: (workspaceId, page) => guard(async () => {
       const { docs, total } = await findPage(presets, { workspace_id: workspaceId }, { updated_at: -1, slug: 1 }, page);
       return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total };
