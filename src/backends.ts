@@ -31,6 +31,12 @@ export const openEventStore = (
     ? eventStoreDb().openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
     : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writer: readOnly ? 'inline' : 'auto', pollIntervalMs });
 
+/** The SQLite files the service writes, for its WAL checkpointer: none when both stores are servers. */
+export const sqliteFiles = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>): string[] => [
+  ...(config.eventstoreUrl ? [] : [join(config.dataDir, EVENTS_FILE)]),
+  ...(config.mongodbUrl ? [] : [join(config.dataDir, READ_MODEL_FILE)]),
+];
+
 export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>, file = READ_MODEL_FILE): Promise<ReadModel> =>
   config.mongodbUrl
     ? mongo().openMongoReadModel({ url: config.mongodbUrl })

@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ensureKeysFile } from './auth/devKey';
 import { loadKeyRing } from './auth/apiKeys';
-import { describeBackends, openEventStore, openReadModel } from './backends';
+import { describeBackends, openEventStore, openReadModel, sqliteFiles } from './backends';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { createSseRegistry } from './http/sse';
+import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { createPresetCommandHandler } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
@@ -35,6 +36,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
   const eventStore = openEventStore(config, logger);
   const readModel = await openReadModel(config);
+  const files = sqliteFiles(config);
+  const walCheckpointer = files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
   const projector = config.projector ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' })) : undefined;
   // Announced documents keep a cache current; without a projector here nothing would.
   const reads = projector ? withPresetCache(readModel, projector.events) : readModel;
@@ -79,6 +82,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
 
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= sse.closeAll().then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger)).then(async () => {
+    await walCheckpointer?.stop();
     await projector?.stop();
     await eventStore.close();
     await readModel.close();

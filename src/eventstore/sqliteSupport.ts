@@ -8,6 +8,13 @@ import { StoreUnavailable } from './eventStore';
  */
 export const SQLITE_CACHE_PRAGMA = 'cache_size = -4096';
 
+/**
+ * SQLite's automatic WAL checkpoint, for every connection that writes: 10,000 pages (~40 MB)
+ * instead of 1,000. In the service it is only a safety net: its checkpointer thread
+ * (src/sqlite/walCheckpoints.ts) keeps the WAL shorter, so commits never stop to checkpoint.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
 /** `[low, high)` bounds that select every string starting with `prefix` (binary collation). */
 export const prefixRange = (prefix: string): [string, string] => {
   const last = prefix.codePointAt(prefix.length - 1) ?? 0;

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from './eventStore';
-import { SQLITE_CACHE_PRAGMA } from './sqliteSupport';
+import { SQLITE_CACHE_PRAGMA, WAL_AUTOCHECKPOINT_PAGES } from './sqliteSupport';
 
 /**
  * The write half of the embedded event store: one transaction (one fsync, `synchronous=FULL`) per
@@ -38,6 +38,9 @@ export const openEventsDb = (file: string): Database.Database => {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
+  // The service checkpoints from a thread of its own (src/sqlite/walCheckpoints.ts); SQLite's own,
+  // inside a commit, is the safety net (and what runs where that thread does not).
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   db.pragma('busy_timeout = 5000');
   db.pragma(SQLITE_CACHE_PRAGMA);
   db.exec(SCHEMA);
@@ -90,7 +93,9 @@ export const createBatchWriter = (db: Database.Database) => {
 
   return (batch: AppendRequest[]): BatchOutcome => {
     try {
-      return { ok: true, outcomes: writeAll(batch) };
+      // IMMEDIATE: the write lock first, waiting (busy_timeout) for a WAL checkpoint that holds it.
+      // A deferred transaction that read first could only fail at once (SQLITE_BUSY, no wait).
+      return { ok: true, outcomes: writeAll.immediate(batch) };
     } catch (error) {
       return { ok: false, fault: { code: (error as { code?: string }).code, message: (error as Error).message } };
     }
