@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { decodeKeysFile, entryHash, parseKeysJson, type KeyEntry, type Scope } from './keysFile';
 
@@ -36,7 +36,7 @@ export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
       // Constant time in the key's content: the token is reduced to a fixed-size digest, and it
       // is compared with EVERY stored digest by timingSafeEqual, without stopping at a match, so
       // timing reveals neither which key matched nor how much of a guess was right.
-      const digest = createHash('sha256').update(token, 'utf8').digest();
+      const digest = hash('sha256', token, 'buffer');
       let found: Caller | null = null;
       for (const s of stored) {
         const equal = timingSafeEqual(digest, s.digest);

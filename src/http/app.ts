@@ -41,7 +41,11 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
   });
-  app.use(health.routes()).use(health.allowedMethods());
+  // Consulted only for its own paths: a router costs every request it sees a dispatch.
+  // (Typed as plain Koa middleware: the router's own type asks for the context fields it sets itself.)
+  const healthRoutes = health.routes() as unknown as Koa.Middleware<AppState, AppContext>;
+  const healthMethods = health.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
+  app.use((ctx, next) => (ctx.path.startsWith('/health/') ? healthRoutes(ctx, () => healthMethods(ctx, next)) : next()));
 
   const api = new Router<AppState, AppContext>();
   api.param('slug', async (slug, ctx, next) => {

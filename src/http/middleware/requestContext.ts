@@ -13,8 +13,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const requestContext = (logger: Logger): Middleware<AppState, AppContext> => async (ctx, next) => {
   const incoming = ctx.get('X-Request-Id');
   const requestId = CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  ctx.state.requestId = requestId;
-  ctx.state.log = logger.child({ requestId });
+  ctx.state = new RequestState(requestId, logger) as unknown as AppState;
   ctx.set('X-Request-Id', requestId);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cache-Control', 'no-store');
@@ -23,9 +22,22 @@ export const requestContext = (logger: Logger): Middleware<AppState, AppContext>
     await next();
   } finally {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    ctx.state.log.info(
-      { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, keyId: ctx.state.caller?.keyId },
+    // The root logger with the id in the line: the same fields as the bound logger's, without making one.
+    logger.info(
+      { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, keyId: ctx.state.caller?.keyId },
       'request',
     );
   }
 };
+
+/**
+ * `ctx.state`: the logger bound to the request id is made when something logs through it (an
+ * error, a conflict, an event stream), not for every request; making one serializes its bindings.
+ */
+class RequestState {
+  private bound: Logger | undefined;
+  constructor(readonly requestId: string, private readonly root: Logger) {}
+  get log(): Logger {
+    return (this.bound ??= this.root.child({ requestId: this.requestId }));
+  }
+}
