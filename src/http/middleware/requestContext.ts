@@ -17,6 +17,7 @@ export const requestContext = (logger: Logger): Middleware<AppState, AppContext>
   ctx.set('X-Request-Id', requestId);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cache-Control', 'no-store');
+  if (!logger.isLevelEnabled('info')) return next();
   const started = process.hrtime.bigint();
   try {
     await next();
