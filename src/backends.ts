@@ -26,7 +26,7 @@ export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodb
  */
 export const openEventStore = (
   config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger, { readOnly = false, pollIntervalMs }: { readOnly?: boolean; pollIntervalMs?: number } = {},
-): EventStore & Partial<Pick<SqliteEventStore, 'lookNow'>> =>
+): EventStore & Partial<Pick<SqliteEventStore, 'lookNow' | 'announcesAppends'>> =>
   config.eventstoreUrl
     ? eventStoreDb().openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
     : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writer: readOnly ? 'inline' : 'auto', pollIntervalMs });

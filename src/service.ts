@@ -59,7 +59,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const app = createApp({
     logger, keyRing, readModel: reads, readiness,
     eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
-    handle: createPresetCommandHandler({ eventStore, onAppended: projector?.wake }),
+    // A writer thread tells the projector thread itself; else this thread wakes it after each append.
+    handle: createPresetCommandHandler({ eventStore, onAppended: eventStore.announcesAppends ? undefined : projector?.wake }),
     waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,

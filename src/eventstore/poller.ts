@@ -22,8 +22,13 @@ export const createPoller = (readAfter: (after: bigint, limit: number, prefix?: 
   const wake = new EventEmitter();
   wake.setMaxListeners(0);
   const running = new Set<Subscription>();
+  // Counts notifications, so one that comes while a subscription is reading or delivering is not
+  // lost: it looks again at once instead of waiting for the next notification or the poll.
+  let notifications = 0;
 
   const waitForMore = async (ms: number, signal: AbortSignal): Promise<void> => {
+    // Stopped while delivering: the abort has fired already, and waiting would last the whole poll.
+    if (signal.aborted) return;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), ms);
     const onStop = () => ac.abort();
@@ -45,13 +50,14 @@ export const createPoller = (readAfter: (after: bigint, limit: number, prefix?: 
       const loop = (async () => {
         try {
           while (!stop.signal.aborted) {
+            const seen = notifications;
             const page = await readAfter(after, PAGE, streamPrefix);
             for (const event of page) {
               if (stop.signal.aborted) return;
               await onEvent(event);
               after = event.position;
             }
-            if (page.length < PAGE) await waitForMore(pollIntervalMs, stop.signal);
+            if (page.length < PAGE && notifications === seen) await waitForMore(pollIntervalMs, stop.signal);
           }
         } catch (error) {
           if (!stop.signal.aborted) onError?.(error);
@@ -67,7 +73,10 @@ export const createPoller = (readAfter: (after: bigint, limit: number, prefix?: 
       running.add(subscription);
       return subscription;
     },
-    notify: () => wake.emit('wake'),
+    notify: () => {
+      notifications++;
+      wake.emit('wake');
+    },
     async stopAll() {
       await Promise.all([...running].map((s) => s.stop()));
     },

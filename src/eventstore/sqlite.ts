@@ -5,7 +5,8 @@ import {
 import { createPoller } from './poller';
 import { prefixRange, storeFault } from './sqliteSupport';
 import { createStreamReader } from './sqliteStreams';
-import { openEventsDb, serializeEvent } from './sqliteWriter';
+import { BroadcastChannel } from 'node:worker_threads';
+import { appendedChannelName, openEventsDb, serializeEvent } from './sqliteWriter';
 import { startBatchWriter } from './sqliteWriterThread';
 
 /**
@@ -43,6 +44,11 @@ export interface SqliteEventStoreOptions {
 export interface SqliteEventStore extends EventStore {
   /** Subscriptions look for new events now instead of at the next poll. */
   lookNow(): void;
+  /**
+   * Its appends are committed by a writer thread, which tells every store of this process on the
+   * same file (appendedChannelName): their subscriptions need no `lookNow` for them.
+   */
+  readonly announcesAppends: boolean;
 }
 
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEventStore => {
@@ -93,6 +99,13 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
   }));
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
+  // Listened to once something subscribes: commits of a writer thread of this process.
+  let appendedHere: BroadcastChannel | undefined;
+  const followWriterThreads = () => {
+    appendedHere = new BroadcastChannel(appendedChannelName(options.file));
+    appendedHere.onmessage = () => poller.notify();
+    appendedHere.unref();
+  };
 
   const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => {
     const rows = prefix
@@ -121,6 +134,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
     },
     readStreams: createStreamReader(db, toRecorded),
     subscribe(from, onEvent, opts = {}) {
+      if (!appendedHere) followWriterThreads();
       return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
     },
     async headPosition({ streamPrefix } = {}) {
@@ -128,10 +142,12 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
       return (row as { position: bigint | null }).position;
     },
     lookNow: () => poller.notify(),
+    announcesAppends: writer.threaded,
     async close() {
       if (closed) return;
       closed = true;
       await poller.stopAll();
+      appendedHere?.close();
       await flush();
       await writer.close();
       db.close();

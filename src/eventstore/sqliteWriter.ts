@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from './eventStore';
 import { SQLITE_CACHE_PRAGMA, WAL_AUTOCHECKPOINT_PAGES } from './sqliteSupport';
@@ -33,6 +34,13 @@ export type AppendOutcome =
   | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
 /** Either every append of the batch has an outcome, or the transaction failed as a whole (a storage fault). */
 export type BatchOutcome = { ok: true; outcomes: AppendOutcome[] } | { ok: false; fault: { code?: string; message: string } };
+
+/**
+ * The writer thread says on this channel that it committed appends to `file`. Every store of the
+ * process on that file with subscriptions (the projector thread's) looks at once: no round trip
+ * through the thread that serves HTTP.
+ */
+export const appendedChannelName = (file: string) => `presets:appended:${resolve(file)}`;
 
 export const openEventsDb = (file: string): Database.Database => {
   const db = new Database(file);

@@ -27,6 +27,37 @@ describe('event store contract: embedded SQLite, writer thread', () => {
   });
 });
 
+// The projector thread's store on the same file sees each commit of the writer thread at once,
+// told by the writer itself, not by a poll (here one a minute) nor by the thread serving HTTP.
+it('a writer thread tells the other stores of the process on its file of each commit', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'events.db');
+  const workerFile = join(__dirname, '..', '..', 'dist', 'src', 'eventstore', 'sqliteWriterWorker.js');
+  const writing = openSqliteEventStore({ file, writer: 'thread', workerFile });
+  const following = openSqliteEventStore({ file, writer: 'inline', pollIntervalMs: 60_000 });
+  try {
+    expect(writing.announcesAppends).toBe(true);
+    expect(following.announcesAppends).toBe(false);
+    const seen: string[] = [];
+    let delivered!: () => void;
+    const both = new Promise<void>((resolve) => { delivered = resolve; });
+    const subscription = following.subscribe('start', async (e) => {
+      seen.push(e.id);
+      if (seen.length === 2) delivered();
+    });
+    await new Promise((r) => setTimeout(r, 50)); // caught up and waiting for the next poll
+    await writing.append('preset-w-a', [{ id: 'a1', type: 'T', data: {}, metadata: {} }], 'no_stream');
+    await writing.append('preset-w-b', [{ id: 'b1', type: 'T', data: {}, metadata: {} }], 'no_stream');
+    await both; // without the writer's word this waits a minute: the test times out
+    expect(seen).toEqual(['a1', 'b1']);
+    await subscription.stop();
+  } finally {
+    await following.close();
+    await writing.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 describe('read model contract: embedded SQLite', () => {
   readModelContract(async () => {
     const dir = tempDir();
