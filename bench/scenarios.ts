@@ -89,8 +89,14 @@ export const runScenario = async (scenario: Scenario, target: Target, o: Scenari
   try {
     const prefix = `b${++runCounter}`;
     await setup(scenario, server.url, prefix, o.connections);
-    // Creates warm up on slugs of their own; versions and reads on the same presets as measured.
-    if (o.warmup) await load(loadOptions(scenario, server.url, scenario === 'create' ? `${prefix}w` : prefix, { ...o, duration: o.warmup }));
+    // Writes warm up on slugs of their own: a warm-up's last requests are still being answered when
+    // the measured load starts, and a version racing them for a slug would rightly get a 409.
+    // Reads warm up on the presets they then read.
+    if (o.warmup) {
+      const warmPrefix = scenario === 'read' ? prefix : `${prefix}w`;
+      if (warmPrefix !== prefix) await setup(scenario, server.url, warmPrefix, o.connections);
+      await load(loadOptions(scenario, server.url, warmPrefix, { ...o, duration: o.warmup }));
+    }
     const result = await load(loadOptions(scenario, server.url, prefix, o));
     const peakRssMb = procMb(server.pid, 'VmHWM'); // read while the process is alive, right after the load
     return { scenario, target, ...result, peakRssMb };
