@@ -1,3 +1,4 @@
+import { BroadcastChannel } from 'node:worker_threads';
 import {
   ConcurrencyConflict, StoreUnavailable,
   type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type RecordedEvent, type StreamName,
@@ -5,7 +6,6 @@ import {
 import { createPoller } from './poller';
 import { prefixRange, storeFault } from './sqliteSupport';
 import { createStreamReader } from './sqliteStreams';
-import { BroadcastChannel } from 'node:worker_threads';
 import { appendedChannelName, openEventsDb, serializeEvent } from './sqliteWriter';
 import { startBatchWriter } from './sqliteWriterThread';
 

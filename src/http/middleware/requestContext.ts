@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import type { Caller } from '../../auth/apiKeys';
 import type { AppContext, AppState } from '../types';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -13,7 +14,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export const requestContext = (logger: Logger): Middleware<AppState, AppContext> => async (ctx, next) => {
   const incoming = ctx.get('X-Request-Id');
   const requestId = CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  ctx.state = new RequestState(requestId, logger) as unknown as AppState;
+  ctx.state = new RequestState(requestId, logger);
   ctx.set('X-Request-Id', requestId);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Cache-Control', 'no-store');
@@ -35,7 +36,9 @@ export const requestContext = (logger: Logger): Middleware<AppState, AppContext>
  * `ctx.state`: the logger bound to the request id is made when something logs through it (an
  * error, a conflict, an event stream), not for every request; making one serializes its bindings.
  */
-class RequestState {
+class RequestState implements AppState {
+  declare caller: Caller; // set by the auth middleware
+  declare body: unknown; // set by the JSON body middleware
   private bound: Logger | undefined;
   constructor(readonly requestId: string, private readonly root: Logger) {}
   get log(): Logger {
