@@ -15,7 +15,8 @@ const send = (message: FromProjectorThread) => port.postMessage(message);
 
 const main = async () => {
   const logger = createLogger(config.logLevel).child({ component: 'projector', thread: true });
-  // Only reads here: appends are the main thread's, which says 'wake' after each.
+  // Only reads here. The embedded store's writer thread tells this store of each commit itself; a
+  // main thread that appends without one (tests from source) says 'wake' instead.
   const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs });
   const readModel = await openReadModel(config);
   const projector = await startProjector({ eventStore, readModel, logger });

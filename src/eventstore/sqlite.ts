@@ -89,7 +89,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
         if (outcome.ok) p.resolve({ revision: outcome.revision, position: outcome.position });
         else p.reject(new ConcurrencyConflict(p.stream, outcome.expected, outcome.actual));
       });
-      poller.notify();
+      // A writer thread tells every subscribing store of the process itself (appendedChannelName),
+      // this one too: notifying here as well would make each subscription read twice per commit.
+      if (!writer.threaded) poller.notify();
     }
   };
   // One flush at a time; appends arriving meanwhile form the next batch.

@@ -33,24 +33,32 @@ it('a writer thread tells the other stores of the process on its file of each co
   const dir = tempDir();
   const file = join(dir, 'events.db');
   const workerFile = join(__dirname, '..', '..', 'dist', 'src', 'eventstore', 'sqliteWriterWorker.js');
-  const writing = openSqliteEventStore({ file, writer: 'thread', workerFile });
+  const writing = openSqliteEventStore({ file, writer: 'thread', workerFile, pollIntervalMs: 60_000 });
   const following = openSqliteEventStore({ file, writer: 'inline', pollIntervalMs: 60_000 });
   try {
     expect(writing.announcesAppends).toBe(true);
     expect(following.announcesAppends).toBe(false);
-    const seen: string[] = [];
-    let delivered!: () => void;
-    const both = new Promise<void>((resolve) => { delivered = resolve; });
-    const subscription = following.subscribe('start', async (e) => {
-      seen.push(e.id);
-      if (seen.length === 2) delivered();
-    });
+    // The writing store's own subscriptions are told the same way.
+    const follow = (store: typeof writing) => {
+      const seen: string[] = [];
+      let delivered!: () => void;
+      const both = new Promise<void>((resolve) => { delivered = resolve; });
+      const subscription = store.subscribe('start', async (e) => {
+        seen.push(e.id);
+        if (seen.length === 2) delivered();
+      });
+      return { seen, both, subscription };
+    };
+    const other = follow(following);
+    const own = follow(writing);
     await new Promise((r) => setTimeout(r, 50)); // caught up and waiting for the next poll
     await writing.append('preset-w-a', [{ id: 'a1', type: 'T', data: {}, metadata: {} }], 'no_stream');
     await writing.append('preset-w-b', [{ id: 'b1', type: 'T', data: {}, metadata: {} }], 'no_stream');
-    await both; // without the writer's word this waits a minute: the test times out
-    expect(seen).toEqual(['a1', 'b1']);
-    await subscription.stop();
+    await Promise.all([other.both, own.both]); // without the writer's word this waits a minute: the test times out
+    expect(other.seen).toEqual(['a1', 'b1']);
+    expect(own.seen).toEqual(['a1', 'b1']);
+    await other.subscription.stop();
+    await own.subscription.stop();
   } finally {
     await following.close();
     await writing.close();
