@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../src/eventstore/eventStore';
-import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
+import { PRESET_STREAM_PREFIX, presetStreamName } from '../src/presets/streamName';
 import { projectBatch } from './projectBatch';
-import { presetJsonOf, type ReadModel } from './readmodel/readModel';
+import { presetJsonOf, type PresetRecord, type ReadModel } from './readmodel/readModel';
 
 /**
  * The projector: follows the event store from the read model's checkpoint and writes what the
@@ -14,6 +15,11 @@ import { presetJsonOf, type ReadModel } from './readmodel/readModel';
  */
 export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
+/**
+ * Documents it wrote last, so the next event of a busy preset needs no read of its document
+ * (projectBatch.ts). Each holds a parsed config: a few hundred keep the thread's memory small.
+ */
+const RECENT_PRESETS = 256;
 
 export interface Projector {
   /**
@@ -47,11 +53,13 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
   let buffer: RecordedEvent[] = [];
   let draining: Promise<void> | null = null;
   let failure: unknown = null;
+  const recent = new LRUCache<string, PresetRecord>({ max: RECENT_PRESETS });
 
   const applyBuffered = async () => {
     while (buffer.length > 0) {
       const batch = buffer.splice(0, MAX_BATCH);
-      const records = await projectBatch(readModel, batch, name);
+      const records = await projectBatch(readModel, batch, name, recent);
+      for (const record of records) recent.set(presetStreamName(record.view.workspace_id, record.view.slug), record);
       position = batch[batch.length - 1]!.position;
       events.emit('projected', position, records.map(presetJsonOf));
     }
@@ -89,6 +97,7 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
     await subscription?.stop();
     await draining;
     buffer = [];
+    recent.clear(); // start again from what the read model holds
     position = await readModel.checkpoint(name).catch(() => position);
     if (stopped) return;
     failure = null;

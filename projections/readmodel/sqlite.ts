@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { SQLITE_CACHE_PRAGMA, WAL_AUTOCHECKPOINT_PAGES, storeFault } from '../../src/eventstore/sqliteSupport';
-import { presetViewJson, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
+import { presetViewJson, versionViewJson, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
 
 /**
  * The embedded read model: one SQLite file beside the event store's. The documents are stored as
@@ -47,7 +47,7 @@ export const sqliteRows = (changes: ProjectionChange[]): SqliteRows => {
       const { view, revision } = change.record;
       rows.presets.push([view.workspace_id, view.slug, view.id, revision, view.updated_at, presetViewJson(view)]);
     } else {
-      rows.versions.push([change.version.preset_id, change.version.version, JSON.stringify(change.version)]);
+      rows.versions.push([change.version.preset_id, change.version.version, versionViewJson(change.version)]);
     }
   }
   return rows;

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { projectPresetEvent, ProjectionGap } from '../../../projections/presetProjection';
 import type { PresetEvent, StoredPresetEvent } from '../../../src/presets/events';
-import type { PresetRecord } from '../../../projections/readmodel/readModel';
+import { presetViewJson, versionViewJson, type PresetRecord, type PresetView } from '../../../projections/readmodel/readModel';
 
 const stored = (event: PresetEvent, revision: bigint): StoredPresetEvent => ({
   event, revision, position: revision + 100n, id: `e${revision}`, stream: 'preset-ws-bot', recordedAt: new Date(),
@@ -61,5 +62,37 @@ describe('the preset projection', () => {
 
   it('refuses a version for a preset it does not hold, rather than inventing one', () => {
     expect(() => projectPresetEvent(null, stored(added, 1n))).toThrow(ProjectionGap);
+  });
+});
+
+describe('the serialized documents', () => {
+  // What reads answer and what the read model stores: the text must be JSON.stringify's, byte for
+  // byte, however the projection made the document (the config inside is serialized only once).
+  const text = fc.string({ unit: 'binary' });
+  it('are the text JSON.stringify makes of them, for any config, prompt and names', () => {
+    fc.assert(fc.property(
+      fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), text, text, text,
+      (config1, config2, prompt, name, creator) => {
+        const first: PresetEvent = { ...created, data: { ...created.data, name, creatorUserId: creator, version: { ...created.data.version, config: config1, systemPrompt: prompt } } };
+        const second: PresetEvent = { ...added, data: { ...added.data, version: { ...added.data.version, config: config2, creatorId: creator } } };
+        const [version1, put1] = projectPresetEvent(null, stored(first, 0n));
+        const record1 = (put1 as { record: PresetRecord }).record;
+        const [version2, put2] = projectPresetEvent(record1, stored(second, 1n));
+        const record2 = (put2 as { record: PresetRecord }).record;
+        for (const change of [version1, version2]) {
+          const { version } = change as { version: PresetRecord['view']['designated_version'] };
+          expect(versionViewJson(version)).toBe(JSON.stringify(version));
+        }
+        for (const { view } of [record1, record2]) expect(presetViewJson(view)).toBe(JSON.stringify(view));
+      },
+    ));
+  });
+
+  it('keep the key order of a document whose designated version is not its last key', () => {
+    const [, put] = projectPresetEvent(null, stored(created, 0n));
+    const { designated_version, ...rest } = (put as { record: PresetRecord }).record.view;
+    const reordered: PresetView = { designated_version, ...rest };
+    expect(presetViewJson(reordered)).toBe(JSON.stringify(reordered));
+    expect(Object.keys(JSON.parse(presetViewJson(reordered)))[0]).toBe('designated_version');
   });
 });
