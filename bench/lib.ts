@@ -3,7 +3,7 @@
  * loopback port, wait until it is ready, read its peak RSS, load it with autocannon, stats.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -79,6 +79,29 @@ export const procMb = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
   if (!m) throw new Error(`no ${field} for pid ${pid}`);
   return (Number(m[1]) * 1024) / 1e6;
 };
+
+/** Clock ticks per second of /proc's CPU times (100 on every common Linux; asked once). */
+let ticksPerSecond: number | undefined;
+/** CPU time (user + system, all threads) a process has used so far, in ms: /proc/<pid>/stat. */
+export const procCpuMs = (pid: number): number => {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name may hold spaces
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond; // utime, stime
+};
+
+/**
+ * Runs `measure` and returns its result with the CPU time per request it cost the target process
+ * and this one (the load generator), in µs: the cores they share are the budget of both.
+ */
+export const withCpu = async <R extends LoadResult>(pid: number, measure: () => Promise<R>): Promise<R & CpuPerRequest> => {
+  const [target, self] = [procCpuMs(pid), process.cpuUsage()];
+  const result = await measure();
+  const used = process.cpuUsage(self);
+  const per = (ms: number) => (result.requests > 0 ? (ms * 1000) / result.requests : NaN);
+  return { ...result, cpuUsPerRequest: per(procCpuMs(pid) - target), loadGenCpuUsPerRequest: per((used.user + used.system) / 1000) };
+};
+export interface CpuPerRequest { cpuUsPerRequest: number; loadGenCpuUsPerRequest: number }
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);

@@ -62,7 +62,7 @@ export const generateEvents = async (dir: string, total: number): Promise<{ seco
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, presets, bytes: statSync(join(dir, EVENTS_FILE)).size };
 };
 
-export interface RebuildResult { command: string; events: number; seconds: number; eventsPerSecond: number; peakRssMb: number }
+export interface RebuildResult { command: string; events: number; seconds: number; eventsPerSecond: number; peakRssMb: number; cpuUsPerEvent: number }
 
 /** Runs the rebuild into a fresh read model (readmodel.db removed first) and checks what it built. */
 export const runRebuild = async (dir: string, total: number, presets: number, timeoutSeconds = 600): Promise<RebuildResult> => {
@@ -89,6 +89,9 @@ export const runRebuild = async (dir: string, total: number, presets: number, ti
   const [docs, versions] = [count('SELECT COUNT(*) AS n FROM presets'), count('SELECT COUNT(*) AS n FROM preset_versions')];
   db.close();
   if (docs !== presets || versions !== total) throw new Error(`${script} built ${docs} presets and ${versions} versions, expected ${presets} and ${total}`);
-  const peakKb = Number(readFileSync(peakFile, 'utf8'));
-  return { command: `node ${script}`, events: total, seconds, eventsPerSecond: total / seconds, peakRssMb: (peakKb * 1024) / 1e6 };
+  const { peakKb, cpuMs } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number; cpuMs: number };
+  return {
+    command: `node ${script}`, events: total, seconds, eventsPerSecond: total / seconds, peakRssMb: (peakKb * 1024) / 1e6,
+    cpuUsPerEvent: (cpuMs * 1000) / total,
+  };
 };

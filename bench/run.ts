@@ -38,7 +38,7 @@ const main = async () => {
         for (const target of TARGETS.map((_, i) => TARGETS[(i + round) % TARGETS.length]!)) {
           const row = await runScenario(scenario, target, opts);
           rows.push(row);
-          log(`round ${round + 1} ${scenario.padEnd(7)} ${target.padEnd(7)} ${f(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} peak ${f(row.peakRssMb)} MB`);
+          log(`round ${round + 1} ${scenario.padEnd(7)} ${target.padEnd(7)} ${f(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} peak ${f(row.peakRssMb)} MB CPU ${f(row.cpuUsPerRequest)} µs/req`);
         }
       }
       if (generated) {
@@ -87,6 +87,7 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load
       scenario: s, target: t, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)),
       errors: rs.reduce((a, r) => a + r.errors, 0), non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
       accepted202: rs.reduce((a, r) => a + (r.statuses['202'] ?? 0), 0), peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+      cpuUsPerRequest: median(rs.map((r) => r.cpuUsPerRequest)), loadGenCpuUsPerRequest: median(rs.map((r) => r.loadGenCpuUsPerRequest)),
     };
   };
   const medians = SCENARIOS.flatMap((s) => TARGETS.map((t) => med(s, t)));
@@ -94,6 +95,7 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load
   const rebuild = rebuilds.length > 0 ? {
     eventsPerSecond: median(rebuilds.map((r) => r.eventsPerSecond)), seconds: median(rebuilds.map((r) => r.seconds)),
     peakRssMb: Math.max(...rebuilds.map((r) => r.peakRssMb)), command: rebuilds[0]!.command,
+    cpuUsPerEvent: median(rebuilds.map((r) => r.cpuUsPerEvent)),
   } : undefined;
 
   const mc = machine();
@@ -101,13 +103,14 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load
     `presets benchmark — ${mc.cpu}, ${mc.cores} cores, node ${mc.node}, ${mc.platform}`,
     `${opts.rounds} round(s) × ${opts.duration} s per scenario after ${opts.warmup} s of warm-up, ${opts.connections} connections over loopback; medians of the rounds; ` +
       'peak RSS = highest VmHWM of the rounds, a fresh process per scenario; service at LOG_LEVEL=warn (request logging not measured)',
+    'CPU µs/req = CPU time (all threads, user + system) the target used during the measured window, per request; autocannon µs/req = the same for the load generator, which shares the cores',
     `load generator (autocannon) on the same cores; 1-min load average ${f(load[0]!, 1)} at start, ${f(load[1]!, 1)} at end`,
     '',
-    `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB |`,
-    `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|`,
-    ...medians.map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} |`),
+    `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req | autocannon µs/req |`,
+    `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|-----------:|------------------:|`,
+    ...medians.map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} | ${f(r.loadGenCpuUsPerRequest).padStart(17)} |`),
     ...(rebuild ? [
-      `| rebuild  | service | ${`${f(rebuild.eventsPerSecond)} ev/s`.padStart(10)} |      — |      — |      0 |       — | ${f(rebuild.peakRssMb).padStart(11)} |`,
+      `| rebuild  | service | ${`${f(rebuild.eventsPerSecond)} ev/s`.padStart(10)} |      — |      — |      0 |       — | ${f(rebuild.peakRssMb).padStart(11)} | ${`${f(rebuild.cpuUsPerEvent)}/event`.padStart(10)} |                 — |`,
       '',
       `rebuild: ${f(opts.events)} events (${f(opts.events / 10)} presets × 10) replayed by \`${rebuild.command}\` in ${f(rebuild.seconds, 1)} s (median)`,
     ] : []),
@@ -115,9 +118,9 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load
       '',
       'the service over the rebuilt data set (one process, one round, a random preset per request or connection):',
       '',
-      '| at scale | presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB |',
-      '|----------|--------:|-------:|-------:|-------:|-------:|--------:|------------:|',
-      ...scale.map((r) => `| ${r.scenario.padEnd(8)} | ${f(r.presets).padStart(7)} | ${f(r.rps).padStart(6)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} |`),
+      '| at scale | presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req |',
+      '|----------|--------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
+      ...scale.map((r) => `| ${r.scenario.padEnd(8)} | ${f(r.presets).padStart(7)} | ${f(r.rps).padStart(6)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} |`),
     ] : []),
     '',
   ];

@@ -5,10 +5,10 @@
  * the command handler's LRU of 10,000 folded states); this shows it does not.
  */
 import type { Client, Options } from 'autocannon';
-import { AUTH, load, procMb, startChild, writeKeysFile, type LoadResult } from './lib';
+import { AUTH, load, procMb, startChild, withCpu, writeKeysFile, type CpuPerRequest, type LoadResult } from './lib';
 import { versionRequests } from './scenarios';
 
-export interface ScaleRow extends LoadResult { scenario: 'read' | 'version'; presets: number; peakRssMb: number }
+export interface ScaleRow extends LoadResult, CpuPerRequest { scenario: 'read' | 'version'; presets: number; peakRssMb: number }
 
 const randomSlug = (presets: number) => `p${Math.floor(Math.random() * presets)}`;
 
@@ -30,7 +30,7 @@ export const runAtScale = async (dataDir: string, presets: number, o: { duration
     const rows: ScaleRow[] = [];
     for (const [scenario, options] of [['read', read], ['version', version]] as const) {
       if (o.warmup) await load({ ...options, duration: o.warmup });
-      const result = await load(options);
+      const result = await withCpu(server.pid, () => load(options));
       rows.push({ scenario, presets, ...result, peakRssMb: procMb(server.pid, 'VmHWM') });
     }
     return rows;

@@ -5,7 +5,7 @@
 import type { Client, Options, Request } from 'autocannon';
 import { rmSync } from 'node:fs';
 import { BODIES } from './bodies';
-import { API_KEY, AUTH, call, load, procMb, startChild, tempDir, WORKSPACE_ID, writeKeysFile, type LoadResult } from './lib';
+import { API_KEY, AUTH, call, load, procMb, startChild, tempDir, withCpu, WORKSPACE_ID, writeKeysFile, type CpuPerRequest, type LoadResult } from './lib';
 
 export const TARGETS = ['service', 'crud', 'rawKoa'] as const;
 export type Target = (typeof TARGETS)[number];
@@ -18,7 +18,7 @@ const SCRIPTS: Record<Target, string> = {
   rawKoa: 'dist/bench/baselines/rawKoa.js',
 };
 
-export interface Row extends LoadResult { scenario: Scenario; target: Target; peakRssMb: number }
+export interface Row extends LoadResult, CpuPerRequest { scenario: Scenario; target: Target; peakRssMb: number }
 export interface ScenarioOptions {
   duration: number;
   connections: number;
@@ -97,7 +97,7 @@ export const runScenario = async (scenario: Scenario, target: Target, o: Scenari
       if (warmPrefix !== prefix) await setup(scenario, server.url, warmPrefix, o.connections);
       await load(loadOptions(scenario, server.url, warmPrefix, { ...o, duration: o.warmup }));
     }
-    const result = await load(loadOptions(scenario, server.url, prefix, o));
+    const result = await withCpu(server.pid, () => load(loadOptions(scenario, server.url, prefix, o)));
     const peakRssMb = procMb(server.pid, 'VmHWM'); // read while the process is alive, right after the load
     return { scenario, target, ...result, peakRssMb };
   } finally {
