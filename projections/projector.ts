@@ -17,10 +17,11 @@ export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
 /**
  * Documents it wrote last, so the next event of a busy preset needs no read of its document
- * (projectBatch.ts). Each holds a parsed config and its JSON (~25 KB): 256 of them took the
- * create benchmark's peak RSS from 189 to 199 MB; 64 cover the busy presets at 1.6 MB.
+ * (projectBatch.ts): 8% less CPU per version write in the benchmark (32 presets written in turn).
+ * Kept few: a remembered document outlives the young generation and dies in old space, and 64 of
+ * them took the create benchmark's peak RSS up 12–15 MB where 32 cost 0–3 MB.
  */
-const RECENT_PRESETS = 64;
+const RECENT_PRESETS = 32;
 
 export interface Projector {
   /**
