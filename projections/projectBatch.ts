@@ -4,6 +4,11 @@ import { parsePresetStreamName } from '../src/presets/streamName';
 import { projectPresetEvent, versionToLookUp } from './presetProjection';
 import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from './readmodel/readModel';
 
+/** Documents a projector wrote before, by stream name (projector.ts keeps the last few). */
+export interface RecentPresets {
+  get(stream: string): PresetRecord | undefined;
+}
+
 /**
  * Projects a run of events (in position order) and applies the result with the checkpoint of the
  * last one in a single `apply`. Documents touched earlier in the run are taken from the run, not
@@ -14,10 +19,6 @@ import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from './r
  * before an event's is what the read model would give (a document is a function of its stream's
  * events), so it is used without reading and parsing the stored one; any other is ignored.
  */
-export interface RecentPresets {
-  get(stream: string): PresetRecord | undefined;
-}
-
 export const projectBatch = async (
   readModel: ReadModel, events: RecordedEvent[], checkpointName: string, recent?: RecentPresets,
 ): Promise<PresetRecord[]> => {
