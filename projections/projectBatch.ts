@@ -4,24 +4,13 @@ import { parsePresetStreamName } from '../src/presets/streamName';
 import { projectPresetEvent, versionToLookUp } from './presetProjection';
 import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from './readmodel/readModel';
 
-/** Documents a projector wrote before, by stream name (projector.ts keeps the last few). */
-export interface RecentPresets {
-  get(stream: string): PresetRecord | undefined;
-}
-
 /**
  * Projects a run of events (in position order) and applies the result with the checkpoint of the
  * last one in a single `apply`. Documents touched earlier in the run are taken from the run, not
  * the store, and only the last document of each preset is written: the live projector calls this
  * with one event, a rebuild with pages of thousands. Returns the preset documents as they now are.
- *
- * `recent`: documents this projector wrote before, by stream. One that reflects the revision just
- * before an event's is what the read model would give (a document is a function of its stream's
- * events), so it is used without reading and parsing the stored one; any other is ignored.
  */
-export const projectBatch = async (
-  readModel: ReadModel, events: RecordedEvent[], checkpointName: string, recent?: RecentPresets,
-): Promise<PresetRecord[]> => {
+export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[], checkpointName: string): Promise<PresetRecord[]> => {
   if (events.length === 0) return [];
   const presets = new Map<string, PresetRecord | null>();
   const versions = new Map<string, VersionView>();
@@ -30,10 +19,7 @@ export const projectBatch = async (
     const stored = decodeEvent(recorded);
     const key = parsePresetStreamName(recorded.stream);
     if (!key) throw new Error(`${recorded.stream} is not a preset stream`);
-    const earlier = recent?.get(recorded.stream);
-    const current = presets.has(recorded.stream)
-      ? presets.get(recorded.stream)!
-      : earlier?.revision === recorded.revision - 1n ? earlier : await readModel.getPreset(key.workspaceId, key.slug);
+    const current = presets.has(recorded.stream) ? presets.get(recorded.stream)! : await readModel.getPreset(key.workspaceId, key.slug);
     const wanted = versionToLookUp(stored);
     const designated = wanted
       ? versions.get(`${wanted.presetId}/${wanted.version}`) ?? (await readModel.getVersion(wanted.presetId, wanted.version))

@@ -1,10 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../src/eventstore/eventStore';
-import { PRESET_STREAM_PREFIX, presetStreamName } from '../src/presets/streamName';
+import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { projectBatch } from './projectBatch';
-import { presetJsonOf, type PresetRecord, type ReadModel } from './readmodel/readModel';
+import { presetJsonOf, type ReadModel } from './readmodel/readModel';
 
 /**
  * The projector: follows the event store from the read model's checkpoint and writes what the
@@ -15,13 +14,6 @@ import { presetJsonOf, type PresetRecord, type ReadModel } from './readmodel/rea
  */
 export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
-/**
- * Documents it wrote last, so the next event of a busy preset needs no read of its document
- * (projectBatch.ts): 8% less CPU per version write in the benchmark (32 presets written in turn).
- * Kept few: a remembered document outlives the young generation and dies in old space, and 64 of
- * them took the create benchmark's peak RSS up 12–15 MB where 32 cost 0–3 MB.
- */
-const RECENT_PRESETS = 32;
 
 export interface Projector {
   /**
@@ -55,13 +47,11 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
   let buffer: RecordedEvent[] = [];
   let draining: Promise<void> | null = null;
   let failure: unknown = null;
-  const recent = new LRUCache<string, PresetRecord>({ max: RECENT_PRESETS });
 
   const applyBuffered = async () => {
     while (buffer.length > 0) {
       const batch = buffer.splice(0, MAX_BATCH);
-      const records = await projectBatch(readModel, batch, name, recent);
-      for (const record of records) recent.set(presetStreamName(record.view.workspace_id, record.view.slug), record);
+      const records = await projectBatch(readModel, batch, name);
       position = batch[batch.length - 1]!.position;
       events.emit('projected', position, records.map(presetJsonOf));
     }
@@ -99,7 +89,6 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
     await subscription?.stop();
     await draining;
     buffer = [];
-    recent.clear(); // start again from what the read model holds
     position = await readModel.checkpoint(name).catch(() => position);
     if (stopped) return;
     failure = null;
