@@ -24,14 +24,14 @@ const BATCH = 5000;
 const REBUILD_SCRIPT = 'dist/scripts/rebuild.js';
 
 /**
- * Appends `total` events: presets p0…p(total/10 − 1), created in the first pass, then one version
- * each per pass, so consecutive positions belong to different presets (the rebuild's worst case:
- * each page of events touches thousands of distinct documents).
+ * Appends `total` events: presets p0…p(total/eventsPerPreset − 1), created in the first pass, then
+ * one version each per pass, so consecutive positions belong to different presets (the rebuild's
+ * worst case: each page of events touches thousands of distinct documents).
  */
-export const generateEvents = async (dir: string, total: number): Promise<{ seconds: number; presets: number; bytes: number }> => {
+export const generateEvents = async (dir: string, total: number, eventsPerPreset = EVENTS_PER_PRESET): Promise<{ seconds: number; presets: number; bytes: number }> => {
   const started = process.hrtime.bigint();
   const store = openSqliteEventStore({ file: join(dir, EVENTS_FILE), maxBatch: BATCH });
-  const presets = Math.ceil(total / EVENTS_PER_PRESET);
+  const presets = Math.ceil(total / eventsPerPreset);
   const drafts = BODIES.map((b) => {
     const d = toDraft('chat_completions', JSON.parse(b));
     if (E.isLeft(d)) throw new Error(`bench body is not valid: ${JSON.stringify(d.left)}`);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --profile create|version|read]`
+ * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --growth 10000,1000000 --profile create|version|read]`
  * The service and its two baselines, ALTERNATELY, `rounds` times, each scenario against a fresh
  * child process; then medians, ratios and targets as one table, also written to bench/results/.
  */
@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { flags, machine, median, ROOT, tempDir } from './lib';
 import { formatSummary, summarize, type ProfileSummary } from './profile';
 import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
+import { growthSizes, runGrowth, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
 import { runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
-const opts = flags({ duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, profile: '' });
+const opts = flags({ duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, growth: '10000,1000000', profile: '' });
 if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile)) throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
@@ -61,9 +62,11 @@ const main = async () => {
   } finally {
     rmSync(eventsDir, { recursive: true, force: true });
   }
+  const sizes = growthSizes(opts.growth);
+  const growth = sizes.length > 0 ? await runGrowth(sizes, opts, log) : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
-  report({ rows, rebuilds, rebuildFailures, scale, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
+  report({ rows, rebuilds, rebuildFailures, scale, growth, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
 };
 
 /** One more run of a scenario with `node --cpu-prof` on the service (not part of the numbers above). */
@@ -77,9 +80,9 @@ const profileService = async (scenario: Scenario): Promise<ProfileSummary> => {
   return summarize(join(dir, file), 15);
 };
 
-interface Run { rows: Row[]; rebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; profile?: ProfileSummary; seconds: number; load: number[] }
+interface Run { rows: Row[]; rebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; profile?: ProfileSummary; seconds: number; load: number[] }
 
-const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load }: Run) => {
+const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, seconds, load }: Run) => {
   const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
   const med = (s: Scenario, t: Target) => {
     const rs = of(s, t);
@@ -120,7 +123,17 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load
       '',
       '| at scale | presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req |',
       '|----------|--------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
-      ...scale.map((r) => `| ${r.scenario.padEnd(8)} | ${f(r.presets).padStart(7)} | ${f(r.rps).padStart(6)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} |`),
+      ...scale.map((r) => scaleLine(r)),
+    ] : []),
+    ...(growth ? [
+      '',
+      'growth: the same load over presets of one version each, written through the event store and rebuilt, one process per size:',
+      '',
+      '| growth   |   presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req |',
+      '|----------|----------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
+      ...growth.runs.flatMap((g) => g.rows.map((r) => scaleLine(r, 9))),
+      '',
+      `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(growth.growthMb, 1)} MB more at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
     ] : []),
     '',
   ];
@@ -140,8 +153,9 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load
     ['version throughput ≥ 1.5× CRUD', ratios.versionRps >= 1.5], ['version p99 ≤ CRUD p99', ratios.versionP99 <= 1],
     ['read throughput ≥ 0.7× raw Koa', ratios.readRps >= 0.7],
     ...(opts.events > 0 ? [['rebuild ≥ 100,000 events/s', !!rebuild && rebuildFailures.length === 0 && rebuild.eventsPerSecond >= 100_000] as [string, boolean]] : []),
-    ['peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale)', service.every((r) => r.peakRssMb <= 200) && (!rebuild || rebuild.peakRssMb <= 200) && scale.every((r) => r.peakRssMb <= 200)],
-    ['0 errors and 0 non-2xx (every target, every round)', medians.every((r) => r.errors === 0 && r.non2xx === 0) && scale.every((r) => r.errors === 0 && r.non2xx === 0)],
+    ['peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale, growth)', service.every((r) => r.peakRssMb <= 200) && (!rebuild || rebuild.peakRssMb <= 200) && scale.every((r) => r.peakRssMb <= 200) && (growth?.runs ?? []).every((g) => g.peakRssMb <= 200)],
+    ...(growth && growth.runs.length > 1 ? [[`no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`, growth.growthMb <= growth.allowanceMb] as [string, boolean]] : []),
+    ['0 errors and 0 non-2xx (every target, every round)', [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0)],
   ];
   for (const [name, ok] of targets) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${name}`);
   for (const failure of rebuildFailures) lines.push(`rebuild failed: ${failure}`);
@@ -153,9 +167,12 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, profile, seconds, load
 
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, ratios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
+  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, ratios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
   log(`results written to ${file}`);
 };
+
+const scaleLine = (r: ScaleRow, presetsWidth = 7) =>
+  `| ${r.scenario.padEnd(8)} | ${f(r.presets).padStart(presetsWidth)} | ${f(r.rps).padStart(6)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} |`;
 
 main().catch((error) => {
   console.error(error);

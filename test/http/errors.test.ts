@@ -130,6 +130,12 @@ describe('404, 405, 413, 415', () => {
     await expectError(await svc.request('/api/v1/presets/typed/chat/completions', { method: 'POST', body: raw, headers: { 'content-type': type } }), 415);
     expect(await storedEvents('typed')).toEqual([]);
   });
+  it.each(['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'])('JSON sent as %s is accepted', async (type) => {
+    const slug = `typed-${type.replace(/[^a-z0-9]+/gi, '-')}`;
+    const res = await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', body: JSON.stringify(chatBody()), headers: { 'content-type': type } });
+    expect(res.status).toBe(200);
+    expect((await storedEvents(slug)).length).toBe(1);
+  });
 });
 
 describe('tenancy', () => {

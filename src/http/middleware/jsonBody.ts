@@ -14,11 +14,14 @@ export const MAX_DEPTH = 128;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export const jsonBody = (limit: number): Middleware<AppState, AppContext> => async (ctx, next) => {
-  if (!ctx.request.is('application/json')) {
-    throw new ApiError(415, 'the body must be JSON, sent with "Content-Type: application/json"');
+  // The header as clients usually send it is taken as it is; any other is parsed (type-is).
+  if (ctx.get('Content-Type') !== 'application/json') {
+    if (!ctx.request.is('application/json')) {
+      throw new ApiError(415, 'the body must be JSON, sent with "Content-Type: application/json"');
+    }
+    const charset = ctx.request.charset;
+    if (charset && charset.toLowerCase() !== 'utf-8') throw new ApiError(415, `charset ${charset} is not supported; send UTF-8`);
   }
-  const charset = ctx.request.charset;
-  if (charset && charset.toLowerCase() !== 'utf-8') throw new ApiError(415, `charset ${charset} is not supported; send UTF-8`);
   const length = ctx.request.length;
   if (length !== undefined && length > limit) throw tooLarge(limit);
   let raw: Buffer;
