@@ -133,7 +133,7 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
       '|----------|----------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
       ...growth.runs.flatMap((g) => g.rows.map((r) => scaleLine(r, 9))),
       '',
-      `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(growth.growthMb, 1)} MB more at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
+      `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(Math.abs(growth.growthMb), 1)} MB ${growth.growthMb >= 0 ? 'more' : 'less'} at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
     ] : []),
     '',
   ];
