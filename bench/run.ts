@@ -109,9 +109,12 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
     'CPU µs/req = CPU time (all threads, user + system) the target used during the measured window, per request; autocannon µs/req = the same for the load generator, which shares the cores',
     `load generator (autocannon) on the same cores; 1-min load average ${f(load[0]!, 1)} at start, ${f(load[1]!, 1)} at end`,
     '',
-    `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req | autocannon µs/req |`,
-    `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|-----------:|------------------:|`,
-    ...medians.map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} | ${f(r.loadGenCpuUsPerRequest).padStart(17)} |`),
+    // With --rounds 0 (growth alone, say) there is no scenario to show.
+    ...(rows.length > 0 || rebuild ? [
+      `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req | autocannon µs/req |`,
+      `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|-----------:|------------------:|`,
+    ] : []),
+    ...medians.filter(() => rows.length > 0).map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} | ${f(r.loadGenCpuUsPerRequest).padStart(17)} |`),
     ...(rebuild ? [
       `| rebuild  | service | ${`${f(rebuild.eventsPerSecond)} ev/s`.padStart(10)} |      — |      — |      0 |       — | ${f(rebuild.peakRssMb).padStart(11)} | ${`${f(rebuild.cpuUsPerEvent)}/event`.padStart(10)} |                 — |`,
       '',
@@ -143,15 +146,17 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
     versionRps: ratio(m('version', 'service').rps, m('version', 'crud').rps), versionP99: ratio(m('version', 'service').p99, m('version', 'crud').p99),
     readRps: ratio(m('read', 'service').rps, m('read', 'rawKoa').rps),
   };
-  lines.push(
+  if (rows.length > 0) lines.push(
     `ratios: create service/crud ${f(ratios.createRps, 2)}× req/s, ${f(ratios.createP99, 2)}× p99; ` +
       `version service/crud ${f(ratios.versionRps, 2)}× req/s, ${f(ratios.versionP99, 2)}× p99; read service/rawKoa ${f(ratios.readRps, 2)}× req/s`,
   );
   const service = medians.filter((r) => r.target === 'service');
   const targets: Array<[string, boolean]> = [
-    ['create throughput ≥ 1.5× CRUD', ratios.createRps >= 1.5], ['create p99 ≤ CRUD p99', ratios.createP99 <= 1],
-    ['version throughput ≥ 1.5× CRUD', ratios.versionRps >= 1.5], ['version p99 ≤ CRUD p99', ratios.versionP99 <= 1],
-    ['read throughput ≥ 0.7× raw Koa', ratios.readRps >= 0.7],
+    ...(rows.length > 0 ? [
+      ['create throughput ≥ 1.5× CRUD', ratios.createRps >= 1.5], ['create p99 ≤ CRUD p99', ratios.createP99 <= 1],
+      ['version throughput ≥ 1.5× CRUD', ratios.versionRps >= 1.5], ['version p99 ≤ CRUD p99', ratios.versionP99 <= 1],
+      ['read throughput ≥ 0.7× raw Koa', ratios.readRps >= 0.7],
+    ] as Array<[string, boolean]> : []),
     ...(opts.events > 0 ? [['rebuild ≥ 100,000 events/s', !!rebuild && rebuildFailures.length === 0 && rebuild.eventsPerSecond >= 100_000] as [string, boolean]] : []),
     ['peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale, growth)', service.every((r) => r.peakRssMb <= 200) && (!rebuild || rebuild.peakRssMb <= 200) && scale.every((r) => r.peakRssMb <= 200) && (growth?.runs ?? []).every((g) => g.peakRssMb <= 200)],
     ...(growth && growth.runs.length > 1 ? [[`no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`, growth.growthMb <= growth.allowanceMb] as [string, boolean]] : []),

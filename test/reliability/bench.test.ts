@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * `npm run bench` in miniature (1 round of 1 s, 4 connections, 2,000 events to rebuild, growth
+ * from 100 to 1,000 presets): every part of the benchmark still runs end to end on a fresh clone,
+ * against real child processes, with no failed request. What it measures is not judged here (a
+ * second of load on a shared machine says nothing); that is `npm run bench`'s job. It needs the
+ * build the jest globalSetup makes.
+ */
+const ROOT = join(__dirname, '..', '..');
+
+it('runs every scenario against all three targets, the rebuild, at scale and growth, and writes its results', async () => {
+  const child = spawn(process.execPath, [
+    join(ROOT, 'dist/bench/run.js'), '--rounds', '1', '--duration', '1', '--warmup', '0', '--connections', '4', '--events', '2000', '--growth', '100,1000',
+  ], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  child.stderr.on('data', (chunk) => (err += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const written = /results written to (\S+\.json)/.exec(err)?.[1];
+  try {
+    expect({ code, err: code === 0 ? '' : err }).toEqual({ code: 0, err: '' });
+    for (const scenario of ['create', 'version', 'read']) {
+      for (const target of ['service', 'crud', 'rawKoa']) {
+        expect(out).toMatch(new RegExp(`^\\| ${scenario} +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
+      }
+    }
+    expect(out).toMatch(/^\| rebuild +\| service \| +[1-9][\d,]* ev\/s \|/m);
+    expect(out).toMatch(/^rebuild: 2,000 events \(200 presets × 10\)/m);
+    expect(out).toMatch(/^\| (read|version) +\| +200 \|/m);
+    for (const presets of ['100', '1,000']) {
+      expect(out).toMatch(new RegExp(`^\\| read +\\| +${presets} \\|`, 'm'));
+      expect(out).toMatch(new RegExp(`^\\| version +\\| +${presets} \\|`, 'm'));
+    }
+    expect(out).toMatch(/^(PASS|FAIL) {2}no growth from 100 to 1,000 presets beyond the configured caches$/m);
+    expect(out).toMatch(/^PASS {2}0 errors and 0 non-2xx/m);
+    expect(written && existsSync(written)).toBeTruthy();
+    const results = JSON.parse(readFileSync(written!, 'utf8'));
+    expect(results.medians).toHaveLength(9);
+    expect(results.growth.runs.map((r: { presets: number }) => r.presets)).toEqual([100, 1000]);
+  } finally {
+    if (written) rmSync(written, { force: true });
+  }
+}, 300_000);
