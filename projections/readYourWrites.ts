@@ -19,7 +19,7 @@ export interface WaitOptions {
 
 export type ProjectionWaiter = (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetJson | null>;
 
-interface Waiter { workspaceId: string; slug: string; revision: bigint; finish(record: PresetJson | null): void; fail(error: unknown): void }
+interface Waiter { workspaceId: string; slug: string; revision: bigint; since: number; finish(record: PresetJson | null): void; fail(error: unknown): void }
 
 export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 25, rememberedAnnouncements = 4096 }: WaitOptions): ProjectionWaiter => {
   const check = async (workspaceId: string, slug: string, revision: bigint) => {
@@ -50,11 +50,14 @@ export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 
   });
 
   // The safety net, one timer for all waits: a document written by a projector in another
-  // process, or an announcement that was not remembered, is found by reading, every 10 polls.
+  // process, or an announcement that was not remembered, is found by reading, every 10 polls;
+  // only waits that have lasted a whole tick are read (most writes are answered well before).
   let slowPoll: NodeJS.Timeout | undefined;
+  let ticks = 0;
   const look = (w: Waiter) => check(w.workspaceId, w.slug, w.revision).then((record) => record && w.finish(record), (error) => w.fail(error));
   const lookAll = () => {
-    for (const waiters of waiting.values()) for (const w of waiters) void look(w);
+    ticks++;
+    for (const waiters of waiting.values()) for (const w of waiters) if (ticks - w.since >= 2) void look(w);
   };
 
   return (workspaceId, slug, revision, timeoutMs) => new Promise<PresetJson | null>((resolve, reject) => {
@@ -73,7 +76,7 @@ export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 
       }
       outcome();
     };
-    const waiter: Waiter = { workspaceId, slug, revision, finish: (record) => settle(() => resolve(record)), fail: (error) => settle(() => reject(error)) };
+    const waiter: Waiter = { workspaceId, slug, revision, since: ticks, finish: (record) => settle(() => resolve(record)), fail: (error) => settle(() => reject(error)) };
     const deadline = setTimeout(() => waiter.finish(null), timeoutMs);
     const waiters = waiting.get(k) ?? new Set<Waiter>();
     waiters.add(waiter);

@@ -85,6 +85,25 @@ describe('read-your-writes waiter', () => {
     await expect(pending).resolves.toEqual(doc('a', 1n));
   });
 
+  it('reads only for waits that have lasted a whole tick of the slow poll, not for every wait at every tick', async () => {
+    jest.useFakeTimers();
+    try {
+      const store = fakeReadModel();
+      const projected = new EventEmitter();
+      const wait = createProjectionWaiter({ readModel: store.readModel, projected, pollIntervalMs: 10 }); // ticks every 100 ms
+      const first = wait('ws1', 'a', 0n, 10_000);
+      await jest.advanceTimersByTimeAsync(150); // tick 1 at 100 ms: 'a' is younger than a tick
+      expect(store.reads()).toBe(0);
+      const second = wait('ws1', 'b', 0n, 10_000);
+      await jest.advanceTimersByTimeAsync(100); // tick 2 at 200 ms: 'a' has waited a whole tick, 'b' has not
+      expect(store.reads()).toBe(1);
+      projected.emit('projected', 1n, [doc('a', 0n), doc('b', 0n)]);
+      await expect(Promise.all([first, second])).resolves.toEqual([doc('a', 0n), doc('b', 0n)]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('forgets the oldest announcements beyond its bound, and still finds their documents by reading', async () => {
     const store = fakeReadModel();
     const projected = new EventEmitter();
