@@ -21,7 +21,7 @@ const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-
 const main = async () => {
   const began = Date.now();
   const loadAtStart = loadavg()[0]!;
-  const rows: Row[] = [];
+  const rows: RoundRow[] = [];
   const rebuilds: RebuildResult[] = [];
   const rebuildFailures: string[] = [];
   const eventsDir = tempDir('rebuild');
@@ -38,7 +38,7 @@ const main = async () => {
         // Alternate: each round starts with a different target.
         for (const target of TARGETS.map((_, i) => TARGETS[(i + round) % TARGETS.length]!)) {
           const row = await runScenario(scenario, target, opts);
-          rows.push(row);
+          rows.push({ ...row, round: round + 1 });
           log(`round ${round + 1} ${scenario.padEnd(7)} ${target.padEnd(7)} ${f(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} peak ${f(row.peakRssMb)} MB CPU ${f(row.cpuUsPerRequest)} µs/req`);
         }
       }
@@ -80,7 +80,8 @@ const profileService = async (scenario: Scenario): Promise<ProfileSummary> => {
   return summarize(join(dir, file), 15);
 };
 
-interface Run { rows: Row[]; rebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; profile?: ProfileSummary; seconds: number; load: number[] }
+type RoundRow = Row & { round: number };
+interface Run { rows: RoundRow[]; rebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; profile?: ProfileSummary; seconds: number; load: number[] }
 
 const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, seconds, load }: Run) => {
   const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
@@ -114,7 +115,7 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
       `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req | autocannon µs/req |`,
       `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|-----------:|------------------:|`,
     ] : []),
-    ...medians.filter(() => rows.length > 0).map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} | ${f(r.loadGenCpuUsPerRequest).padStart(17)} |`),
+    ...(rows.length > 0 ? medians : []).map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} | ${f(r.loadGenCpuUsPerRequest).padStart(17)} |`),
     ...(rebuild ? [
       `| rebuild  | service | ${`${f(rebuild.eventsPerSecond)} ev/s`.padStart(10)} |      — |      — |      0 |       — | ${f(rebuild.peakRssMb).padStart(11)} | ${`${f(rebuild.cpuUsPerEvent)}/event`.padStart(10)} |                 — |`,
       '',
@@ -146,9 +147,19 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
     versionRps: ratio(m('version', 'service').rps, m('version', 'crud').rps), versionP99: ratio(m('version', 'service').p99, m('version', 'crud').p99),
     readRps: ratio(m('read', 'service').rps, m('read', 'rawKoa').rps),
   };
+  // Within a round the three targets run back to back: its ratio is the fairest single comparison
+  // on a noisy machine, and how far the rounds spread says how much the medians can be trusted.
+  const rpsOf = (round: number, s: Scenario, t: Target) => rows.find((r) => r.round === round && r.scenario === s && r.target === t)?.rps ?? NaN;
+  const rounds = [...new Set(rows.map((r) => r.round))];
+  const roundRatios = rounds.map((round) => ({
+    round, createRps: rpsOf(round, 'create', 'service') / rpsOf(round, 'create', 'crud'),
+    versionRps: rpsOf(round, 'version', 'service') / rpsOf(round, 'version', 'crud'), readRps: rpsOf(round, 'read', 'service') / rpsOf(round, 'read', 'rawKoa'),
+  }));
+  const each = (k: 'createRps' | 'versionRps' | 'readRps') => roundRatios.map((r) => `${f(r[k], 2)}×`).join(', ');
   if (rows.length > 0) lines.push(
     `ratios: create service/crud ${f(ratios.createRps, 2)}× req/s, ${f(ratios.createP99, 2)}× p99; ` +
       `version service/crud ${f(ratios.versionRps, 2)}× req/s, ${f(ratios.versionP99, 2)}× p99; read service/rawKoa ${f(ratios.readRps, 2)}× req/s`,
+    `round by round: create service/crud ${each('createRps')}; version service/crud ${each('versionRps')}; read service/rawKoa ${each('readRps')}`,
   );
   const service = medians.filter((r) => r.target === 'service');
   const targets: Array<[string, boolean]> = [
@@ -172,7 +183,7 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
 
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, ratios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
+  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, ratios, roundRatios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
   log(`results written to ${file}`);
 };
 

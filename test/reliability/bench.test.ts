@@ -28,6 +28,7 @@ it('runs every scenario against all three targets, the rebuild, at scale and gro
         expect(out).toMatch(new RegExp(`^\\| ${scenario} +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
       }
     }
+    expect(out).toMatch(/^round by round: create service\/crud \d+\.\d\d×; version service\/crud \d+\.\d\d×; read service\/rawKoa \d+\.\d\d×$/m);
     expect(out).toMatch(/^\| rebuild +\| service \| +[1-9][\d,]* ev\/s \|/m);
     expect(out).toMatch(/^rebuild: 2,000 events \(200 presets × 10\)/m);
     expect(out).toMatch(/^\| (read|version) +\| +200 \|/m);
