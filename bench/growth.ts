@@ -6,8 +6,8 @@
  * the largest size's peak RSS to exceed the smallest's by no more than those bounds.
  */
 import { rmSync } from 'node:fs';
-import { DEFAULT_CACHE_BYTES } from '../projections/readmodel/presetCache';
-import { SQLITE_CACHE_PRAGMA } from '../src/eventstore/sqliteSupport';
+import { DEFAULT_CACHE_BYTES } from '../src/http/presetCache';
+import { CACHE_KIB } from '../src/sqlite/connection';
 import { tempDir } from './lib';
 import { generateEvents, runRebuild } from './rebuild';
 import { runAtScale, type ScaleRow } from './scale';
@@ -19,8 +19,7 @@ import { runAtScale, type ScaleRow } from './scale';
  * (256 KiB each), and the 1 MiB cache of preset documents. The command handler's LRU of folded
  * states holds version ids only.
  */
-const SQLITE_CACHE_KIB = Number(/-(\d+)/.exec(SQLITE_CACHE_PRAGMA)![1]);
-export const GROWTH_ALLOWANCE_MB = (5 * SQLITE_CACHE_KIB * 1024 + 2 * 256 * 1024 + DEFAULT_CACHE_BYTES) / 1e6;
+export const GROWTH_ALLOWANCE_MB = (5 * CACHE_KIB * 1024 + 2 * 256 * 1024 + DEFAULT_CACHE_BYTES) / 1e6;
 
 export interface GrowthRun { presets: number; writeSeconds: number; rebuildSeconds: number; rows: ScaleRow[]; peakRssMb: number }
 export interface GrowthResult { runs: GrowthRun[]; growthMb: number; allowanceMb: number }

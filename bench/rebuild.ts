@@ -11,7 +11,7 @@ import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as E from 'fp-ts/Either';
 import { EVENTS_FILE, READ_MODEL_FILE } from '../src/backends';
-import { openSqliteEventStore } from '../src/eventstore/sqlite';
+import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { toDraft } from '../src/formats';
 import { decide, evolve, initialState, type PresetState } from '../src/presets/decider';
 import { CURRENT_SCHEMA_VERSION, toNewEvent, type EventMetadata } from '../src/presets/events';

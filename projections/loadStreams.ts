@@ -1,19 +1,16 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import type { Config } from '../src/config';
-import type { EventStore } from '../src/eventstore/eventStore';
+import type { StreamReader } from '../src/eventstore/streamReader';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
+import type { Events } from '../src/threads/endpoint';
+import { serveThread, startThread, type Thread } from '../src/threads/thread';
 import { foldStreams } from './foldStreams';
 import type { ProjectionChange } from './readmodel/readModel';
 import { sqliteRows } from './readmodel/sqlite';
 
 /**
  * The bulk of a rebuild: every preset stream up to `until`, folded (foldStreams.ts) and written.
- * With `threads`, that many worker threads each read, decode, fold and encode one share of the
- * streams from their own event-store connection, and this thread only writes what they send: the
- * SQLite target takes rows whose JSON the workers already made. Without (or when the compiled
- * worker is absent: tests running from source), the same fold runs here.
+ * With `threads`, that many threads each read, decode, fold and encode one share of the streams
+ * from their own event-store connection, and this thread only writes what they send: the SQLite
+ * target takes rows whose JSON the threads already made. Without, the same fold runs here.
  */
 export type Encoding = 'sqlite' | 'changes';
 export const ENCODERS: Record<Encoding, (changes: ProjectionChange[]) => unknown> = {
@@ -33,64 +30,91 @@ export interface LoadOptions {
   /** Called after each write with the events it covered. */
   onEvents?: (events: number) => void;
   pageSize?: number;
-  threads?: { count: number; config: Config; workerFile?: string };
+  /**
+   * Fold in `count` threads, each running `entry` (a compiled entry point that calls
+   * `serveLoadShare`), which opens its own event store from `data`.
+   */
+  threads?: { count: number; entry: string; data: unknown };
 }
 
-export const WORKER_FILE = join(__dirname, 'loadStreamsWorker.js');
-/** Batches a worker may have sent and not yet seen written: keeps it busy, and memory bounded. */
+/** Writes a thread may have asked for and not yet seen done: keeps it busy, and memory bounded. */
 export const IN_FLIGHT = 2;
 /**
- * Small pages and small worker heaps: V8 lets an unlimited heap grow far past what is alive, and
- * three of them (two workers and this thread) took a 1M-event rebuild to 280 MB resident; so
- * limited, 190 MB, at the same speed. What a worker holds is a page and one preset with its
- * versions: 64 MB old space fits a preset of some 10,000 versions (a bigger one fails the
- * rebuild, loudly, with the worker's out-of-memory error). The young generation is where a
- * page's parsed events die: at 8 MB they outlived scavenges and were copied and promoted (17% of
- * a worker's time went to the collector, 6% now); 16 MB with pages of 100 events made a rebuild of
- * 200,000 events 11–33% faster (alternated runs), peak RSS 145 → 148–156 MB (32 MB: 195 MB).
+ * Small pages: a thread holds a page and one preset with its versions, within the heap
+ * src/threads/thread.ts gives it (docs/performance.md says how these were chosen).
  */
 export const PAGE_EVENTS = 100;
-const WORKER_HEAP = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 };
 
-/** Whether `loadStreams` can start worker threads here (not when running from TypeScript source). */
-export const canThread = (workerFile = WORKER_FILE): boolean => existsSync(workerFile);
+interface ShareData {
+  until: bigint;
+  share: { index: number; count: number };
+  encoding: Encoding;
+  pageSize: number;
+}
+type ShareApi = { run(): Promise<number> };
+type WriterApi = { write(payload: unknown, events: number): Promise<void> };
 
-export const loadStreams = async (eventStore: EventStore, { until, writer, onEvents, pageSize = PAGE_EVENTS, threads }: LoadOptions): Promise<number> => {
-  const workerFile = threads?.workerFile ?? WORKER_FILE;
-  if (!threads || threads.count < 1 || !canThread(workerFile)) {
+export const loadStreams = async (reader: StreamReader, { until, writer, onEvents, pageSize = PAGE_EVENTS, threads }: LoadOptions): Promise<number> => {
+  if (!threads || threads.count < 1) {
     const encode = ENCODERS[writer.encoding];
-    const pages = eventStore.readStreams({ until, streamPrefix: PRESET_STREAM_PREFIX, pageSize });
+    const pages = reader.readStreams({ until, streamPrefix: PRESET_STREAM_PREFIX, pageSize });
     return foldStreams(pages, async (changes, events) => {
       await writer.write(encode(changes));
       onEvents?.(events);
     });
   }
-  const workers: Worker[] = [];
+  const started: Array<Thread<ShareApi, Events>> = [];
   let writes = Promise.resolve(); // one write at a time, in arrival order
+  let failure: unknown;
+  const write = (payload: unknown, events: number) => {
+    const done = writes.then(async () => {
+      await writer.write(payload);
+      onEvents?.(events);
+    });
+    writes = done.catch((error: unknown) => {
+      failure ??= error;
+    });
+    return done;
+  };
   try {
-    const counts = await Promise.all(Array.from({ length: threads.count }, (_, index) => new Promise<number>((resolve, reject) => {
-      const worker = new Worker(workerFile, {
-        resourceLimits: WORKER_HEAP,
-        workerData: { config: threads.config, until, share: { index, count: threads.count }, encoding: writer.encoding, pageSize },
-      });
-      workers.push(worker);
-      worker.on('message', (message: { payload: unknown; events: number } | { done: number } | { failed: string }) => {
-        if ('failed' in message) reject(new Error(message.failed));
-        else if ('done' in message) resolve(message.done);
-        else {
-          writes = writes.then(() => writer.write(message.payload)).then(() => {
-            onEvents?.(message.events);
-            worker.postMessage('written');
-          });
-          writes.catch(reject);
-        }
-      });
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`rebuild worker ${index} stopped (exit code ${code})`)));
-    })));
+    const counts = await Promise.all(
+      Array.from({ length: threads.count }, async (_, index) => {
+        const data: ShareData = { until, share: { index, count: threads.count }, encoding: writer.encoding, pageSize };
+        const thread = startThread<ShareApi>(threads.entry, 'rebuildLoader', { ...(threads.data as object), ...data });
+        started.push(thread);
+        thread.serve({ write });
+        await thread.ready;
+        return thread.call('run');
+      }),
+    ).catch((error: unknown) => {
+      throw failure ?? error; // a failed write fails its thread's fold too: report the write's own error
+    });
     await writes;
+    if (failure) throw failure;
     return counts.reduce((a, b) => a + b, 0);
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all(started.map((t) => t.stop()));
   }
 };
+
+/** A loading thread's side: folds one share of the streams, asks the parent to write each page. */
+export const serveLoadShare = <Data>(open: (data: Data) => Promise<{ reader: StreamReader; close(): Promise<void> }>): void =>
+  serveThread<ShareApi & { stop(): Promise<void> }, Record<string, never>, WriterApi>(async (data: Data & ShareData, parent) => {
+    const { reader, close } = await open(data);
+    return {
+      run: async () => {
+        const encode = ENCODERS[data.encoding];
+        const unanswered = new Set<Promise<void>>();
+        const pages = reader.readStreams({ until: data.until, streamPrefix: PRESET_STREAM_PREFIX, pageSize: data.pageSize, share: data.share });
+        const events = await foldStreams(pages, async (changes, n) => {
+          while (unanswered.size >= IN_FLIGHT) await Promise.race(unanswered);
+          const written: Promise<void> = parent.call('write', encode(changes), n).finally(() => unanswered.delete(written));
+          written.catch(() => undefined); // a failed write is reported once, where it is awaited
+          unanswered.add(written);
+        });
+        await Promise.all(unanswered);
+        return events;
+      },
+      stop: close,
+    };
+  });

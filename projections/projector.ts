@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { EventStore, RecordedEvent, Subscription } from '../src/eventstore/eventStore';
+import type { EventFeed, Subscription } from '../src/eventstore/eventFeed';
+import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
+import { presetJsonOf } from './readmodel/documentJson';
 import { projectBatch } from './projectBatch';
-import { presetJsonOf, type ReadModel } from './readmodel/readModel';
+import type { ProjectedEvents, ReadModel } from './readmodel/readModel';
 
 /**
  * The projector: follows the event store from the read model's checkpoint and writes what the
@@ -15,12 +17,14 @@ import { presetJsonOf, type ReadModel } from './readmodel/readModel';
 export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
 
+/**
+ * 'projected' once a batch's changes are in the read model (see ProjectedEvents), 'health' when the
+ * projector stops on an error or starts again.
+ */
+export type ProjectorEvents = ProjectedEvents & { health: [healthy: boolean] };
+
 export interface Projector {
-  /**
-   * Emits 'projected' (position, PresetJson[] of the documents written) once a batch's changes are
-   * in the read model, and 'health' (healthy) when it stops on an error or starts again.
-   */
-  readonly events: EventEmitter;
+  readonly events: EventEmitter<ProjectorEvents>;
   /** Position of the last event projected by this process, or the stored checkpoint. */
   position(): bigint | null;
   /** False while stopped after an error it could not get past (a malformed event). */
@@ -29,15 +33,15 @@ export interface Projector {
 }
 
 export interface ProjectorDeps {
-  eventStore: EventStore;
+  feed: EventFeed;
   readModel: ReadModel;
   logger: Logger;
   name?: string;
   retryDelayMs?: number;
 }
 
-export const startProjector = async ({ eventStore, readModel, logger, name = PROJECTOR_NAME, retryDelayMs = 1000 }: ProjectorDeps): Promise<Projector> => {
-  const events = new EventEmitter();
+export const startProjector = async ({ feed, readModel, logger, name = PROJECTOR_NAME, retryDelayMs = 1000 }: ProjectorDeps): Promise<Projector> => {
+  const events = new EventEmitter<ProjectorEvents>();
   events.setMaxListeners(0);
   let position = await readModel.checkpoint(name);
   let subscription: Subscription | null = null;
@@ -80,7 +84,7 @@ export const startProjector = async ({ eventStore, readModel, logger, name = PRO
   }
 
   const start = () => {
-    subscription = eventStore.subscribe(position === null ? 'start' : { after: position }, onEvent, {
+    subscription = feed.subscribe(position === null ? 'start' : { after: position }, onEvent, {
       streamPrefix: PRESET_STREAM_PREFIX,
       onError: fail,
     });

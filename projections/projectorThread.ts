@@ -1,111 +1,105 @@
-import { EventEmitter, once } from 'node:events';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { Config } from '../src/config';
-import type { Projector } from './projector';
-import type { PresetJson } from './readmodel/readModel';
+import type { EventFeed } from '../src/eventstore/eventFeed';
+import { serveThread, startThread, type Thread } from '../src/threads/thread';
+import { startProjector, type Projector, type ProjectorEvents } from './projector';
+import type { ReadModel } from './readmodel/readModel';
 
 /**
- * The service's projector in a worker thread: reading events, projecting and writing the read
- * model then take none of the time of the thread that serves HTTP. The main thread keeps the
- * projector's face (announcements for read-your-writes, position, health) from its messages.
- * Used when the compiled worker exists (the built service); tests from source project in-thread.
+ * The projector in a thread of its own: reading events, projecting and writing the read model take
+ * none of the time of the thread that serves HTTP. The parent keeps the projector's face
+ * (announcements, position, health) from what the thread tells it, and starts another thread if
+ * one dies. The thread's entry point belongs to the composition root (src/workers/projector.ts):
+ * it opens the stores and hands them to `serveProjector`.
  */
-export type ToProjectorThread = { kind: 'wake' } | { kind: 'stop' };
-export type FromProjectorThread =
-  | { kind: 'started'; position: bigint | null }
-  | { kind: 'projected'; position: bigint; documents: PresetJson[] }
-  | { kind: 'health'; healthy: boolean };
-
-const STOP_TIMEOUT_MS = 30_000;
-export const PROJECTOR_WORKER_FILE = join(__dirname, 'projectorWorker.js');
-export const projectorThreadAvailable = (workerFile = PROJECTOR_WORKER_FILE) => existsSync(workerFile);
-
-export interface ProjectorThread extends Projector {
-  /** Events were appended in this process: look now rather than at the next poll. */
-  wake(): void;
-}
+// The thread tells where it starts before it is ready, so no announcement can come before the parent listens.
+type ThreadEvents = ProjectorEvents & { started: [position: bigint | null] };
 
 export interface ProjectorThreadOptions {
-  config: Config;
+  /** The compiled entry point that calls `serveProjector`. */
+  entry: string;
+  /** What that entry needs to open its stores (plain data: it is copied to the thread). */
+  data: unknown;
   logger: Logger;
-  workerFile?: string;
   /** After the thread dies unexpectedly, start a new one after this long. */
   restartDelayMs?: number;
-  /** How often the embedded store is looked at without a wake (appends by other processes). */
-  pollIntervalMs?: number;
 }
 
-export const startProjectorThread = async ({ config, logger, workerFile = PROJECTOR_WORKER_FILE, restartDelayMs = 1000, pollIntervalMs }: ProjectorThreadOptions): Promise<ProjectorThread> => {
-  const events = new EventEmitter();
+export const startProjectorThread = async ({ entry, data, logger, restartDelayMs = 1000 }: ProjectorThreadOptions): Promise<Projector> => {
+  const events = new EventEmitter<ProjectorEvents>();
   events.setMaxListeners(0);
   let position: bigint | null = null;
   let healthy = false;
   let stopping = false;
-  let worker: Worker | null = null;
+  let thread: Thread<Record<string, never>, ThreadEvents> | null = null;
   let restart: NodeJS.Timeout | undefined;
 
-  const spawn = () => new Promise<void>((resolve, reject) => {
-    // Its garbage is a batch's events and documents: 8 MB of young generation (V8's default is
-    // larger) costs it nothing measurable and keeps the service's peak RSS under 200 MB.
-    const w = new Worker(workerFile, { workerData: { config, pollIntervalMs }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-    worker = w;
-    w.on('message', (message: FromProjectorThread) => {
-      if (message.kind === 'projected') {
-        position = message.position;
-        events.emit('projected', message.position, message.documents);
-      } else if (message.kind === 'health') healthy = message.healthy;
-      else {
-        position = message.position;
-        healthy = true;
-        resolve();
-      }
+  const spawn = async () => {
+    const t = startThread<Record<string, never>, ThreadEvents>(entry, 'projector', data);
+    thread = t;
+    t.on('started', (at) => {
+      position = at;
     });
-    w.once('error', (error) => {
-      logger.error({ err: error }, 'projector thread failed');
-      reject(error);
+    t.on('projected', (at, documents) => {
+      position = at;
+      events.emit('projected', at, documents);
     });
-    w.once('exit', (code) => {
-      worker = null;
+    t.on('health', (ok) => {
+      healthy = ok;
+    });
+    void t.exited.then((code) => {
+      thread = null;
       healthy = false;
       if (stopping) return;
       logger.error({ code }, `projector thread exited; starting another in ${restartDelayMs} ms`);
-      restart = setTimeout(() => spawn().catch(() => undefined), restartDelayMs);
+      restart = setTimeout(() => void spawn().catch(() => undefined), restartDelayMs);
     });
-  });
+    try {
+      await t.ready;
+    } catch (error) {
+      logger.error({ err: error }, 'projector thread failed');
+      throw error;
+    }
+    healthy = true;
+  };
 
   await spawn().catch((error: unknown) => {
     stopping = true;
     clearTimeout(restart);
     throw error;
   });
-  let wakeQueued = false;
   return {
     events,
     position: () => position,
     healthy: () => healthy,
-    wake() {
-      // One message per turn of the event loop, however many appends it completed.
-      if (wakeQueued) return;
-      wakeQueued = true;
-      setImmediate(() => {
-        wakeQueued = false;
-        worker?.postMessage({ kind: 'wake' } satisfies ToProjectorThread);
-      });
-    },
     async stop() {
       stopping = true;
       clearTimeout(restart);
-      const w = worker;
-      if (!w) return;
-      const exited = once(w, 'exit');
-      w.postMessage({ kind: 'stop' } satisfies ToProjectorThread);
       // It drains what it was given, closes its stores and ends; one that hangs is ended.
-      const hung = setTimeout(() => void w.terminate(), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(hung);
+      await thread?.stop();
     },
   };
 };
+
+export interface ProjectorStores {
+  feed: EventFeed;
+  readModel: ReadModel;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/** The thread's side: the same projector as `npm run projector`, telling the parent what it projects. */
+export const serveProjector = <Data>(open: (data: Data) => Promise<ProjectorStores>): void =>
+  serveThread<{ stop(): Promise<void> }, ThreadEvents>(async (data: Data, parent) => {
+    const { feed, readModel, logger, close } = await open(data);
+    const projector = await startProjector({ feed, readModel, logger });
+    projector.events.on('projected', (at, documents) => parent.emit('projected', at, documents));
+    projector.events.on('health', (ok) => parent.emit('health', ok));
+    parent.emit('started', projector.position());
+    return {
+      stop: async () => {
+        await projector.stop();
+        await close();
+      },
+    };
+  });

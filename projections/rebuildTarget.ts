@@ -2,11 +2,9 @@ import Database from 'better-sqlite3';
 import type { Db } from 'mongodb';
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { READ_MODEL_FILE } from '../src/backends';
-import type { Config } from '../src/config';
 import type { BulkWriter } from './loadStreams';
 import type { ProjectionChange, ReadModel } from './readmodel/readModel';
-import { openSqliteReadModel, type SqliteRows } from './readmodel/sqlite';
+import { openSqliteReadModel, READ_MODEL_FILE, type SqliteRows } from './readmodel/sqlite';
 
 // The MongoDB client takes half a second to load: a SQLite rebuild never loads it (as src/backends.ts).
 const mongodb = (): typeof import('mongodb') => require('mongodb');
@@ -33,7 +31,7 @@ export class ReadModelInUse extends Error {
   override readonly name = 'ReadModelInUse';
 }
 
-export const openRebuildTarget = (config: Pick<Config, 'mongodbUrl' | 'dataDir'>, now = new Date()): Promise<RebuildTarget> =>
+export const openRebuildTarget = (config: { mongodbUrl?: string; dataDir: string }, now = new Date()): Promise<RebuildTarget> =>
   config.mongodbUrl ? openMongoRebuildTarget(config.mongodbUrl) : Promise.resolve(openSqliteRebuildTarget(config.dataDir, now));
 
 /**

@@ -1,17 +1,15 @@
-import { describeBackends, openEventStore, openReadModel } from '../src/backends';
+import type { EventFeed } from '../src/eventstore/eventFeed';
 import type { EventStore } from '../src/eventstore/eventStore';
 import { PRESET_STREAM_PREFIX, presetStreamName } from '../src/presets/streamName';
-import { cliLogger, errorMessage, startCli, type CliIo } from './cliSupport';
 import { presetDifferences } from './comparePreset';
 import { ABSENT, show, type Difference } from './diff';
-import { createProgress } from './progress';
 import { PROJECTOR_NAME } from './projector';
 import { openMemoryReadModel } from './readmodel/memory';
 import type { ReadModel } from './readmodel/readModel';
-import { catchUp } from './rebuild';
+import { catchUp, type ProgressReporter } from './rebuild';
 
 /**
- * `npm run verify`: folds every preset stream again with the same pure projection, into memory,
+ * Verify (`npm run verify`): folds every preset stream again with the same pure projection, into memory,
  * and compares each preset document and version with the read model's.
  *
  * The service may be running: a preset whose document differs is read again after the read
@@ -36,20 +34,23 @@ export interface VerifyReport {
 export interface VerifyOptions {
   strict?: boolean;
   checkpointName?: string;
-  tty?: NodeJS.WriteStream;
-  log?: (line: string) => void;
+  progress?: ProgressReporter;
 }
 
 const PAGE = 1000;
 
-export const verifyReadModel = async (eventStore: EventStore, readModel: ReadModel, options: VerifyOptions = {}): Promise<VerifyReport> => {
-  const { strict = false, checkpointName = PROJECTOR_NAME, tty, log = () => {} } = options;
+export const verifyReadModel = async (
+  eventStore: Pick<EventStore, 'read'> & EventFeed,
+  readModel: ReadModel,
+  options: VerifyOptions = {},
+): Promise<VerifyReport> => {
+  const { strict = false, checkpointName = PROJECTOR_NAME, progress: reportProgress } = options;
   const checkpoint = await readModel.checkpoint(checkpointName);
   const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
   const expected = openMemoryReadModel({ copies: false });
   const lastPosition = new Map<string, bigint>();
   let behind = 0;
-  const progress = head === null ? null : createProgress({ label: 'verify: folding events', head, tty, log });
+  const progress = head === null ? undefined : reportProgress?.(head);
   const folded = await catchUp(eventStore, expected, {
     after: undefined, until: head,
     onPage: (n, first, position, batch) => {
@@ -102,39 +103,3 @@ export const verifyReadModel = async (eventStore: EventStore, readModel: ReadMod
   return report;
 };
 
-const USAGE = `Usage: npm run verify [-- --strict]
-Folds every preset stream from the event store again and compares each preset and version with
-the read model, printing one line per difference. Uses the service's environment (DATA_DIR,
-EVENTSTORE_URL, MONGODB_URL) and may run while the service runs. --strict: a read model that has
-not caught up with the events is a difference too. Exit 0: no difference; 1: differences; 2: could not verify.`;
-const MAX_LINES = 1000;
-
-export const main = async (argv: string[], io: CliIo): Promise<number> => {
-  const cli = startCli('verify', argv, io, USAGE, ['strict'], { readModel: true });
-  if ('exit' in cli) return cli.exit;
-  const { flags, config } = cli;
-  const strict = flags.strict === true;
-  let eventStore: EventStore | undefined;
-  let readModel: ReadModel | undefined;
-  try {
-    eventStore = openEventStore(config, cliLogger(config));
-    readModel = await openReadModel(config);
-    const backends = describeBackends(config);
-    io.out(`verify: events from ${backends.eventStore}, read model ${backends.readModel}${strict ? ' (strict)' : ''}`);
-    const r = await verifyReadModel(eventStore, readModel, { strict, tty: io.tty, log: io.out });
-    r.differences.slice(0, MAX_LINES).forEach((l) => io.out(l));
-    if (r.differences.length > MAX_LINES) io.out(`… and ${r.differences.length - MAX_LINES} more differences`);
-    if (r.behind > 0) io.out(`${strict ? 'difference: ' : ''}read model is behind by ${r.behind} events (checkpoint ${r.checkpoint ?? 'none'}, last event ${r.head})`);
-    if (r.lagging > 0) io.out(`${r.lagging} presets not compared: the read model had not reached their last event (--strict compares them)`);
-    if (r.movedOn > 0) io.out(`${r.movedOn} presets not compared: they changed while verify ran`);
-    const failures = r.differences.length + (strict && r.behind > 0 ? 1 : 0);
-    io.out(`verify: ${r.events} events, ${r.presets} presets, ${r.versions} versions: ${failures === 0 ? 'no differences' : `${failures} differences`}`);
-    return failures === 0 ? 0 : 1;
-  } catch (error) {
-    io.err(`verify could not run: ${errorMessage(error)}`);
-    return 2;
-  } finally {
-    await readModel?.close().catch(() => {});
-    await eventStore?.close().catch(() => {});
-  }
-};

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { openSqliteEventStore } from '../src/eventstore/sqlite';
+import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { parsePresetStreamName } from '../src/presets/streamName';
 import { openSqliteReadModel } from '../projections/readmodel/sqlite';
 import { verifyReadModel } from '../projections/verify';

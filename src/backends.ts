@@ -1,35 +1,36 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import type { EventStore } from './eventstore/eventStore';
-import { openSqliteEventStore, type SqliteEventStore } from './eventstore/sqlite';
+import type { EventStoreAdapter } from './eventstore/eventStore';
+import { EVENTS_FILE, openSqliteEventStore } from './eventstore/sqlite/store';
 import type { ReadModel } from '../projections/readmodel/readModel';
-import { openSqliteReadModel } from '../projections/readmodel/sqlite';
+import { openSqliteReadModel, READ_MODEL_FILE } from '../projections/readmodel/sqlite';
 
 /** Chooses each store by configuration: a URL selects the server, none the embedded file. */
-export const EVENTS_FILE = 'events.db';
+export { EVENTS_FILE, READ_MODEL_FILE };
+
 // The server clients take over half a second to load: a process on the embedded default never loads them.
-const eventStoreDb = (): typeof import('./eventstore/eventstoredb') => require('./eventstore/eventstoredb');
+const eventStoreDb = (): typeof import('./eventstore/eventstoredb/store') => require('./eventstore/eventstoredb/store');
 const mongo = (): typeof import('../projections/readmodel/mongodb') => require('../projections/readmodel/mongodb');
-export const READ_MODEL_FILE = 'readmodel.db';
 
 export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>) => ({
   eventStore: config.eventstoreUrl ? 'eventstoredb' : `sqlite (${join(config.dataDir, EVENTS_FILE)})`,
   readModel: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, READ_MODEL_FILE)})`,
 });
 
-/** `readOnly`: the caller never appends (rebuild, verify), so the embedded store starts no writer thread. */
 /**
- * `readOnly`: this process does not append (no writer thread). `pollIntervalMs`: how often the
- * embedded store's subscriptions look for events without `lookNow` (which only it has: a server
- * pushes new events).
+ * `readOnly`: this process does not append (rebuild, verify, the projector's thread), so the
+ * embedded store starts no writer thread. `pollIntervalMs`: how often the embedded store's
+ * subscriptions look for events appended by other processes (a server pushes them).
  */
 export const openEventStore = (
-  config: Pick<Config, 'eventstoreUrl' | 'dataDir'>, logger: Logger, { readOnly = false, pollIntervalMs }: { readOnly?: boolean; pollIntervalMs?: number } = {},
-): EventStore & Partial<Pick<SqliteEventStore, 'lookNow' | 'announcesAppends'>> =>
+  config: Pick<Config, 'eventstoreUrl' | 'dataDir'>,
+  logger: Logger,
+  { readOnly = false, pollIntervalMs }: { readOnly?: boolean; pollIntervalMs?: number } = {},
+): EventStoreAdapter =>
   config.eventstoreUrl
     ? eventStoreDb().openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
-    : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writer: readOnly ? 'inline' : 'auto', pollIntervalMs });
+    : openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE), writerThread: readOnly ? false : undefined, pollIntervalMs });
 
 /** The SQLite files the service writes, for its WAL checkpointer: none when both stores are servers. */
 export const sqliteFiles = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>): string[] => [
@@ -37,7 +38,5 @@ export const sqliteFiles = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' 
   ...(config.mongodbUrl ? [] : [join(config.dataDir, READ_MODEL_FILE)]),
 ];
 
-export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>, file = READ_MODEL_FILE): Promise<ReadModel> =>
-  config.mongodbUrl
-    ? mongo().openMongoReadModel({ url: config.mongodbUrl })
-    : openSqliteReadModel({ file: join(config.dataDir, file) });
+export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<ReadModel> =>
+  config.mongodbUrl ? mongo().openMongoReadModel({ url: config.mongodbUrl }) : openSqliteReadModel({ file: join(config.dataDir, READ_MODEL_FILE) });

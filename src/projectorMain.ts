@@ -17,7 +17,7 @@ const main = async () => {
   logger.info(describeBackends(config.right), 'opening stores');
   const eventStore = openEventStore(config.right, logger);
   const readModel = await openReadModel(config.right);
-  const projector = await startProjector({ eventStore, readModel, logger });
+  const projector = await startProjector({ feed: eventStore, readModel, logger });
   const stop = async () => {
     await projector.stop();
     await eventStore.close();

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -8,24 +9,26 @@ import { loadKeyRing } from './auth/apiKeys';
 import { describeBackends, openEventStore, openReadModel, sqliteFiles } from './backends';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { withPresetCache } from './http/presetCache';
+import { createProjectionWaiter } from './http/readYourWrites';
 import { createSseRegistry } from './http/sse';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
-import { createPresetCommandHandler } from './presets/handler';
+import { withStateCache } from './eventstore/states';
+import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
+import { threadEntry } from './threads/thread';
+import type { EventStoreAdapter } from './eventstore/eventStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
-import { projectorThreadAvailable, startProjectorThread } from '../projections/projectorThread';
-import { withPresetCache } from '../projections/readmodel/presetCache';
-import { createProjectionWaiter } from '../projections/readYourWrites';
-import type { EventStore } from './eventstore/eventStore';
+import { startProjectorThread } from '../projections/projectorThread';
 import type { ReadModel } from '../projections/readmodel/readModel';
 
 /** The composition root: stores, projector and HTTP server, started and stopped together. */
 export interface Service {
   url: string;
   port: number;
-  eventStore: EventStore;
+  eventStore: EventStoreAdapter;
   readModel: ReadModel;
-  projector?: Projector & { wake?: () => void };
+  projector?: Projector;
   /** Ends open event streams, stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
   close(): Promise<void>;
 }
@@ -58,9 +61,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const sse = createSseRegistry();
   const app = createApp({
     logger, keyRing, readModel: reads, readiness,
-    eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
-    // A writer thread tells the projector thread itself; else this thread wakes it after each append.
-    handle: createPresetCommandHandler({ eventStore, onAppended: eventStore.announcesAppends ? undefined : projector?.wake }),
+    eventStore, feed: eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
+    handle: createPresetCommandHandler({ eventStore, states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE) }),
     waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
@@ -92,11 +94,15 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   return { url, port, eventStore, readModel, projector, close };
 };
 
-/** In a worker thread when the service is built (projecting then runs beside HTTP, not between requests), else on this thread. */
-const startServiceProjector = async (config: Config, eventStore: EventStore, readModel: ReadModel, logger: Logger): Promise<Projector & { wake?: () => void }> => {
-  if (!projectorThreadAvailable()) return startProjector({ eventStore, readModel, logger });
-  const projector = await startProjectorThread({ config, logger });
-  logger.info('projector runs in a worker thread');
+/** How many presets' folded states the command handler keeps (version ids only: small). */
+const STATE_CACHE_SIZE = 10_000;
+
+/** In a thread of its own where the service uses threads (projecting then runs beside HTTP, not between requests), else on this one. */
+const startServiceProjector = async (config: Config, eventStore: EventStoreAdapter, readModel: ReadModel, logger: Logger): Promise<Projector> => {
+  const entry = threadEntry(join(__dirname, 'workers'), 'projector');
+  if (!entry) return startProjector({ feed: eventStore, readModel, logger });
+  const projector = await startProjectorThread({ entry, data: { config }, logger });
+  logger.info('projector runs in a thread of its own');
   return projector;
 };
 

@@ -1,4 +1,5 @@
-import { presetJsonOf, type PageOf, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
+import { presetJsonOf } from './documentJson';
+import type { PageOf, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
 
 /**
  * A read model in memory: what `verify` folds the events into, and a stand-in for tests.

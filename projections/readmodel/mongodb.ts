@@ -7,7 +7,8 @@ import {
   COLLECTIONS, checkpointUpdate, isOnlyDuplicateKey, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
   type CheckpointDocument,
 } from './mongoDocuments';
-import { presetJsonOf, type Page, type PresetView, type ProjectionChange, type ReadModel } from './readModel';
+import { presetJsonOf } from './documentJson';
+import type { Page, PresetView, ProjectionChange, ReadModel } from './readModel';
 
 /**
  * The read model on MongoDB. `apply` writes the documents, then the checkpoint: no transaction, so

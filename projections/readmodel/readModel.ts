@@ -40,7 +40,7 @@ export interface PresetRecord {
 
 /**
  * A preset document serialized once, as the API sends it: reads and write answers pass the JSON
- * through instead of parsing and serializing it again on every request.
+ * through instead of parsing and serializing it again on every request (documentJson.ts makes it).
  */
 export interface PresetJson {
   workspaceId: string;
@@ -49,39 +49,16 @@ export interface PresetJson {
   json: string;
 }
 
-// Documents are never changed once made (the projection makes new ones), so each is serialized
-// once, however many of the read model's write, the announcement and the answer need it.
-const serialized = new WeakMap<PresetView, string>();
-const serializedVersions = new WeakMap<VersionView, string>();
-
-export const versionViewJson = (version: VersionView): string => {
-  let json = serializedVersions.get(version);
-  if (json === undefined) serializedVersions.set(version, (json = JSON.stringify(version)));
-  return json;
-};
-
 /**
- * The same text as `JSON.stringify(view)`, but the designated version's JSON (most of it: the
- * config) is the one made for the version's own row: a write's config is serialized once, not twice.
+ * What a projector announces once a batch is in the read model: the position it reached and the
+ * preset documents it wrote, as stored. Caches and read-your-writes waiters of the process listen.
  */
-export const presetViewJson = (view: PresetView): string => {
-  let json = serialized.get(view);
-  if (json === undefined) {
-    const keys = Object.keys(view);
-    if (keys[keys.length - 1] === 'designated_version') {
-      const { designated_version: version, ...rest } = view;
-      json = `${JSON.stringify(rest).slice(0, -1)},"designated_version":${versionViewJson(version)}}`;
-    } else {
-      json = JSON.stringify(view); // keys in another order (not made by the projection): as they are
-    }
-    serialized.set(view, json);
-  }
-  return json;
-};
+export type ProjectedEvents = { projected: [position: bigint, documents: PresetJson[]] };
 
-export const presetJsonOf = ({ view, revision }: PresetRecord): PresetJson => ({
-  workspaceId: view.workspace_id, slug: view.slug, revision, json: presetViewJson(view),
-});
+/** Where those announcements are heard (a projector's emitter, whatever else it emits). */
+export interface Announcements {
+  on(event: 'projected', listener: (...args: ProjectedEvents['projected']) => void): unknown;
+}
 
 export type ProjectionChange =
   /** Replace the preset document if the stored one reflects a lower revision (or there is none). */
@@ -106,7 +83,8 @@ export interface PageOf<T> {
   total: number;
 }
 
-export interface ReadModel {
+/** The projector's side: writes, and where it got to. */
+export interface ReadModelWriter {
   /**
    * Writes the changes and moves the checkpoint, in one transaction where the store allows. Without
    * a checkpoint it stays where it is: a rebuild's stream-by-stream load, whose writes do not end
@@ -114,6 +92,10 @@ export interface ReadModel {
    */
   apply(changes: ProjectionChange[], checkpoint?: Checkpoint): Promise<void>;
   checkpoint(name: string): Promise<bigint | null>;
+}
+
+/** The side the API reads, always within one workspace. */
+export interface ReadModelQueries {
   getPreset(workspaceId: string, slug: string): Promise<PresetRecord | null>;
   /** The same document, serialized. */
   getPresetJson(workspaceId: string, slug: string): Promise<PresetJson | null>;
@@ -122,5 +104,8 @@ export interface ReadModel {
   getVersion(presetId: string, version: number): Promise<VersionView | null>;
   /** Ascending by version number. */
   listVersions(presetId: string, page: Page): Promise<PageOf<VersionView>>;
+}
+
+export interface ReadModel extends ReadModelWriter, ReadModelQueries {
   close(): Promise<void>;
 }

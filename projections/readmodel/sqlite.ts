@@ -1,12 +1,14 @@
-import Database from 'better-sqlite3';
-import { SQLITE_CACHE_PRAGMA, WAL_AUTOCHECKPOINT_PAGES, storeFault } from '../../src/eventstore/sqliteSupport';
-import { presetViewJson, versionViewJson, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
+import { openDatabase, storeFault } from '../../src/sqlite/connection';
+import { presetViewJson, versionViewJson } from './documentJson';
+import type { Checkpoint, PresetJson, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
 
 /**
  * The embedded read model: one SQLite file beside the event store's. The documents are stored as
  * the JSON the API answers with; the columns beside them are what lookups and ordering need.
  * The checkpoint is written in the same transaction as the documents it covers.
  */
+export const READ_MODEL_FILE = 'readmodel.db';
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS presets (
   workspace_id TEXT NOT NULL,
@@ -59,17 +61,7 @@ export interface SqliteReadModel extends ReadModel {
 
 /** `bulkLoad`: no journal, no fsync, for a rebuild into a fresh file that is thrown away on failure. */
 export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean }): SqliteReadModel => {
-  const db = new Database(options.file);
-  db.pragma(options.bulkLoad ? 'journal_mode = OFF' : 'journal_mode = WAL');
-  // The read model can always be rebuilt from the events, so it need not fsync every commit.
-  db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
-  // With NORMAL, a WAL checkpoint is what fsyncs. The service makes them from a thread of its own
-  // (src/sqlite/walCheckpoints.ts); SQLite's own, inside a commit, is the safety net.
-  if (!options.bulkLoad) db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-  // 4 MiB: a rebuild writes stream by stream, so each table and index has few insertion points;
-  // a bigger cache (16, 64 MiB) made it no faster, only bigger.
-  db.pragma(options.bulkLoad ? 'cache_size = -4096' : SQLITE_CACHE_PRAGMA);
-  db.pragma('busy_timeout = 5000');
+  const db = openDatabase(options.file, options.bulkLoad ? 'bulkLoad' : 'normal');
   db.exec(SCHEMA);
   const q = {
     putPreset: db.prepare(`

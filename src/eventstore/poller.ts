@@ -1,5 +1,6 @@
 import { EventEmitter, once } from 'node:events';
-import type { RecordedEvent, SubscribeFrom, SubscribeOptions, Subscription } from './eventStore';
+import type { RecordedEvent } from './eventStore';
+import type { SubscribeFrom, SubscribeOptions, Subscription } from './eventFeed';
 
 /**
  * A catch-up subscription for stores without push: read pages after the last delivered position,

@@ -1,10 +1,11 @@
 import * as E from 'fp-ts/Either';
+import type { Decider } from '../eventstore/decider';
 import type { PresetEvent } from './events';
 
 /**
- * The write side of a preset, as pure functions: `evolve` folds the preset's own events into
- * the little state a decision needs, `decide` turns a command into the events to append
- * (none when the command changes nothing).
+ * The write side of a preset, as pure functions (`presetDecider` at the end): `evolve` folds the
+ * preset's own events into the little state a decision needs, `decide` turns a command into the
+ * events to append (none when the command changes nothing).
  */
 export type PresetState =
   | { status: 'absent' }
@@ -126,3 +127,5 @@ const designate = (command: DesignateVersion, state: PresetState): E.Either<Deci
     },
   }]);
 };
+
+export const presetDecider: Decider<PresetState, PresetCommand, PresetEvent, DecisionError> = { decide, evolve, initialState };

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/Either';
-import { LRUCache } from 'lru-cache';
 import { ConcurrencyConflict, type EventStore } from '../eventstore/eventStore';
-import { decide, evolve, initialState, type AddPresetVersion, type DecisionError, type DesignateVersion, type PresetCommand, type PresetState } from './decider';
+import { foldFromStore, type StreamStates } from '../eventstore/states';
+import { presetDecider, type AddPresetVersion, type DecisionError, type DesignateVersion, type PresetCommand, type PresetState } from './decider';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, toNewEvent, type EventMetadata, type PresetEvent, type SourceFormat } from './events';
 import { presetStreamName } from './streamName';
 
 /**
- * The command handler: read the preset's stream, fold it, decide, append with optimistic
- * concurrency (expected "no stream" for a new preset, else the revision it read). A stream that
- * moved on in between makes the store throw ConcurrencyConflict (a 409): the change is neither
- * lost nor doubled, and the client may retry.
+ * The command handler: load the preset's state (folded from its stream), decide, append with
+ * optimistic concurrency (expected "no stream" for a new preset, else the revision the state
+ * reflects). A stream that moved on in between makes the store throw ConcurrencyConflict (a 409):
+ * the change is neither lost nor doubled, and the client may retry.
  */
 type Request<C> = Omit<C, 'now' | 'newPresetId' | 'newVersionId'>;
 export type PresetCommandRequest = Request<AddPresetVersion> | Request<DesignateVersion>;
@@ -47,38 +47,35 @@ export class DecisionRejected extends Error {
   }
 }
 
+/** Presets' states folded from the store, event by event. */
+export const presetStates = (eventStore: Pick<EventStore, 'read'>): StreamStates<PresetState> =>
+  foldFromStore(eventStore, { ...presetDecider, decode: (recorded) => decodeEvent(recorded).event });
+
 export interface PresetCommandDeps {
   eventStore: EventStore;
+  /** Where states come from; by default folded from the store every time (the service adds a cache). */
+  states?: StreamStates<PresetState>;
   newId?: () => string;
   clock?: () => Date;
-  /** How many presets' folded state to keep between commands (0: fold the whole stream every time). */
-  stateCacheSize?: number;
-  /** Told after every append (a projector in another thread looks for the new events at once). */
-  onAppended?: () => void;
 }
-
-interface Folded { state: PresetState; revision: bigint }
 
 export type PresetCommandHandler = (request: PresetCommandRequest, context: CommandContext) => Promise<CommandOutcome>;
 
-export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clock = () => new Date(), stateCacheSize = 10_000, onAppended }: PresetCommandDeps): PresetCommandHandler => {
-  // The folded state of recently used presets, with the revision it reflects: a command reads only
-  // the events after it (usually none), so a preset with many versions costs no more than a new one.
-  // Always read forward from the cached revision, so another process's writes are never missed.
-  const cache = stateCacheSize > 0 ? new LRUCache<string, Folded>({ max: stateCacheSize }) : null;
+export const createPresetCommandHandler = ({
+  eventStore,
+  states = presetStates(eventStore),
+  newId = randomUUID,
+  clock = () => new Date(),
+}: PresetCommandDeps): PresetCommandHandler => {
+  const { decide, evolve } = presetDecider;
   return async (request, context) => {
     const stream = presetStreamName(request.workspaceId, request.slug);
-    const cached = cache?.get(stream);
-    const newer = (await eventStore.read(stream, { fromRevision: cached ? cached.revision + 1n : 0n })).map(decodeEvent);
-    const state = newer.reduce((s, stored) => evolve(s, stored.event), cached?.state ?? initialState());
-    const current = newer.length > 0 ? newer[newer.length - 1]!.revision : cached?.revision ?? null;
-    if (current !== null) cache?.set(stream, { state, revision: current });
+    const { state, revision: current } = await states.load(stream);
     if (context.expectedRevision !== undefined && context.expectedRevision !== current) {
       throw new PreconditionFailed(stream, context.expectedRevision, current ?? 'no_stream');
     }
-    const command: PresetCommand = request.type === 'AddPresetVersion'
-      ? { ...request, now: clock(), newPresetId: newId(), newVersionId: newId() }
-      : { ...request, now: clock() };
+    const command: PresetCommand =
+      request.type === 'AddPresetVersion' ? { ...request, now: clock(), newPresetId: newId(), newVersionId: newId() } : { ...request, now: clock() };
     const decision = decide(command, state);
     if (E.isLeft(decision)) throw new DecisionRejected(decision.left);
     const events = decision.right;
@@ -89,19 +86,20 @@ export const createPresetCommandHandler = ({ eventStore, newId = randomUUID, clo
       schemaVersion: CURRENT_SCHEMA_VERSION,
       ...(context.sourceFormat ? { sourceFormat: context.sourceFormat } : {}),
     };
-    const { revision, position } = await eventStore.append(
-      stream,
-      events.map((event) => toNewEvent(newId(), event, metadata)),
-      current ?? 'no_stream',
-    ).catch((error: unknown) => {
-      // With If-Match the append's expected revision is the client's: losing the race means the
-      // precondition is false now, and retrying the same request could only fail again.
-      if (context.expectedRevision === undefined || !(error instanceof ConcurrencyConflict)) throw error;
-      throw new PreconditionFailed(stream, context.expectedRevision, error.actual);
-    });
-    onAppended?.();
+    const { revision, position } = await eventStore
+      .append(
+        stream,
+        events.map((event) => toNewEvent(newId(), event, metadata)),
+        current ?? 'no_stream',
+      )
+      .catch((error: unknown) => {
+        // With If-Match the append's expected revision is the client's: losing the race means the
+        // precondition is false now, and retrying the same request could only fail again.
+        if (context.expectedRevision === undefined || !(error instanceof ConcurrencyConflict)) throw error;
+        throw new PreconditionFailed(stream, context.expectedRevision, error.actual);
+      });
     const after = events.reduce(evolve, state);
-    cache?.set(stream, { state: after, revision });
+    states.saved(stream, { state: after, revision });
     return { events, state: after, revision, position };
   };
 };

@@ -1,13 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { startThread, threadEntry } from '../threads/thread';
 import { checkpointRound, openForCheckpoints, type CheckpointRound, type FileCheckpoint } from './walCheckpoints';
 
 /**
  * Runs the WAL checkpoints of the service's SQLite files (walCheckpoints.ts) every `intervalMs`,
- * in a worker thread when the compiled worker exists (the built service), else on this thread
- * (tests from source). The stores keep SQLite's automatic checkpoint at 10,000 pages as a safety
+ * in a thread of its own where the service uses threads (src/threads/thread.ts), else on this
+ * thread. The stores keep SQLite's automatic checkpoint at 10,000 pages as a safety
  * net: with this running it is never reached; if this thread dies, SQLite takes over.
  */
 export interface CheckpointerOptions {
@@ -16,9 +14,6 @@ export interface CheckpointerOptions {
   /** A WAL longer than this many pages (4 KiB each) is restarted. */
   restartAbovePages?: number;
 }
-export type ToCheckpointer = { kind: 'now'; id: number } | { kind: 'stop' };
-export type FromCheckpointer = { kind: 'started' } | ({ kind: 'round'; id?: number } & CheckpointRound);
-
 export interface WalCheckpointer {
   readonly threaded: boolean;
   /** One round now, with what it did per file (null: that file's checkpoint failed). */
@@ -26,12 +21,16 @@ export interface WalCheckpointer {
   stop(): Promise<void>;
 }
 
-export const WAL_CHECKPOINTER_WORKER = join(__dirname, 'walCheckpointerWorker.js');
 const DEFAULTS = { intervalMs: 100, restartAbovePages: 4000 };
 
+/** What the checkpointer's thread (walCheckpointerWorker.ts) answers and tells. */
+export type CheckpointerApi = { now(): CheckpointRound };
+export type CheckpointerEvents = { round: [CheckpointRound] };
+
 export const startWalCheckpointer = async (
-  options: CheckpointerOptions, logger: Logger,
-  { mode = 'auto', workerFile = WAL_CHECKPOINTER_WORKER }: { mode?: 'auto' | 'thread' | 'inline'; workerFile?: string } = {},
+  options: CheckpointerOptions,
+  logger: Logger,
+  { entry = threadEntry(__dirname, 'walCheckpointerWorker') }: { entry?: string | false } = {},
 ): Promise<WalCheckpointer> => {
   const settings = { ...DEFAULTS, ...options };
   // Logged when a file starts failing and when it recovers, not every round.
@@ -45,7 +44,7 @@ export const startWalCheckpointer = async (
     return results;
   };
 
-  if (mode === 'inline' || (mode === 'auto' && !existsSync(workerFile))) {
+  if (!entry) {
     const dbs = settings.files.map((file) => ({ file, db: openForCheckpoints(file) }));
     const round = () => report(checkpointRound(dbs, settings.restartAbovePages));
     const timer = setInterval(round, settings.intervalMs).unref();
@@ -59,44 +58,25 @@ export const startWalCheckpointer = async (
     };
   }
 
-  // It makes almost no garbage.
-  const worker = new Worker(workerFile, { workerData: settings, resourceLimits: { maxYoungGenerationSizeMb: 1 } });
-  const waiting = new Map<number, (results: (FileCheckpoint | null)[]) => void>();
-  let next = 0;
+  const thread = startThread<CheckpointerApi, CheckpointerEvents>(entry, 'walCheckpointer', settings);
+  thread.on('round', report);
   let stopping = false;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.once('exit', (code) => {
-    for (const resolve of waiting.values()) resolve(settings.files.map(() => null));
-    waiting.clear();
+  void thread.exited.then((code) => {
     if (!stopping) logger.error({ code }, 'WAL checkpointer stopped; SQLite checkpoints by itself from now on');
   });
-  await new Promise<void>((resolve, reject) => {
-    worker.on('error', (thrown: unknown) => {
-      // An error of better-sqlite3's own class crosses the thread boundary as a plain { code }.
-      const { message, code } = (thrown ?? {}) as { message?: string; code?: string };
-      const error = thrown instanceof Error ? thrown : new Error(message ?? `the WAL checkpointer thread failed${code ? ` (${code})` : ''}`);
-      logger.error({ err: error }, 'WAL checkpointer failed');
-      reject(error);
-    });
-    worker.on('message', (message: FromCheckpointer) => {
-      if (message.kind === 'started') return resolve();
-      const results = report(message);
-      if (message.id === undefined) return;
-      waiting.get(message.id)?.(results);
-      waiting.delete(message.id);
-    });
-  });
+  try {
+    await thread.ready;
+  } catch (error) {
+    logger.error({ err: error }, 'WAL checkpointer failed');
+    throw error;
+  }
   return {
     threaded: true,
-    checkpointNow: () => new Promise((resolve) => {
-      const id = next++;
-      waiting.set(id, resolve);
-      worker.postMessage({ kind: 'now', id } satisfies ToCheckpointer);
-    }),
+    // A thread that is gone has checkpointed nothing.
+    checkpointNow: () => thread.call('now').then(report, () => settings.files.map(() => null)),
     async stop() {
       stopping = true;
-      worker.postMessage({ kind: 'stop' } satisfies ToCheckpointer);
-      await exited;
+      await thread.stop();
     },
   };
 };

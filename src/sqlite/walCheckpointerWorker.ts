@@ -1,18 +1,19 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { serveThread } from '../threads/thread';
+import type { CheckpointerEvents, CheckpointerOptions } from './walCheckpointer';
 import { checkpointRound, openForCheckpoints } from './walCheckpoints';
-import type { CheckpointerOptions, FromCheckpointer, ToCheckpointer } from './walCheckpointer';
 
-/** The WAL checkpointer's thread (walCheckpointer.ts): a round over every file every interval, reported to the main thread. */
-const port = parentPort!;
-const { files, intervalMs, restartAbovePages } = workerData as Required<CheckpointerOptions>;
-const dbs = files.map((file) => ({ file, db: openForCheckpoints(file) }));
-const round = (id?: number) => port.postMessage({ kind: 'round', id, ...checkpointRound(dbs, restartAbovePages) } satisfies FromCheckpointer);
-
-const timer = setInterval(round, intervalMs);
-port.on('message', (message: ToCheckpointer) => {
-  if (message.kind === 'now') return round(message.id);
-  clearInterval(timer);
-  for (const { db } of dbs) db.close();
-  port.close();
-});
-port.postMessage({ kind: 'started' } satisfies FromCheckpointer);
+/** The WAL checkpointer's thread (walCheckpointer.ts): a round over every file every interval, reported to the parent. */
+serveThread<{ now(): ReturnType<typeof checkpointRound>; stop(): Promise<void> }, CheckpointerEvents>(
+  async ({ files, intervalMs, restartAbovePages }: Required<CheckpointerOptions>, parent) => {
+    const dbs = files.map((file) => ({ file, db: openForCheckpoints(file) }));
+    const round = () => checkpointRound(dbs, restartAbovePages);
+    const timer = setInterval(() => parent.emit('round', round()), intervalMs);
+    return {
+      now: round,
+      stop: async () => {
+        clearInterval(timer);
+        for (const { db } of dbs) db.close();
+      },
+    };
+  },
+);

@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteEventStore } from '../../src/eventstore/sqlite';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
 import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
 import { eventStoreContract } from './eventStoreContract';
 import { readModelContract } from './readModelContract';
+import { compiledEntry } from '../support/threads';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'presets-contract-'));
+const WRITER = compiledEntry('src/eventstore/sqlite/writerWorker');
 
 describe('event store contract: embedded SQLite', () => {
   eventStoreContract(async () => {
@@ -21,23 +23,22 @@ describe('event store contract: embedded SQLite', () => {
 describe('event store contract: embedded SQLite, writer thread', () => {
   eventStoreContract(async () => {
     const dir = tempDir();
-    const workerFile = join(__dirname, '..', '..', 'dist', 'src', 'eventstore', 'sqliteWriterWorker.js');
-    const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writer: 'thread', workerFile });
+    const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
     return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
   });
 });
 
-// The projector thread's store on the same file sees each commit of the writer thread at once,
-// told by the writer itself, not by a poll (here one a minute) nor by the thread serving HTTP.
-it('a writer thread tells the other stores of the process on its file of each commit', async () => {
+// The projector thread's store on the same file sees each commit at once, told by whichever thread
+// committed it, not by a poll (here one a minute) nor by a message through another thread.
+it.each([
+  ['a writer thread', WRITER],
+  ['a store writing on its own thread', false as const],
+])('%s tells every store of the process on its file of each commit', async (_name, writerThread) => {
   const dir = tempDir();
   const file = join(dir, 'events.db');
-  const workerFile = join(__dirname, '..', '..', 'dist', 'src', 'eventstore', 'sqliteWriterWorker.js');
-  const writing = openSqliteEventStore({ file, writer: 'thread', workerFile, pollIntervalMs: 60_000 });
-  const following = openSqliteEventStore({ file, writer: 'inline', pollIntervalMs: 60_000 });
+  const writing = openSqliteEventStore({ file, writerThread, pollIntervalMs: 60_000 });
+  const following = openSqliteEventStore({ file, writerThread: false, pollIntervalMs: 60_000 });
   try {
-    expect(writing.announcesAppends).toBe(true);
-    expect(following.announcesAppends).toBe(false);
     // The writing store's own subscriptions are told the same way.
     const follow = (store: typeof writing) => {
       const seen: string[] = [];

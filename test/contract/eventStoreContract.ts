@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyConflict, streamShare, type EventStore, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
+import { ConcurrencyConflict, type EventStoreAdapter, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
+import { streamShare } from '../../src/eventstore/streamReader';
 
 /**
  * What every event store must do, whatever it is built on. Each implementation's test file calls
  * this with a factory; streams are named per test run, so a shared server can hold old data.
  */
 export interface EventStoreFixture {
-  store: EventStore;
+  store: EventStoreAdapter;
   cleanup(): Promise<void>;
 }
 
@@ -30,7 +31,7 @@ const within = <T>(p: Promise<T>, ms = 10_000) =>
 
 export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
   let fixture: EventStoreFixture;
-  let store: EventStore;
+  let store: EventStoreAdapter;
   let prefix: string;
   const stream = (name: string) => `${prefix}${name}`;
 

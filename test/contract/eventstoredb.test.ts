@@ -1,4 +1,4 @@
-import { openEventStoreDbEventStore } from '../../src/eventstore/eventstoredb';
+import { openEventStoreDbEventStore } from '../../src/eventstore/eventstoredb/store';
 import { eventStoreContract } from './eventStoreContract';
 
 // Runs against a real server only: `docker compose up -d eventstore`, then

@@ -1,5 +1,14 @@
+import { openMemoryEventStore } from '../../src/eventstore/memory';
 import { openMemoryReadModel } from '../../projections/readmodel/memory';
+import { eventStoreContract } from './eventStoreContract';
 import { readModelContract } from './readModelContract';
+
+describe('event store contract: in memory', () => {
+  eventStoreContract(async () => {
+    const store = openMemoryEventStore();
+    return { store, cleanup: () => store.close() };
+  });
+});
 
 describe('read model contract: in memory', () => {
   readModelContract(async () => {

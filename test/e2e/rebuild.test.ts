@@ -6,15 +6,16 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENTS_FILE, READ_MODEL_FILE } from '../../src/backends';
-import { openSqliteEventStore } from '../../src/eventstore/sqlite';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
 import { presetStreamName } from '../../src/presets/streamName';
-import type { CliIo } from '../../projections/cliSupport';
+import type { CliIo } from '../../scripts/cli';
 import { openMongoReadModel } from '../../projections/readmodel/mongodb';
 import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
-import { main as rebuild, rebuildInto } from '../../projections/rebuild';
+import { rebuildInto } from '../../projections/rebuild';
 import { openMongoRebuildTarget } from '../../projections/rebuildTarget';
-import { main as verify } from '../../projections/verify';
-import { dump, makeHistory, projectLive, WORKSPACES } from '../unit/projections/fixtures';
+import { main as rebuild } from '../../scripts/rebuild';
+import { main as verify } from '../../scripts/verify';
+import { dump, makeHistory, projectLive, WORKSPACES } from '../support/presetHistory';
 
 /** The two commands as an operator runs them, on the embedded stores, against the live projector's result. */
 const [A] = WORKSPACES;

@@ -35,7 +35,7 @@ describe('faults below the HTTP layer', () => {
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,
       readYourWritesTimeoutMs: 100,
-      eventStore: {} as never, sse: createSseRegistry(), sseHeartbeatMs: 15_000,
+      eventStore: {} as never, feed: {} as never, sse: createSseRegistry(), sseHeartbeatMs: 15_000,
     });
     server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

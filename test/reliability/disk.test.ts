@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreUnavailable } from '../../src/eventstore/eventStore';
-import { storeFault } from '../../src/eventstore/sqliteSupport';
+import { storeFault } from '../../src/sqlite/connection';
 import { spawnService, writeChildKeys } from '../support/process';
 import { chatBody, removeDir, startTestService } from '../support/service';
 

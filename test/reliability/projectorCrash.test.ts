@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSqliteEventStore } from '../../src/eventstore/sqlite';
-import type { EventStore, RecordedEvent } from '../../src/eventstore/eventStore';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
+import type { EventStoreAdapter, RecordedEvent } from '../../src/eventstore/eventStore';
 import { createLogger } from '../../src/logger';
 import { createPresetCommandHandler } from '../../src/presets/handler';
 import { PRESET_STREAM_PREFIX } from '../../src/presets/streamName';
-import { crashBeforeCheckpoint, InjectedCrash } from '../../projections/faults';
+import { crashBeforeCheckpoint, InjectedCrash } from '../support/faults';
 import { projectBatch } from '../../projections/projectBatch';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../../projections/projector';
 import type { ReadModel } from '../../projections/readmodel/readModel';
@@ -16,13 +16,13 @@ import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
 
 /**
  * The projector "crashes" after a batch's documents are written but before its checkpoint moved
- * (projections/faults.ts). Restarted from the stored checkpoint it replays those events, and the
+ * (test/support/faults.ts). Restarted from the stored checkpoint it replays those events, and the
  * replay must change nothing: same documents, same versions, no doubles; the checkpoint advances.
  */
 const W = randomUUID();
 const logger = createLogger('silent');
 let dir: string;
-let events: EventStore;
+let events: EventStoreAdapter;
 let readModel: ReadModel;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'presets-projcrash-'));
@@ -68,7 +68,7 @@ const expectGapless = (d: Awaited<ReturnType<typeof dump>>) => {
 
 it('a crash between documents and checkpoint: the replay changes nothing, the checkpoint advances', async () => {
   await write(['a', 'b', 'c'], 3);
-  const first = await startProjector({ eventStore: events, readModel, logger });
+  const first = await startProjector({ feed: events, readModel, logger });
   const p1 = await head();
   await caughtUp(first, p1);
   await first.stop();
@@ -76,7 +76,7 @@ it('a crash between documents and checkpoint: the replay changes nothing, the ch
   await write(['a', 'b', 'd'], 2);
   // Crashes on its first apply and is "killed" there: its own retry is set far in the future.
   const crashing = crashBeforeCheckpoint(readModel, (n) => n === 1);
-  const second = await startProjector({ eventStore: events, readModel: crashing, logger, retryDelayMs: 60_000 });
+  const second = await startProjector({ feed: events, readModel: crashing, logger, retryDelayMs: 60_000 });
   for (let i = 0; i < 500 && crashing.crashes() === 0; i++) await sleep(10);
   await second.stop();
   expect(crashing.crashes()).toBe(1);
@@ -93,7 +93,7 @@ it('a crash between documents and checkpoint: the replay changes nothing, the ch
   expect(await readModel.checkpoint(PROJECTOR_NAME)).toBe(crashed[5]!.position);
 
   // "Restart": a new projector from the stored checkpoint catches up to the head.
-  const third = await startProjector({ eventStore: events, readModel, logger });
+  const third = await startProjector({ feed: events, readModel, logger });
   const p2 = await head();
   await caughtUp(third, p2);
   await third.stop();
@@ -106,7 +106,7 @@ it('a crash between documents and checkpoint: the replay changes nothing, the ch
 it('the projector retries by itself from its checkpoint after repeated crashes and ends equal to a fold', async () => {
   await write(['a', 'b'], 4);
   const crashing = crashBeforeCheckpoint(readModel, (n) => n <= 3); // the first three applies
-  const projector = await startProjector({ eventStore: events, readModel: crashing, logger, retryDelayMs: 10 });
+  const projector = await startProjector({ feed: events, readModel: crashing, logger, retryDelayMs: 10 });
   await caughtUp(projector, await head());
   await projector.stop();
   expect(crashing.crashes()).toBeGreaterThanOrEqual(3);
@@ -124,7 +124,7 @@ it('a rebuild batch that crashed before its checkpoint: replaying every event ov
   const afterCrash = await dump(readModel); // already the final state: every document at its last revision
   expect(afterCrash).toEqual(await fold());
   // Restart from the stored checkpoint: all 15 events replay, one by one, over newer documents.
-  const projector = await startProjector({ eventStore: events, readModel, logger });
+  const projector = await startProjector({ feed: events, readModel, logger });
   await caughtUp(projector, await head());
   await projector.stop();
   expect(await readModel.checkpoint(PROJECTOR_NAME)).toBe(await head());

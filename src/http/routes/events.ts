@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
+import type { EventFeed } from '../../eventstore/eventFeed';
 import type { EventStore } from '../../eventstore/eventStore';
 import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
 import { ApiError, badRequest, notFound } from '../errors';
@@ -16,7 +17,10 @@ import type { AppContext, AppState } from '../types';
  * stream name, so another workspace's events are never read at all.
  */
 export interface EventRouteDeps {
-  eventStore: EventStore;
+  /** One preset's stream. */
+  eventStore: Pick<EventStore, 'read'>;
+  /** The workspace's events, paged and live. */
+  feed: EventFeed;
   sse: SseRegistry;
   sseHeartbeatMs: number;
 }
@@ -53,7 +57,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     const after = q.position('after', ctx.query.after);
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
     q.done();
-    const data = (await deps.eventStore.readAll({ after, limit, streamPrefix })).map((e) => eventJson(e));
+    const data = (await deps.feed.readAll({ after, limit, streamPrefix })).map((e) => eventJson(e));
     // The feed has no end, so the cursor is given on every non-empty page; null: nothing new yet.
     ctx.body = { data, next_after: data.length > 0 ? data[data.length - 1]!.position : null };
   });
@@ -75,7 +79,7 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   if (!connection) throw new ApiError(503, 'the service is shutting down; reconnect with Last-Event-ID', {}, { 'Retry-After': '1' });
   ctx.respond = false; // the connection writes the response; Koa must not
   const log = ctx.state.log;
-  const subscription = deps.eventStore.subscribe(
+  const subscription = deps.feed.subscribe(
     after === undefined ? 'start' : { after },
     async (recorded) => {
       const json = eventJson(recorded);

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Page, ReadModel } from '../../../projections/readmodel/readModel';
+import type { Page, ReadModelQueries } from '../../../projections/readmodel/readModel';
 import { badRequest, notFound } from '../errors';
 import { etagOf } from '../etag';
 import { sendDataJson } from '../jsonData';
@@ -8,7 +8,7 @@ import { queryReader } from '../query';
 import type { AppContext, AppState } from '../types';
 
 /** Reads, all from the read model, all scoped to the caller's workspace. */
-export const readRoutes = (router: Router<AppState, AppContext>, readModel: ReadModel) => {
+export const readRoutes = (router: Router<AppState, AppContext>, readModel: ReadModelQueries) => {
   const read = requireScope('presets:read');
 
   router.get('/api/v1/presets', read, async (ctx) => {

@@ -4,7 +4,7 @@ import type { ParameterizedContext } from 'koa';
 import { toDraft, type FormatName } from '../../formats';
 import type { PresetCommandHandler } from '../../presets/handler';
 import type { PresetVersionAdded, PresetCreated } from '../../presets/events';
-import type { PresetJson, PresetView, ReadModel } from '../../../projections/readmodel/readModel';
+import type { PresetJson, PresetView, ReadModelQueries } from '../../../projections/readmodel/readModel';
 import { badRequest } from '../errors';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
@@ -23,7 +23,7 @@ export const FORMAT_ROUTES: ReadonlyArray<[string, FormatName]> = [
 export interface WriteDeps {
   handle: PresetCommandHandler;
   waitForPreset: (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetJson | null>;
-  readModel: ReadModel;
+  readModel: ReadModelQueries;
   bodyLimitBytes: number;
   readYourWritesTimeoutMs: number;
 }
@@ -87,7 +87,7 @@ export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext
  * The answer describes the preset as this write left it: if later writes already moved it on,
  * the version this request added or designated is shown as the designated one.
  */
-const asOfWrite = async (readModel: ReadModel, view: PresetView, written: WrittenPreset): Promise<PresetView> => {
+const asOfWrite = async (readModel: ReadModelQueries, view: PresetView, written: WrittenPreset): Promise<PresetView> => {
   const version = await readModel.getVersion(view.id, written.version.number);
   if (!version) return view;
   const updatedAt = written.occurredAt ?? view.updated_at;

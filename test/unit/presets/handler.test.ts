@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyConflict, type EventStore } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
-import { createPresetCommandHandler, type CommandContext, type PresetCommandRequest } from '../../../src/presets/handler';
+import { ConcurrencyConflict, type EventStoreAdapter } from '../../../src/eventstore/eventStore';
+import { openMemoryEventStore } from '../../../src/eventstore/memory';
+import { withStateCache } from '../../../src/eventstore/states';
+import { createPresetCommandHandler, presetStates, type CommandContext, type PresetCommandRequest } from '../../../src/presets/handler';
 import { decodeEvent } from '../../../src/presets/events';
 import { presetStreamName } from '../../../src/presets/streamName';
 
@@ -18,14 +16,14 @@ const addVersion = (deps: Parameters<typeof createPresetCommandHandler>[0], { ac
 };
 const request = () => ({ workspaceId: WS });
 
-describe('the add-version command handler (embedded store)', () => {
-  let dir: string;
-  let store: EventStore;
+describe('the add-version command handler', () => {
+  let store: EventStoreAdapter;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'presets-handler-'));
-    store = openSqliteEventStore({ file: join(dir, 'events.db') });
+    store = openMemoryEventStore();
   });
-  afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+  afterEach(async () => {
+    await store.close();
+  });
 
   it('appends PresetCreated at revision 0, then PresetVersionAdded, with metadata', async () => {
     const first = await addVersion({ eventStore: store });
@@ -41,7 +39,7 @@ describe('the add-version command handler (embedded store)', () => {
   it('fails with ConcurrencyConflict when another write lands between its read and its append', async () => {
     await addVersion({ eventStore: store });
     // A store whose read lets a competing writer in right after it answers.
-    const racing: EventStore = {
+    const racing: EventStoreAdapter = {
       ...store,
       read: async (stream, options) => {
         const events = await store.read(stream, options);
@@ -63,8 +61,8 @@ describe('the add-version command handler (embedded store)', () => {
   });
 
   it('sees versions written by another process despite its state cache (it reads forward from the cached revision)', async () => {
-    const here = createPresetCommandHandler({ eventStore: store });
-    const elsewhere = createPresetCommandHandler({ eventStore: store });
+    const here = createPresetCommandHandler({ eventStore: store, states: withStateCache(presetStates(store), 100) });
+    const elsewhere = createPresetCommandHandler({ eventStore: store, states: withStateCache(presetStates(store), 100) });
     const command: PresetCommandRequest = { type: 'AddPresetVersion', workspaceId: WS, slug: 'bot', actorUserId: 'u1', config: {}, systemPrompt: '' };
     await here(command, { requestId: 'a' });
     await elsewhere(command, { requestId: 'b' });

@@ -1,16 +1,12 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { EventStore, RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
+import type { EventStoreAdapter, RecordedEvent } from '../../../src/eventstore/eventStore';
+import { openMemoryEventStore } from '../../../src/eventstore/memory';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, eventDataCodecs, EventMetadata, MalformedEvent } from '../../../src/presets/events';
 import { createPresetCommandHandler } from '../../../src/presets/handler';
 import { presetStreamName } from '../../../src/presets/streamName';
 import { upcast, UPCASTERS, type RawEvent } from '../../../src/presets/upcasters';
-import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
 import { projectBatch } from '../../../projections/projectBatch';
 import { openMemoryReadModel } from '../../../projections/readmodel/memory';
 import { rebuildInto } from '../../../projections/rebuild';
@@ -86,17 +82,17 @@ describe('decodeEvent', () => {
   });
 });
 
-describe('v1 events in the embedded store', () => {
-  let dir: string;
-  let store: EventStore;
+describe('v1 events in a store', () => {
+  let store: EventStoreAdapter;
   const stream = presetStreamName(WS, 'old');
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'presets-upcast-'));
-    store = openSqliteEventStore({ file: join(dir, 'events.db') });
+    store = openMemoryEventStore();
     await store.append(stream, [{ id: 'e0', ...v1Created }], 'no_stream');
     await store.append(stream, [{ id: 'e1', ...v1Added }], 0n);
   });
-  afterEach(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+  afterEach(async () => {
+    await store.close();
+  });
 
   it('are read by the command handler, which appends current ones after them', async () => {
     const handle = createPresetCommandHandler({ eventStore: store });
@@ -109,7 +105,7 @@ describe('v1 events in the embedded store', () => {
   });
 
   it('project creator ids taken from the metadata', async () => {
-    const readModel = openSqliteReadModel({ file: join(dir, 'readmodel.db') });
+    const readModel = openMemoryReadModel();
     try {
       await projectBatch(readModel, await store.read(stream), 'test');
       const creators = await Promise.all([1, 2].map(async (n) => (await readModel.getVersion('p1', n))?.creator_id));

@@ -1,25 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { EventStore } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
+import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
+import { openMemoryEventStore } from '../../../src/eventstore/memory';
 import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
-import { createProgress } from '../../../projections/progress';
 import { PROJECTOR_NAME } from '../../../projections/projector';
 import { openMemoryReadModel } from '../../../projections/readmodel/memory';
 import { catchUp, rebuildInto } from '../../../projections/rebuild';
-import { dump, makeHistory, projectLive } from './fixtures';
+import { dump, makeHistory, projectLive } from '../../support/presetHistory';
 
 describe('rebuild', () => {
-  let dir: string;
-  let store: EventStore;
+  let store: EventStoreAdapter;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'presets-rebuild-'));
-    store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 10 });
+    store = openMemoryEventStore();
   });
   afterEach(async () => {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   const head = () => store.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
 
@@ -54,7 +47,7 @@ describe('rebuild', () => {
   it('takes in events appended while it ran', async () => {
     await makeHistory(store, { extraPresets: 0 });
     let appended = false;
-    const racing: EventStore = {
+    const racing: EventStoreAdapter = {
       ...store,
       readAll: async (options) => {
         const page = await store.readAll(options);
@@ -70,18 +63,5 @@ describe('rebuild', () => {
     const result = await rebuildInto(racing, rebuilt, { log: (l) => log.push(l) });
     expect(result.position).toBe(await head());
     expect(log.some((l) => /events arrived during the rebuild/.test(l))).toBe(true);
-  });
-});
-
-describe('progress without a terminal', () => {
-  it('prints a line every 2 s with the rate and an estimated total', () => {
-    let t = 0;
-    const lines: string[] = [];
-    const progress = createProgress({ label: 'rebuild', head: 1000n, log: (l) => lines.push(l), now: () => t });
-    t = 1000;
-    progress.update(100, 1n, 100n); // too soon
-    t = 2000;
-    progress.update(250, 1n, 250n);
-    expect(lines).toEqual(['rebuild: 250/1000 events (25%), 125 events/s, ETA 6 s']);
   });
 });

@@ -1,30 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { EventStore } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite';
+import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
+import { openMemoryEventStore } from '../../../src/eventstore/memory';
 import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
 import { openMemoryReadModel, type MemoryReadModel } from '../../../projections/readmodel/memory';
 import type { ReadModel } from '../../../projections/readmodel/readModel';
 import { verifyReadModel } from '../../../projections/verify';
-import { makeHistory, projectLive, WORKSPACES } from './fixtures';
+import { makeHistory, projectLive, WORKSPACES } from '../../support/presetHistory';
 
 const [A] = WORKSPACES;
 
 describe('verify', () => {
-  let dir: string;
-  let store: EventStore;
+  let store: EventStoreAdapter;
   let live: MemoryReadModel;
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'presets-verify-'));
-    store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 10 });
+    store = openMemoryEventStore();
     await makeHistory(store, { extraPresets: 4 });
     live = openMemoryReadModel();
     await projectLive(store, live);
   });
   afterEach(async () => {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('finds no difference in a read model the projector made', async () => {
@@ -70,7 +64,7 @@ describe('verify', () => {
   it('does not count a preset that changed after the events it folded', async () => {
     const all = await store.readAll({ limit: 1000, streamPrefix: PRESET_STREAM_PREFIX });
     // The last event arrives "during" the verify: its head is the one before, the read model has it.
-    const earlier: EventStore = { ...store, headPosition: async () => all[all.length - 2]!.position };
+    const earlier: EventStoreAdapter = { ...store, headPosition: async () => all[all.length - 2]!.position };
     const report = await verifyReadModel(earlier, live);
     expect(report).toMatchObject({ differences: [], movedOn: 1 });
   });

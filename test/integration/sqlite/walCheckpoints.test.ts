@@ -5,13 +5,14 @@ import Database from 'better-sqlite3';
 import { createLogger } from '../../../src/logger';
 import { checkpointRound, checkpointWal, openForCheckpoints } from '../../../src/sqlite/walCheckpoints';
 import { startWalCheckpointer, type WalCheckpointer } from '../../../src/sqlite/walCheckpointer';
+import { compiledEntry } from '../../support/threads';
 
 /**
  * The service's WAL checkpoints: made on a connection of their own (in the built service a thread
  * of its own), so a commit never stops to copy the WAL, and the WAL stays bounded under writes
  * that never pause.
  */
-const WORKER = join(__dirname, '..', '..', '..', 'dist', 'src', 'sqlite', 'walCheckpointerWorker.js');
+const WORKER = compiledEntry('src/sqlite/walCheckpointerWorker');
 let dir: string;
 let writer: Database.Database;
 let checkpointer: WalCheckpointer | undefined;
@@ -84,7 +85,7 @@ it('reports a file it cannot checkpoint and goes on with the others', () => {
 
 it('runs in a worker thread in the built service: each round restarts a long WAL, and stop ends the thread', async () => {
   const file = join(dir, 'a.db');
-  checkpointer = await startWalCheckpointer({ files: [file], intervalMs: 60_000, restartAbovePages: 100 }, createLogger('silent'), { mode: 'thread', workerFile: WORKER });
+  checkpointer = await startWalCheckpointer({ files: [file], intervalMs: 60_000, restartAbovePages: 100 }, createLogger('silent'), { entry: WORKER });
   expect(checkpointer.threaded).toBe(true);
   commit(writer, 150);
   const [result] = await checkpointer.checkpointNow();
@@ -99,6 +100,6 @@ it('runs in a worker thread in the built service: each round restarts a long WAL
 
 it('fails to start on a file that does not exist, rather than creating an empty database', async () => {
   // (better-sqlite3's error class belongs to whichever test file loaded the addon first: matched by code.)
-  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { mode: 'thread', workerFile: WORKER })).rejects.toThrow(/SQLITE_CANTOPEN|unable to open/);
-  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { mode: 'inline' })).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
+  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { entry: WORKER })).rejects.toThrow(/SQLITE_CANTOPEN|unable to open/);
+  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { entry: false })).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
 });

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { EventStore } from '../../../src/eventstore/eventStore';
-import { createPresetCommandHandler } from '../../../src/presets/handler';
-import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
-import { startProjector } from '../../../projections/projector';
-import type { PresetRecord, ReadModel, VersionView } from '../../../projections/readmodel/readModel';
+import type { EventStoreAdapter } from '../../src/eventstore/eventStore';
+import { createPresetCommandHandler } from '../../src/presets/handler';
+import { PRESET_STREAM_PREFIX } from '../../src/presets/streamName';
+import { startProjector } from '../../projections/projector';
+import type { PresetRecord, ReadModel, VersionView } from '../../projections/readmodel/readModel';
 
 /** A history made through the real command handler, with rollbacks, in two workspaces. */
 export const WORKSPACES = [randomUUID(), randomUUID()] as const;
 export const silentLogger = pino({ level: 'silent' });
 
-export const makeHistory = async (eventStore: EventStore, { extraPresets = 12 } = {}) => {
+export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets = 12 } = {}) => {
   let tick = Date.UTC(2026, 0, 1);
   const handle = createPresetCommandHandler({ eventStore, clock: () => new Date((tick += 1000)) });
   const context = () => ({ requestId: randomUUID(), sourceFormat: 'chat_completions' as const });
@@ -34,9 +34,9 @@ export const makeHistory = async (eventStore: EventStore, { extraPresets = 12 } 
 };
 
 /** Projects with the live projector until it has passed the last preset event. */
-export const projectLive = async (eventStore: EventStore, readModel: ReadModel) => {
+export const projectLive = async (eventStore: EventStoreAdapter, readModel: ReadModel) => {
   const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
-  const projector = await startProjector({ eventStore, readModel, logger: silentLogger, retryDelayMs: 10 });
+  const projector = await startProjector({ feed: eventStore, readModel, logger: silentLogger, retryDelayMs: 10 });
   const deadline = Date.now() + 10_000;
   while (head !== null && (projector.position() ?? -1n) < head && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   await projector.stop();

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { streamShare, type ReadStreamsOptions, type RecordedEvent } from './eventStore';
+import type { RecordedEvent } from '../eventStore';
+import { streamShare, type ReadStreamsOptions } from '../streamReader';
 
 /**
  * `readStreams` of the embedded store: the stream names in index order, a page of them at a time,

@@ -5,15 +5,14 @@ import {
   type AllStreamSubscription, type AppendExpectedRevision, type JSONType, type ReadPosition,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import {
-  ConcurrencyConflict, StoreUnavailable, streamShare,
-  type EventStore, type ExpectedRevision, type ReadStreamsOptions, type RecordedEvent, type StreamName, type Subscription,
-} from './eventStore';
-import { decodePosition, encodePosition, knownPosition } from './esdbPosition';
+import { ConcurrencyConflict, StoreUnavailable, type EventStoreAdapter, type ExpectedRevision, type RecordedEvent, type StreamName } from '../eventStore';
+import type { EventFeed, Subscription } from '../eventFeed';
+import { streamShare, type ReadStreamsOptions } from '../streamReader';
+import { decodePosition, encodePosition, knownPosition } from './position';
 
 /**
  * The event store on EventStoreDB (gRPC client 6.x). Revisions are EventStoreDB's own; positions
- * are its `{ commit, prepare }` packed into one bigint (esdbPosition.ts). Event ids are the
+ * are its `{ commit, prepare }` packed into one bigint (position.ts). Event ids are the
  * writer's UUIDs, so a retried append is recognised by the server's idempotence check.
  *
  * What the client does that shapes this file (read in node_modules/@eventstore/db-client/dist):
@@ -82,7 +81,7 @@ const collect = async <T>(items: AsyncIterable<T>): Promise<T[]> => {
   return all;
 };
 
-export const openEventStoreDbEventStore = (options: { url: string; logger?: EsdbLogger }): EventStore => {
+export const openEventStoreDbEventStore = (options: { url: string; logger?: EsdbLogger }): EventStoreAdapter => {
   const client = EventStoreDBClient.connectionString(options.url);
   const { logger } = options;
   const running = new Set<Subscription>();
@@ -102,7 +101,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     return recorded.position;
   };
 
-  const read: EventStore['read'] = async (stream, opts = {}) => {
+  const read: EventStoreAdapter['read'] = async (stream, opts = {}) => {
     if (opts.limit === 0) return [];
     try {
       const resolved = await collect(client.readStream(stream, {
@@ -120,7 +119,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     }
   };
 
-  const readAll: EventStore['readAll'] = async ({ after, limit, streamPrefix }) => {
+  const readAll: EventFeed['readAll'] = async ({ after, limit, streamPrefix }) => {
     const found: RecordedEvent[] = [];
     let from: ReadPosition = after === undefined ? START : decodePosition(after);
     let last = after ?? -1n;

@@ -1,31 +1,57 @@
-import { BroadcastChannel } from 'node:worker_threads';
+import { storeFault, prefixRange } from '../../sqlite/connection';
+import { RemoteError } from '../../threads/endpoint';
+import { startThread, threadEntry } from '../../threads/thread';
 import {
-  ConcurrencyConflict, StoreUnavailable,
-  type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type RecordedEvent, type StreamName,
-} from './eventStore';
-import { createPoller } from './poller';
-import { prefixRange, storeFault } from './sqliteSupport';
-import { createStreamReader } from './sqliteStreams';
-import { appendedChannelName, openEventsDb, serializeEvent } from './sqliteWriter';
-import { startBatchWriter } from './sqliteWriterThread';
+  ConcurrencyConflict,
+  StoreUnavailable,
+  type AppendResult,
+  type EventStoreAdapter,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  type StreamName,
+} from '../eventStore';
+import { createPoller } from '../poller';
+import { createStreamReader } from './streams';
+import { announceAppends, createBatchWriter, onAppends, openEventsDb, serializeEvent, type AppendRequest, type BatchOutcome } from './writer';
 
 /**
  * The embedded event store: one SQLite file, WAL journal, `synchronous=FULL`, so an append that
  * resolved is on disk. The row id is the position; AUTOINCREMENT never reuses one.
  *
- * Group commit: appends wait in a queue while the writer (a worker thread, see sqliteWriter.ts)
+ * Group commit: appends wait in a queue while the writer (a thread of its own, see writer.ts)
  * commits the previous batch; then all of them share one transaction and one fsync, each still
  * checked against its own expected revision. Reads use this thread's own connection.
  */
-interface Row { position: bigint; id: string; stream: string; revision: bigint; type: string; data: string; metadata: string; recorded_at: string }
+export const EVENTS_FILE = 'events.db';
+
+interface Row {
+  position: bigint;
+  id: string;
+  stream: string;
+  revision: bigint;
+  type: string;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+}
 interface PendingAppend {
-  stream: StreamName; events: NewEvent[]; expected: ExpectedRevision;
-  resolve: (r: AppendResult) => void; reject: (e: unknown) => void;
+  stream: StreamName;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (r: AppendResult) => void;
+  reject: (e: unknown) => void;
 }
 
 const toRecorded = (row: Row): RecordedEvent => ({
-  id: row.id, type: row.type, stream: row.stream, revision: row.revision, position: row.position,
-  data: JSON.parse(row.data), metadata: JSON.parse(row.metadata), recordedAt: new Date(row.recorded_at),
+  id: row.id,
+  type: row.type,
+  stream: row.stream,
+  revision: row.revision,
+  position: row.position,
+  data: JSON.parse(row.data),
+  metadata: JSON.parse(row.metadata),
+  recordedAt: new Date(row.recorded_at),
 });
 
 export interface SqliteEventStoreOptions {
@@ -34,26 +60,49 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** At most this many appends share one transaction. */
   maxBatch?: number;
-  /** Where batches are written: 'auto' (a worker thread when compiled), 'thread' or 'inline'. */
-  writer?: 'auto' | 'thread' | 'inline';
-  /** The compiled worker (tests running from source point at the build). */
-  workerFile?: string;
-}
-
-/** The embedded store, and a way to tell its subscriptions that another thread has appended. */
-export interface SqliteEventStore extends EventStore {
-  /** Subscriptions look for new events now instead of at the next poll. */
-  lookNow(): void;
   /**
-   * Its appends are committed by a writer thread, which tells every store of this process on the
-   * same file (appendedChannelName): their subscriptions need no `lookNow` for them.
+   * Where batches are written: the compiled writer entry to run in a thread of its own, or false
+   * to write on this thread (a process that never appends: rebuild, verify, the projector's thread).
+   * By default a thread wherever the service uses threads (src/threads/thread.ts).
    */
-  readonly announcesAppends: boolean;
+  writerThread?: string | false;
 }
 
-export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEventStore => {
+interface BatchWriter {
+  write(batch: AppendRequest[]): Promise<BatchOutcome>;
+  close(): Promise<void>;
+}
+
+const inlineWriter = (file: string, db: ReturnType<typeof openEventsDb>): BatchWriter => {
+  const write = createBatchWriter(db);
+  const announce = announceAppends(file);
+  return {
+    write: async (batch) => {
+      const outcome = write(batch);
+      if (outcome.ok && outcome.outcomes.some((o) => o.ok)) announce.post();
+      return outcome;
+    },
+    close: async () => announce.close(),
+  };
+};
+
+const threadWriter = (file: string, entry: string): BatchWriter => {
+  const thread = startThread<{ write(batch: AppendRequest[]): BatchOutcome }>(entry, 'sqliteWriter', { file });
+  return {
+    write: (batch) =>
+      thread.call('write', batch).catch((error: unknown) => {
+        // The thread is gone (it logs nothing itself): nothing of this batch was acknowledged.
+        if (error instanceof RemoteError) return { ok: false, fault: { code: 'WORKER', message: `event store writer: ${error.message}` } };
+        throw error;
+      }),
+    close: () => thread.stop(),
+  };
+};
+
+export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStoreAdapter => {
   const db = openEventsDb(options.file);
-  const writer = startBatchWriter(options.file, db, options.writer, options.workerFile);
+  const entry = options.writerThread ?? threadEntry(__dirname, 'writerWorker');
+  const writer = entry ? threadWriter(options.file, entry) : inlineWriter(options.file, db);
   const q = {
     // Without LIMIT for the command handler's reads: a bound LIMIT makes SQLite re-prepare the
     // statement on every run (~15 µs against ~3 µs, measured), on the thread that serves HTTP.
@@ -89,9 +138,6 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
         if (outcome.ok) p.resolve({ revision: outcome.revision, position: outcome.position });
         else p.reject(new ConcurrencyConflict(p.stream, outcome.expected, outcome.actual));
       });
-      // A writer thread tells every subscribing store of the process itself (appendedChannelName),
-      // this one too: notifying here as well would make each subscription read twice per commit.
-      if (!writer.threaded) poller.notify();
     }
   };
   // One flush at a time; appends arriving meanwhile form the next batch.
@@ -101,13 +147,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
   }));
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
-  // Listened to once something subscribes: commits of a writer thread of this process.
-  let appendedHere: BroadcastChannel | undefined;
-  const followWriterThreads = () => {
-    appendedHere = new BroadcastChannel(appendedChannelName(options.file));
-    appendedHere.onmessage = () => poller.notify();
-    appendedHere.unref();
-  };
+  // Listened to once something subscribes: the commits of every writer of the file in this process,
+  // this store's own included (writer.ts announces them).
+  let appends: { close(): void } | undefined;
 
   const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => {
     const rows = prefix
@@ -136,20 +178,18 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): SqliteEv
     },
     readStreams: createStreamReader(db, toRecorded),
     subscribe(from, onEvent, opts = {}) {
-      if (!appendedHere) followWriterThreads();
+      appends ??= onAppends(options.file, () => poller.notify());
       return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
     },
     async headPosition({ streamPrefix } = {}) {
       const row = streamPrefix ? q.headPrefix.get(...prefixRange(streamPrefix)) : q.head.get();
       return (row as { position: bigint | null }).position;
     },
-    lookNow: () => poller.notify(),
-    announcesAppends: writer.threaded,
     async close() {
       if (closed) return;
       closed = true;
       await poller.stopAll();
-      appendedHere?.close();
+      appends?.close();
       await flush();
       await writer.close();
       db.close();

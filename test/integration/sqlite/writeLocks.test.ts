@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBatchWriter, openEventsDb } from '../../../src/eventstore/sqliteWriter';
+import { createBatchWriter, openEventsDb } from '../../../src/eventstore/sqlite/writer';
 import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
 
 /**

@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
-import Database from 'better-sqlite3';
-import type { ExpectedRevision, NewEvent, StreamName } from './eventStore';
-import { SQLITE_CACHE_PRAGMA, WAL_AUTOCHECKPOINT_PAGES } from './sqliteSupport';
+import { BroadcastChannel } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+import type { ExpectedRevision, NewEvent, StreamName } from '../eventStore';
+import { openDatabase } from '../../sqlite/connection';
 
 /**
  * The write half of the embedded event store: one transaction (one fsync, `synchronous=FULL`) per
  * batch of appends, each append checked against its own expected revision inside a savepoint, so a
- * conflict fails only that append. Runs in a worker thread (sqliteWriterWorker.ts) so the fsync
- * never blocks the event loop, or inline where no compiled worker exists (tests run from source).
+ * conflict fails only that append. Runs in a worker thread (writerWorker.ts) so the fsync never
+ * blocks the event loop, or inline where threads are not used (src/threads/thread.ts).
  * Its answers are plain data: they cross a thread boundary.
  */
 export const SCHEMA = `
@@ -36,21 +37,29 @@ export type AppendOutcome =
 export type BatchOutcome = { ok: true; outcomes: AppendOutcome[] } | { ok: false; fault: { code?: string; message: string } };
 
 /**
- * The writer thread says on this channel that it committed appends to `file`. Every store of the
- * process on that file with subscriptions (the projector thread's) looks at once: no round trip
- * through the thread that serves HTTP.
+ * Every commit to `file` is announced on a channel of the process named after the file, by
+ * whichever thread committed it, and every store of the process on that file listens once it has
+ * subscriptions (the projector thread's, the HTTP thread's event streams): they look at once, with
+ * no round trip through another thread.
  */
-export const appendedChannelName = (file: string) => `presets:appended:${resolve(file)}`;
+const channelName = (file: string) => `presets:appended:${resolve(file)}`;
+
+export const announceAppends = (file: string) => {
+  const channel = new BroadcastChannel(channelName(file));
+  channel.unref();
+  return { post: () => channel.postMessage(null), close: () => channel.close() };
+};
+
+export const onAppends = (file: string, listener: () => void) => {
+  // A channel does not hear its own messages: this one is apart from any that announces.
+  const channel = new BroadcastChannel(channelName(file));
+  channel.onmessage = listener;
+  channel.unref();
+  return { close: () => channel.close() };
+};
 
 export const openEventsDb = (file: string): Database.Database => {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  // The service checkpoints from a thread of its own (src/sqlite/walCheckpoints.ts); SQLite's own,
-  // inside a commit, is the safety net (and what runs where that thread does not).
-  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-  db.pragma('busy_timeout = 5000');
-  db.pragma(SQLITE_CACHE_PRAGMA);
+  const db = openDatabase(file, 'full');
   db.exec(SCHEMA);
   return db;
 };

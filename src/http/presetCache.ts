@@ -1,6 +1,5 @@
-import type { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
-import type { PresetJson, ReadModel } from './readModel';
+import type { Announcements, PresetJson, ReadModelQueries } from '../../projections/readmodel/readModel';
 
 /**
  * The read model with the preset documents this process reads most, in memory. It stays current
@@ -11,7 +10,7 @@ import type { PresetJson, ReadModel } from './readModel';
  */
 export const DEFAULT_CACHE_BYTES = 1024 * 1024;
 
-export const withPresetCache = (readModel: ReadModel, projected: EventEmitter, maxBytes = DEFAULT_CACHE_BYTES): ReadModel => {
+export const withPresetCache = <R extends ReadModelQueries>(readModel: R, projected: Announcements, maxBytes = DEFAULT_CACHE_BYTES): R => {
   const cache = new LRUCache<string, PresetJson>({ maxSize: maxBytes, sizeCalculation: (doc) => doc.json.length + doc.slug.length + 64 });
   // Reads of the read model under way, one per document, and what was announced meanwhile: the
   // read may return the document from before the announcement.
@@ -22,7 +21,7 @@ export const withPresetCache = (readModel: ReadModel, projected: EventEmitter, m
 
   // Announcements refresh what is held; what is read is what gets held (a burst of creates does not
   // fill the cache with documents nobody has read).
-  projected.on('projected', (_position: bigint, documents: PresetJson[]) => {
+  projected.on('projected', (_position, documents) => {
     for (const doc of documents) {
       const k = key(doc.workspaceId, doc.slug);
       const held = cache.peek(k);

@@ -1,6 +1,5 @@
-import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PresetJson, ReadModel } from './readmodel/readModel';
+import type { Announcements, PresetJson, ReadModelQueries } from '../../projections/readmodel/readModel';
 
 /**
  * Read-your-writes: wait until the read model shows a preset at (at least) a stream revision.
@@ -9,9 +8,9 @@ import type { PresetJson, ReadModel } from './readmodel/readModel';
  * Resolves null when the bound passes: the write happened, the answer is a 202.
  */
 export interface WaitOptions {
-  readModel: ReadModel;
-  /** The in-process projector's emitter: 'projected' (position, records), when there is one. */
-  projected?: EventEmitter;
+  readModel: Pick<ReadModelQueries, 'getPresetJson'>;
+  /** The in-process projector's announcements, when there is one. */
+  projected?: Announcements;
   pollIntervalMs?: number;
   /** How many presets' last announced revisions are remembered (see `announced` below). */
   rememberedAnnouncements?: number;
@@ -38,7 +37,7 @@ export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 
   const announced = new Map<string, bigint>();
   const key = (workspaceId: string, slug: string) => `${workspaceId}/${slug}`;
 
-  projected.on('projected', (_position: bigint, documents: PresetJson[]) => {
+  projected.on('projected', (_position, documents) => {
     for (const doc of documents) {
       const k = key(doc.workspaceId, doc.slug);
       announced.delete(k); // re-inserted last: the map's order is the order of announcement

@@ -1,0 +1,33 @@
+import type { RecordedEvent } from './eventStore';
+
+/**
+ * The log as its consumers read it, every stream in position order: the projector, the event
+ * endpoints and their live stream, verify, a rebuild's catch-up.
+ */
+
+/** Where a subscription starts: 'start' for everything, or after this (exclusive) position. */
+export type SubscribeFrom = 'start' | { after: bigint };
+
+export interface Subscription {
+  /** Stops delivering; resolves once no handler call is running. */
+  stop(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Only streams whose name starts with this prefix. */
+  streamPrefix?: string;
+  /** Called when the subscription fails and will not deliver any more (after retries). */
+  onError?: (error: unknown) => void;
+}
+
+export interface EventFeed {
+  /** Events of every stream in position order, after a position (exclusive); for paging. */
+  readAll(options: { after?: bigint; limit: number; streamPrefix?: string }): Promise<RecordedEvent[]>;
+  /**
+   * Catch-up subscription: every event after `from`, in position order, then new ones as they are
+   * stored. `onEvent` is awaited before the next event is delivered.
+   */
+  subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): Subscription;
+  /** Position of the last event (of streams with this prefix), or null when there is none. */
+  headPosition(options?: { streamPrefix?: string }): Promise<bigint | null>;
+}

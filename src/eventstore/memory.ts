@@ -1,0 +1,112 @@
+import {
+  ConcurrencyConflict,
+  StoreUnavailable,
+  type EventStoreAdapter,
+  type NewEvent,
+  type RecordedEvent,
+  type StreamName,
+} from './eventStore';
+import { createPoller } from './poller';
+import { streamShare } from './streamReader';
+
+/**
+ * An event store in memory, held to the same contract as the stored ones (test/contract): for
+ * unit tests of anything that appends or follows events, with no file or server. Events are
+ * copied through JSON on the way in, as a stored one would be serialized, so a caller can never
+ * change what it holds. Positions count from 1 in append order.
+ */
+export const openMemoryEventStore = (): EventStoreAdapter => {
+  const all: RecordedEvent[] = []; // position n is all[n - 1]
+  const streams = new Map<StreamName, RecordedEvent[]>();
+  const byId = new Map<string, RecordedEvent>();
+  let closed = false;
+
+  const readAfter = (after: bigint, limit: number, prefix?: string) => {
+    const found: RecordedEvent[] = [];
+    for (let i = Number(after); i < all.length && found.length < limit; i++) {
+      if (!prefix || all[i]!.stream.startsWith(prefix)) found.push(all[i]!);
+    }
+    return found;
+  };
+  const poller = createPoller(readAfter);
+  const copy = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+
+  const append = (stream: StreamName, events: NewEvent[], expected: 'no_stream' | bigint) => {
+    const existing = streams.get(stream) ?? [];
+    const current = existing.length === 0 ? 'no_stream' : BigInt(existing.length - 1);
+    if (current !== expected) {
+      // A retried append whose events are already stored answers as the first time did.
+      const first = byId.get(events[0]!.id);
+      const firstRevision = expected === 'no_stream' ? 0n : expected + 1n;
+      if (first && first.stream === stream && first.revision === firstRevision) {
+        const last = byId.get(events[events.length - 1]!.id)!;
+        return { revision: last.revision, position: last.position };
+      }
+      throw new ConcurrencyConflict(stream, expected, current);
+    }
+    if (events.some((e) => byId.has(e.id))) throw new ConcurrencyConflict(stream, expected, current);
+    const recordedAt = new Date();
+    for (const e of events) {
+      const recorded: RecordedEvent = {
+        id: e.id,
+        type: e.type,
+        stream,
+        revision: BigInt(existing.length),
+        position: BigInt(all.length + 1),
+        data: copy(e.data),
+        metadata: copy(e.metadata),
+        recordedAt,
+      };
+      existing.push(recorded);
+      all.push(recorded);
+      byId.set(e.id, recorded);
+    }
+    streams.set(stream, existing);
+    const last = existing[existing.length - 1]!;
+    return { revision: last.revision, position: last.position };
+  };
+
+  return {
+    async append(stream, events, expected) {
+      if (closed) throw new StoreUnavailable('event store is closed');
+      if (events.length === 0) throw new Error('append needs at least one event');
+      const result = append(stream, events, expected);
+      poller.notify();
+      return result;
+    },
+    async read(stream, { fromRevision = 0n, limit } = {}) {
+      const events = (streams.get(stream) ?? []).slice(Number(fromRevision));
+      return limit === undefined ? events : events.slice(0, limit);
+    },
+    async readAll({ after = 0n, limit, streamPrefix }) {
+      return readAfter(after, limit, streamPrefix);
+    },
+    async *readStreams({ until, streamPrefix = '', pageSize = 1000, share }) {
+      let page: RecordedEvent[] = [];
+      for (const [name, events] of streams) {
+        if (!name.startsWith(streamPrefix) || (share && streamShare(name, share.count) !== share.index)) continue;
+        for (const e of events) {
+          if (e.position > until) break;
+          page.push(e);
+          if (page.length >= pageSize) {
+            yield page;
+            page = [];
+          }
+        }
+      }
+      if (page.length > 0) yield page;
+    },
+    subscribe(from, onEvent, options = {}) {
+      // Every append of this store notifies its subscriptions: the poll is only a safety net.
+      return poller.subscribe(from, onEvent, { ...options, pollIntervalMs: 1000 });
+    },
+    async headPosition({ streamPrefix } = {}) {
+      for (let i = all.length - 1; i >= 0; i--) if (!streamPrefix || all[i]!.stream.startsWith(streamPrefix)) return all[i]!.position;
+      return null;
+    },
+    async close() {
+      closed = true;
+      await poller.stopAll();
+    },
+  };
+};

@@ -1,0 +1,26 @@
+import type { RecordedEvent, StreamName } from './eventStore';
+
+/** How a rebuild reads the store: stream by stream, split between readers, no cross-stream order. */
+export interface ReadStreamsOptions {
+  until: bigint;
+  streamPrefix?: string;
+  pageSize?: number;
+  share?: { index: number; count: number };
+}
+
+export interface StreamReader {
+  /**
+   * Every event at or before `until` of the streams with this prefix, stream by stream: in pages
+   * of about `pageSize` events, a stream's events consecutive and in revision order, the streams in
+   * no particular order. `share`: only the streams with `streamShare(stream, count) === index`, so
+   * `count` readers can split the store.
+   */
+  readStreams(options: ReadStreamsOptions): AsyncIterable<RecordedEvent[]>;
+}
+
+/** Which of `count` shares a stream belongs to: FNV-1a of its name, the same in every implementation. */
+export const streamShare = (stream: StreamName, count: number): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < stream.length; i++) hash = Math.imul(hash ^ stream.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+};
