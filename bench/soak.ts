@@ -59,7 +59,7 @@ const main = async () => {
   let timer: NodeJS.Timeout | undefined;
   let result: LoadResult;
   let warm: LoadResult | undefined;
-  let peakRssMb = NaN;
+  let peakRssMb: number;
   try {
     if (opts.warmup > 0) {
       warm = await load({ ...mixed(server.url, 'warm'), connections: 32, duration: opts.warmup });

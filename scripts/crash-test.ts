@@ -8,7 +8,7 @@ import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { parsePresetStreamName } from '../src/presets/streamName';
 import { openSqliteReadModel } from '../projections/readmodel/sqlite';
 import { verifyReadModel } from '../projections/verify';
-import { call, freePort, spawnService, stopChild, waitReady, writeChildKeys, type Child } from '../test/support/process';
+import { call, freePort, spawnService, stopChild, waitReady, writeChildKeys, type Child } from './serviceProcess';
 
 /**
  * Crash test: the real service (`node dist/src/main.js`) under concurrent writers, killed with

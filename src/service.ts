@@ -124,6 +124,6 @@ const ensureWritableDataDir = async (dir: string) => {
     await access(dir, constants.W_OK);
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'error';
-    throw new Error(`DATA_DIR ${dir} is not a writable directory (${code}); set DATA_DIR to one the service can write`);
+    throw new Error(`DATA_DIR ${dir} is not a writable directory (${code}); set DATA_DIR to one the service can write`, { cause: error });
   }
 };

@@ -59,7 +59,7 @@ export const loadKeyRing = async (path: string): Promise<KeyRing> => {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new Error(`Cannot read API keys file ${path}: ${(err as Error).message}`);
+    throw new Error(`Cannot read API keys file ${path}: ${(err as Error).message}`, { cause: err });
   }
   return createKeyRing(decodeKeysFile(parseKeysJson(text, path), path));
 };

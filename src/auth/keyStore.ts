@@ -69,7 +69,7 @@ const readIfExists = async (path: string): Promise<string | undefined> => {
     return await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`Cannot read API keys file ${path}: ${(err as Error).message}`);
+    throw new Error(`Cannot read API keys file ${path}: ${(err as Error).message}`, { cause: err });
   }
 };
 

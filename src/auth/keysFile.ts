@@ -137,6 +137,7 @@ export const parseKeysJson = (text: string, source: string): unknown => {
     return JSON.parse(text) as unknown;
   } catch (err) {
     const where = /at position \d+(?: \(line \d+ column \d+\))?/.exec((err as Error).message)?.[0];
+    // eslint-disable-next-line preserve-caught-error -- the cause's message quotes the file, which may hold a key
     throw new Error(`Invalid API keys file ${source}: not valid JSON${where ? ` (${where})` : ''}`);
   }
 };

@@ -118,7 +118,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),
   };
   const maxBatch = options.maxBatch ?? 256;
-  let pending: PendingAppend[] = [];
+  const pending: PendingAppend[] = [];
   let closed = false;
 
   let flushing: Promise<void> | null = null;

@@ -3,7 +3,7 @@ import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
 import type { EventStore } from '../../eventstore/eventStore';
 import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
-import { ApiError, badRequest, notFound } from '../errors';
+import { ApiError, notFound } from '../errors';
 import { eventJson, revisionNumber } from '../eventJson';
 import { requireScope } from '../middleware/auth';
 import type { SseRegistry } from '../sse';

@@ -1,0 +1,50 @@
+// @ts-check
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+/** Imports that would make a dependency run the wrong way (README, "Reading the code"). */
+const composition = ['**/src/backends', '**/src/config', '**/src/service', '**/src/main', '**/src/projectorMain', '**/src/workers/**', '**/src/logger'];
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    languageOptions: { globals: { ...Object.fromEntries(['process', 'console', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', '__dirname', 'require', 'module'].map((g) => [g, 'readonly'])) } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      // The lazy loads of the server clients (src/backends.ts) are typed `require`s.
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/'] }],
+      eqeqeq: ['error', 'smart'],
+    },
+  },
+  {
+    // projections/ uses the domain's events and the event-store ports; it never composes stores.
+    files: ['projections/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: [...composition, '**/src/http/**', '**/scripts/**', '**/test/**'], message: 'projections/ depends on the domain and the ports only: compose in src/ or scripts/.' }] }],
+    },
+  },
+  {
+    // src/ reaches into projections/ only at the composition root and for the read-model port.
+    files: ['src/**/*.ts'],
+    ignores: ['src/service.ts', 'src/backends.ts', 'src/projectorMain.ts', 'src/workers/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)projections/(?!readmodel/readModel$)', message: 'Only the composition root uses projections/ beyond the read-model port.' },
+            { group: ['**/scripts/**', '**/test/**', '**/bench/**'], message: 'The service does not depend on scripts, tests or benchmarks.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['scripts/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/test/**'], message: 'Tests may use scripts, not the other way round.' }] }] },
+  },
+);
