@@ -2,9 +2,8 @@ import Database from 'better-sqlite3';
 
 /**
  * WAL checkpoints away from the threads that serve writes. SQLite's automatic checkpoint runs
- * inside the commit that crosses its threshold, on the committing thread: the read model's held
- * the projector for ~70 ms, and every write waiting on the projector with it (create p99 75–101 ms
- * with it, 26–28 ms without, measured with the bench's create load). Here one connection per file
+ * inside the commit that crosses its threshold, on the committing thread, and held the projector
+ * (and every write waiting on it) for tens of milliseconds (docs/performance.md). Here one connection per file
  * copies the WAL into the database without taking the write lock (PASSIVE), and once the WAL is
  * past `restartAbovePages` restarts it (RESTART), which holds writers only while the last few
  * frames are copied: under sustained writes a PASSIVE checkpoint never catches up by itself, and
