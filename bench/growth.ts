@@ -33,7 +33,7 @@ export const runGrowth = async (
     try {
       log(`growth: writing ${presets.toLocaleString('en-US')} presets (one event each)…`);
       const written = await generateEvents(dir, presets, 1);
-      const rebuilt = await runRebuild(dir, presets, presets, 1800);
+      const rebuilt = await runRebuild(dir, presets, presets, { timeoutSeconds: 1800 });
       const rows = await runAtScale(dir, presets, o);
       const run = { presets, writeSeconds: written.seconds, rebuildSeconds: rebuilt.seconds, rows, peakRssMb: Math.max(...rows.map((r) => r.peakRssMb)) };
       runs.push(run);

@@ -39,7 +39,7 @@ export interface Child { pid: number; url: string; port: number; stop(): Promise
 /** Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET /health/ready is 200. */
 export const startChild = async (script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> => {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(ROOT, script)], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, resolve(ROOT, script)], {
     cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

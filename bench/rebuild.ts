@@ -65,15 +65,16 @@ export const generateEvents = async (dir: string, total: number, eventsPerPreset
 export interface RebuildResult { command: string; events: number; seconds: number; eventsPerSecond: number; peakRssMb: number; cpuUsPerEvent: number }
 
 /** Runs the rebuild into a fresh read model (readmodel.db removed first) and checks what it built. */
-export const runRebuild = async (dir: string, total: number, presets: number, timeoutSeconds = 600): Promise<RebuildResult> => {
+/** `root`: the checkout whose built rebuild runs (another one with `--compare`). */
+export const runRebuild = async (dir: string, total: number, presets: number, { timeoutSeconds = 600, root = ROOT } = {}): Promise<RebuildResult> => {
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, READ_MODEL_FILE + suffix), { force: true });
-  const script = REBUILD_SCRIPT;
-  if (!existsSync(join(ROOT, script))) throw new Error(`${script} is missing: run npm run build`);
+  const script = join(root, REBUILD_SCRIPT);
+  if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build`);
   const peakFile = join(dir, 'rebuild-peak');
   const started = process.hrtime.bigint();
   const { code, output } = await new Promise<{ code: number | null; output: string }>((res) => {
-    const child = spawn(process.execPath, ['-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, script)], {
-      cwd: ROOT, env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn', BENCH_PEAK_FILE: peakFile }, stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, ['-r', join(ROOT, 'dist/bench/peakRss.js'), script], {
+      cwd: root, env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn', BENCH_PEAK_FILE: peakFile }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
     const keep = (c: Buffer) => { out = (out + c.toString()).slice(-4000); };
@@ -91,7 +92,7 @@ export const runRebuild = async (dir: string, total: number, presets: number, ti
   if (docs !== presets || versions !== total) throw new Error(`${script} built ${docs} presets and ${versions} versions, expected ${presets} and ${total}`);
   const { peakKb, cpuMs } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number; cpuMs: number };
   return {
-    command: `node ${script}`, events: total, seconds, eventsPerSecond: total / seconds, peakRssMb: (peakKb * 1024) / 1e6,
+    command: `node ${root === ROOT ? REBUILD_SCRIPT : script}`, events: total, seconds, eventsPerSecond: total / seconds, peakRssMb: (peakKb * 1024) / 1e6,
     cpuUsPerEvent: (cpuMs * 1000) / total,
   };
 };

@@ -1,7 +1,9 @@
 /**
- * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --growth 10000,1000000 --profile create|version|read]`
+ * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --growth 10000,1000000 --profile create|version|read --compare DIR]`
  * The service and its two baselines, ALTERNATELY, `rounds` times, each scenario against a fresh
  * child process; then medians, ratios and targets as one table, also written to bench/results/.
+ * `--compare DIR`: another checkout, built (`npm run build` there), runs as a fourth target and a
+ * second rebuild in the same alternation, and the report ends with this service against it.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -11,9 +13,11 @@ import { formatSummary, summarize, type ProfileSummary } from './profile';
 import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
 import { growthSizes, runGrowth, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
-import { runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
+import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
-const opts = flags({ duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, growth: '10000,1000000', profile: '' });
+const opts = flags({ duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, growth: '10000,1000000', profile: '', compare: '' });
+if (opts.compare) compareWith(opts.compare);
+const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
 if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile)) throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
@@ -23,6 +27,7 @@ const main = async () => {
   const loadAtStart = loadavg()[0]!;
   const rows: RoundRow[] = [];
   const rebuilds: RebuildResult[] = [];
+  const comparedRebuilds: RebuildResult[] = [];
   const rebuildFailures: string[] = [];
   const eventsDir = tempDir('rebuild');
   let generated: Awaited<ReturnType<typeof generateEvents>> | undefined;
@@ -36,20 +41,24 @@ const main = async () => {
     for (let round = 0; round < opts.rounds; round++) {
       for (const scenario of SCENARIOS) {
         // Alternate: each round starts with a different target.
-        for (const target of TARGETS.map((_, i) => TARGETS[(i + round) % TARGETS.length]!)) {
+        for (const target of benchTargets.map((_, i) => benchTargets[(i + round) % benchTargets.length]!)) {
           const row = await runScenario(scenario, target, opts);
           rows.push({ ...row, round: round + 1 });
           log(`round ${round + 1} ${scenario.padEnd(7)} ${target.padEnd(7)} ${f(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} peak ${f(row.peakRssMb)} MB CPU ${f(row.cpuUsPerRequest)} µs/req`);
         }
       }
       if (generated) {
-        try {
-          const r = await runRebuild(eventsDir, opts.events, generated.presets);
-          rebuilds.push(r);
-          log(`round ${round + 1} rebuild ${f(r.eventsPerSecond)} events/s (${f(r.seconds, 1)} s) peak ${f(r.peakRssMb)} MB`);
-        } catch (error) {
-          rebuildFailures.push((error as Error).message.split('\n').slice(0, 3).join(' '));
-          log(`round ${round + 1} rebuild FAILED: ${rebuildFailures[rebuildFailures.length - 1]}`);
+        // With --compare the two rebuilds alternate too: each round starts with the other one.
+        const order = opts.compare ? (round % 2 === 0 ? ['service', 'compared'] : ['compared', 'service']) : ['service'];
+        for (const which of order) {
+          try {
+            const r = await runRebuild(eventsDir, opts.events, generated.presets, which === 'compared' ? { root: opts.compare } : {});
+            (which === 'compared' ? comparedRebuilds : rebuilds).push(r);
+            log(`round ${round + 1} rebuild ${which === 'compared' ? '(compared) ' : ''}${f(r.eventsPerSecond)} events/s (${f(r.seconds, 1)} s) peak ${f(r.peakRssMb)} MB`);
+          } catch (error) {
+            rebuildFailures.push(`${which}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
+            log(`round ${round + 1} rebuild FAILED: ${rebuildFailures[rebuildFailures.length - 1]}`);
+          }
         }
       }
     }
@@ -66,7 +75,7 @@ const main = async () => {
   const growth = sizes.length > 0 ? await runGrowth(sizes, opts, log) : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
-  report({ rows, rebuilds, rebuildFailures, scale, growth, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
+  report({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
 };
 
 /** One more run of a scenario with `node --cpu-prof` on the service (not part of the numbers above). */
@@ -81,9 +90,9 @@ const profileService = async (scenario: Scenario): Promise<ProfileSummary> => {
 };
 
 type RoundRow = Row & { round: number };
-interface Run { rows: RoundRow[]; rebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; profile?: ProfileSummary; seconds: number; load: number[] }
+interface Run { rows: RoundRow[]; rebuilds: RebuildResult[]; comparedRebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; profile?: ProfileSummary; seconds: number; load: number[] }
 
-const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, seconds, load }: Run) => {
+const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, profile, seconds, load }: Run) => {
   const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
   const med = (s: Scenario, t: Target) => {
     const rs = of(s, t);
@@ -94,7 +103,7 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
       cpuUsPerRequest: median(rs.map((r) => r.cpuUsPerRequest)), loadGenCpuUsPerRequest: median(rs.map((r) => r.loadGenCpuUsPerRequest)),
     };
   };
-  const medians = SCENARIOS.flatMap((s) => TARGETS.map((t) => med(s, t)));
+  const medians = SCENARIOS.flatMap((s) => benchTargets.map((t) => med(s, t)));
   const m = (s: Scenario, t: Target) => medians.find((x) => x.scenario === s && x.target === t)!;
   const rebuild = rebuilds.length > 0 ? {
     eventsPerSecond: median(rebuilds.map((r) => r.eventsPerSecond)), seconds: median(rebuilds.map((r) => r.seconds)),
@@ -175,6 +184,7 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
   ];
   for (const [name, ok] of targets) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${name}`);
   for (const failure of rebuildFailures) lines.push(`rebuild failed: ${failure}`);
+  if (opts.compare) lines.push('', ...comparison(rows, medians, rebuilds, comparedRebuilds));
   const accepted = service.reduce((a, r) => a + r.accepted202, 0);
   if (accepted > 0) lines.push(`note: ${accepted} service writes answered 202 (read model behind the write by more than READ_YOUR_WRITES_TIMEOUT_MS)`);
   lines.push(`took ${f(seconds)} s`);
@@ -185,6 +195,29 @@ const report = ({ rows, rebuilds, rebuildFailures, scale, growth, profile, secon
   const file = join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, ratios, roundRatios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
   log(`results written to ${file}`);
+};
+
+/** This service against the compared build: medians, and each round's own ratio (the two ran in the same round). */
+const comparison = (rows: RoundRow[], medians: Array<{ scenario: Scenario; target: Target; rps: number; p99: number; cpuUsPerRequest: number }>, rebuilds: RebuildResult[], compared: RebuildResult[]): string[] => {
+  const rounds = [...new Set(rows.map((r) => r.round))];
+  const of = (round: number, s: Scenario, t: Target) => rows.find((r) => r.round === round && r.scenario === s && r.target === t);
+  const lines = [
+    `against ${opts.compare} (this service / compared; above 1 is better for req/s, below 1 for p99 and CPU):`,
+    '',
+    '| scenario | req/s this | req/s compared | ratio | rounds | p99 ratio | CPU µs/req ratio |',
+    '|----------|-----------:|---------------:|------:|--------|----------:|-----------------:|',
+  ];
+  for (const s of SCENARIOS) {
+    const [a, b] = [medians.find((m) => m.scenario === s && m.target === 'service')!, medians.find((m) => m.scenario === s && m.target === 'compared')!];
+    const each = rounds.map((r) => `${f(of(r, s, 'service')!.rps / of(r, s, 'compared')!.rps, 2)}×`).join(', ');
+    lines.push(`| ${s.padEnd(8)} | ${f(a.rps).padStart(10)} | ${f(b.rps).padStart(14)} | ${f(a.rps / b.rps, 2).padStart(4)}× | ${each} | ${f(a.p99 / b.p99, 2).padStart(8)}× | ${f(a.cpuUsPerRequest / b.cpuUsPerRequest, 2).padStart(15)}× |`);
+  }
+  if (rebuilds.length > 0 && compared.length > 0) {
+    const [a, b] = [median(rebuilds.map((r) => r.eventsPerSecond)), median(compared.map((r) => r.eventsPerSecond))];
+    const each = rebuilds.map((r, i) => (compared[i] ? `${f(r.eventsPerSecond / compared[i]!.eventsPerSecond, 2)}×` : '—')).join(', ');
+    lines.push(`| rebuild  | ${`${f(a)} ev/s`.padStart(10)} | ${`${f(b)} ev/s`.padStart(14)} | ${f(a / b, 2).padStart(4)}× | ${each} |         — | ${f(median(rebuilds.map((r) => r.cpuUsPerEvent)) / median(compared.map((r) => r.cpuUsPerEvent)), 2).padStart(15)}× |`);
+  }
+  return lines;
 };
 
 const scaleLine = (r: ScaleRow, presetsWidth = 7) =>

@@ -4,11 +4,13 @@
  */
 import type { Client, Options, Request } from 'autocannon';
 import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { BODIES } from './bodies';
 import { API_KEY, AUTH, call, load, procMb, startChild, tempDir, withCpu, WORKSPACE_ID, writeKeysFile, type CpuPerRequest, type LoadResult } from './lib';
 
 export const TARGETS = ['service', 'crud', 'rawKoa'] as const;
-export type Target = (typeof TARGETS)[number];
+/** `compared`: the service as built in another checkout (`npm run bench -- --compare DIR`). */
+export type Target = (typeof TARGETS)[number] | 'compared';
 export const SCENARIOS = ['create', 'version', 'read'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -16,6 +18,11 @@ const SCRIPTS: Record<Target, string> = {
   service: 'dist/src/main.js',
   crud: 'dist/bench/baselines/crud.js',
   rawKoa: 'dist/bench/baselines/rawKoa.js',
+  compared: '',
+};
+/** Points the `compared` target at another checkout's built service. */
+export const compareWith = (dir: string) => {
+  SCRIPTS.compared = join(resolve(dir), 'dist/src/main.js');
 };
 
 export interface Row extends LoadResult, CpuPerRequest { scenario: Scenario; target: Target; peakRssMb: number }
@@ -32,7 +39,7 @@ let runCounter = 0;
 
 export const startTarget = async (target: Target, nodeArgs: string[] = []) => {
   const dataDir = tempDir(target);
-  const env: Record<string, string> = target === 'service'
+  const env: Record<string, string> = target === 'service' || target === 'compared'
     // LOG_LEVEL=warn: a request log line per request is not what is measured. Otherwise defaults.
     ? { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), LOG_LEVEL: 'warn' }
     : { DATA_DIR: dataDir, BENCH_API_KEY: API_KEY, BENCH_WORKSPACE_ID: WORKSPACE_ID };
