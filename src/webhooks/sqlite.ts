@@ -13,7 +13,8 @@ export const WEBHOOKS_FILE = 'webhooks.db';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhooks (
-  id               TEXT PRIMARY KEY,
+  seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+  id               TEXT NOT NULL UNIQUE,
   workspace_id     TEXT NOT NULL,
   status           TEXT NOT NULL,
   revision         INTEGER NOT NULL,
@@ -25,7 +26,7 @@ CREATE TABLE IF NOT EXISTS webhooks (
   failing_attempts INTEGER NOT NULL,
   next_attempt_at  TEXT
 );
-CREATE INDEX IF NOT EXISTS webhooks_by_workspace ON webhooks (workspace_id, rowid);
+CREATE INDEX IF NOT EXISTS webhooks_by_workspace ON webhooks (workspace_id, seq);
 CREATE INDEX IF NOT EXISTS webhooks_by_status ON webhooks (status);
 CREATE TABLE IF NOT EXISTS deliveries (
   id         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -87,8 +88,8 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     insert: registrations.prepare(`INSERT INTO webhooks (id, workspace_id, status, revision, config, checkpoint, epoch, failing_since, failing_event_id, failing_attempts, next_attempt_at)
       VALUES (@id, @workspace_id, @status, @revision, @config, @checkpoint, @epoch, @failing_since, @failing_event_id, @failing_attempts, @next_attempt_at)`),
     get: registrations.prepare('SELECT * FROM webhooks WHERE id = ? AND workspace_id = ?'),
-    list: registrations.prepare('SELECT * FROM webhooks WHERE workspace_id = ? ORDER BY rowid'),
-    listActive: registrations.prepare(`SELECT * FROM webhooks WHERE status = 'active' ORDER BY rowid`),
+    list: registrations.prepare('SELECT * FROM webhooks WHERE workspace_id = ? ORDER BY seq'),
+    listActive: registrations.prepare(`SELECT * FROM webhooks WHERE status = 'active' ORDER BY seq`),
     update: registrations.prepare('UPDATE webhooks SET status = ?, revision = ?, config = ? WHERE id = ? AND workspace_id = ? AND revision = ?'),
     resetFailures: registrations.prepare('UPDATE webhooks SET failing_since = NULL, failing_event_id = NULL, failing_attempts = 0, next_attempt_at = NULL WHERE id = ?'),
     rewind: registrations.prepare(`UPDATE webhooks SET checkpoint = @checkpoint, epoch = @epoch, failing_since = @failing_since, failing_event_id = @failing_event_id,
@@ -99,8 +100,8 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
       failing_attempts = @failing_attempts, next_attempt_at = @next_attempt_at WHERE id = @id AND epoch = @epoch`),
     exists: deliveryLog.prepare('SELECT 1 FROM webhooks WHERE id = ?').pluck(),
     insertAttempt: deliveryLog.prepare('INSERT INTO deliveries (webhook_id, attempt) VALUES (?, ?)'),
-    trim: deliveryLog.prepare(`DELETE FROM deliveries WHERE webhook_id = ?1 AND id < (
-      SELECT id FROM deliveries WHERE webhook_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ${DELIVERY_LOG_SIZE - 1})`),
+    trim: deliveryLog.prepare(`DELETE FROM deliveries WHERE webhook_id = @webhook AND id < (
+      SELECT id FROM deliveries WHERE webhook_id = @webhook ORDER BY id DESC LIMIT 1 OFFSET ${DELIVERY_LOG_SIZE - 1})`),
     latest: deliveryLog.prepare('SELECT id, attempt FROM deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?'),
     before: deliveryLog.prepare('SELECT id, attempt FROM deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
   };
@@ -134,7 +135,7 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
       q.insertAttempt.run(webhookId, JSON.stringify({ ...rest, eventPosition: eventPosition.toString() } satisfies StoredAttempt));
       const n = (sinceTrim.get(webhookId) ?? 0) + 1;
       sinceTrim.set(webhookId, n % TRIM_EVERY);
-      if (n >= TRIM_EVERY) q.trim.run(webhookId);
+      if (n >= TRIM_EVERY) q.trim.run({ webhook: webhookId });
     }
     return q.saveProgress.run(progressParams(webhookId, epoch, progress)).changes === 1;
   });
