@@ -15,22 +15,33 @@ import type { DeliveryAttempt } from './webhookStore';
 export const EVENT_TYPES = Object.keys(eventDataCodecs);
 export const EventType = refine(t.string, (s) => EVENT_TYPES.includes(s), `one of ${EVENT_TYPES.join(', ')}`);
 
-/** An object with these properties and no others: a misspelt field is a 400, not silently ignored. */
+/**
+ * An object with these properties and no others: a misspelt field is a 400, not silently ignored.
+ * A refinement of the intersection, so error paths see through it (`$.url`, `$.secret`).
+ */
 const closed = <R extends t.Props, O extends t.Props>(name: string, required: R, optional: O) => {
   const known = new Set([...Object.keys(required), ...Object.keys(optional)]);
-  const shape = t.intersection([t.type(required), t.partial(optional)]);
-  return new t.Type<t.TypeOf<typeof shape>, t.OutputOf<typeof shape>, unknown>(
+  const first = t.type(required);
+  const shape = t.intersection([first, t.partial(optional)]);
+  type A = t.TypeOf<typeof shape>;
+  const onlyKnown = (u: A) => Object.keys(u).every((k) => known.has(k));
+  return new t.RefinementType<typeof shape, A, t.OutputOf<typeof shape>, unknown>(
     name,
-    (u): u is t.TypeOf<typeof shape> => shape.is(u) && Object.keys(u as object).every((k) => known.has(k)),
+    (u): u is A => shape.is(u) && onlyKnown(u),
     (u, c) => {
       const result = shape.validate(u, c);
-      if (E.isLeft(result) || typeof u !== 'object' || u === null) return result;
-      const unknown = Object.keys(u).filter((k) => !known.has(k));
+      if (E.isLeft(result)) return result;
+      const unknown = Object.keys(result.right).filter((k) => !known.has(k));
+      const message = `unknown field; the fields are ${[...known].join(', ')}`;
+      // Placed under the intersection's first member, as its own errors are, so the path reads `$.<field>`.
+      const under = t.appendContext(c, '0', first, u);
       return unknown.length === 0
         ? result
-        : t.failures(unknown.map((k) => ({ value: (u as Record<string, unknown>)[k], context: t.appendContext(c, k, t.never, undefined), message: `unknown field; the fields are ${[...known].join(', ')}` })));
+        : t.failures(unknown.map((k) => ({ value: (u as Record<string, unknown>)[k], context: t.appendContext(under, k, t.unknown, (u as Record<string, unknown>)[k]), message })));
     },
     shape.encode,
+    shape,
+    onlyKnown,
   );
 };
 
