@@ -13,8 +13,8 @@ export interface Received {
   answered?: number | 'hang' | 'drop';
 }
 
-/** What to do with the nth request (from 1): answer a status, never answer, or drop the connection. */
-export type Behaviour = (n: number, received: Received) => number | 'hang' | 'drop';
+/** What to do with the nth request (from 1): answer a status (now or after a while), never answer, or drop the connection. */
+export type Behaviour = (n: number, received: Received) => number | 'hang' | 'drop' | { status: number; afterMs: number };
 
 export interface Receiver {
   url: string;
@@ -50,11 +50,16 @@ export const startReceiver = async (behaviour: Behaviour = () => 204, path = '/h
         const r: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         received.push(r);
         const what = behave(received.length, r);
-        r.answered = what;
-        if (what === 'hang') return void hanging.add(res);
-        if (what === 'drop') return void req.socket.destroy();
-        res.statusCode = what;
-        res.end();
+        if (what === 'hang') return void (r.answered = what, hanging.add(res));
+        if (what === 'drop') return void (r.answered = what, req.socket.destroy());
+        const answer = (status: number) => {
+          if (res.destroyed) return;
+          res.statusCode = status;
+          res.end(() => { r.answered = status; });
+        };
+        if (typeof what === 'number') return answer(what);
+        hanging.add(res);
+        setTimeout(() => { hanging.delete(res); answer(what.status); }, what.afterMs);
       });
     });
     server.on('connection', (s) => {
