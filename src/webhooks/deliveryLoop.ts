@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventFeed } from '../eventstore/eventFeed';
-import type { RecordedEvent } from '../eventstore/eventStore';
+import { StoreUnavailable, type RecordedEvent } from '../eventstore/eventStore';
 import { eventJson } from '../http/eventJson';
 import { workspaceStreamPrefix } from '../presets/streamName';
 import type { DestinationPolicy } from './destination';
@@ -45,6 +45,9 @@ export interface DeliveryLoop {
   readonly ended: Promise<void>;
 }
 
+/** Tries to save progress through a store that cannot write for a moment (100 ms, 200 ms… between them). */
+const SAVE_TRIES = 5;
+
 /** Skipped events (not of the webhook's types) move the saved checkpoint at most this often. */
 const SKIP_SAVE_INTERVAL_MS = 1000;
 
@@ -72,7 +75,19 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
 
   const save = async (next: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt) => {
     progress = { ...next, epoch };
-    const saved = await store.saveProgress(webhook.id, epoch, next, attempt);
+    let saved: boolean;
+    // A store that cannot write for a moment is waited for a little; for longer, the loop ends and
+    // the next resync starts it again from the last saved checkpoint (so the event is sent again).
+    for (let tries = 1; ; tries++) {
+      try {
+        saved = await store.saveProgress(webhook.id, epoch, next, attempt);
+        break;
+      } catch (error) {
+        if (!(error instanceof StoreUnavailable) || tries >= SAVE_TRIES) throw error;
+        log.warn({ err: error }, 'could not save delivery progress; trying again');
+        await pause(100 * 2 ** tries);
+      }
+    }
     // A replay moved the epoch (its loop starts from its own checkpoint), or the webhook is gone.
     if (!saved) throw new LoopEnded('superseded');
   };

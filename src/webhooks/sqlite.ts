@@ -8,6 +8,8 @@ import { DELIVERY_LOG_SIZE, InvalidCursor, TRIM_EVERY, type DeliveryAttempt, typ
  * and attempts on a second connection with `synchronous=NORMAL`: in WAL mode a commit survives the
  * process being killed, and one lost to a power cut only means an event is delivered again, never
  * skipped, while an fsync per delivery on the API's thread would stall every request behind it.
+ * Write transactions take the write lock first (`.immediate`): a transaction that read first and
+ * then wrote would fail at once, not wait, when the WAL checkpointer restarts the WAL between the two.
  */
 export const WEBHOOKS_FILE = 'webhooks.db';
 
@@ -156,9 +158,9 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     }),
     list: guard(async (workspaceId) => (q.list.all(workspaceId) as Row[]).map(storedOf)),
     listActive: guard(async () => (q.listActive.all() as Row[]).map(storedOf)),
-    update: guard(async (webhook, expectedRevision, { resetFailures = false } = {}) => update(webhook, expectedRevision, resetFailures)),
-    rewind: guard(async (workspaceId, id, after) => rewind(workspaceId, id, after)),
-    saveProgress: guard(async (webhookId, epoch, progress, attempt) => saveProgress(webhookId, epoch, progress, attempt)),
+    update: guard(async (webhook, expectedRevision, { resetFailures = false } = {}) => update.immediate(webhook, expectedRevision, resetFailures)),
+    rewind: guard(async (workspaceId, id, after) => rewind.immediate(workspaceId, id, after)),
+    saveProgress: guard(async (webhookId, epoch, progress, attempt) => saveProgress.immediate(webhookId, epoch, progress, attempt)),
     deliveries: guard(async (webhookId, { limit, before }) => {
       if (before !== undefined && !/^[1-9]\d{0,15}$/.test(before)) throw new InvalidCursor(`not an attempt id: ${before}`);
       const rows = (before === undefined ? q.latest.all(webhookId, limit) : q.before.all(webhookId, Number(before), limit)) as Array<{ id: number; attempt: string }>;
@@ -167,7 +169,7 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
         return { ...stored, id: String(id), webhookId, eventPosition: BigInt(stored.eventPosition) };
       });
     }),
-    delete: guard(async (workspaceId, id) => remove(workspaceId, id)),
+    delete: guard(async (workspaceId, id) => remove.immediate(workspaceId, id)),
     async close() {
       deliveryLog.close();
       registrations.close();
