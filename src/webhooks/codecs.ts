@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { listOf, maxChars, nullable, refine } from '../formats/codecs';
-import { eventDataCodecs } from '../presets/events';
+import { PRESET_EVENT_TYPES } from '../presets/events';
 import { WEBHOOK_STATUSES, type StoredWebhook } from './webhook';
 import type { DeliveryAttempt } from './webhookStore';
 
@@ -12,7 +12,7 @@ import type { DeliveryAttempt } from './webhookStore';
  */
 
 /** The preset event types a webhook can name: every type the service stores, now and as types are added. */
-export const EVENT_TYPES = Object.keys(eventDataCodecs);
+export const EVENT_TYPES: readonly string[] = PRESET_EVENT_TYPES;
 export const EventType = refine(t.string, (s) => EVENT_TYPES.includes(s), `one of ${EVENT_TYPES.join(', ')}`);
 
 /**

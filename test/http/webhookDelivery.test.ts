@@ -82,6 +82,18 @@ describe('webhook delivery', () => {
     expect(all.ids()).toEqual(events.map((e) => e.id));
   });
 
+  it('sends the lifecycle events too: a status change and a label move, filtered by type', async () => {
+    const r = await receiver();
+    const hook = await createHook({ url: r.url, events: ['PresetStatusChanged', 'PresetLabelMoved'] });
+    await write('life');
+    expect((await svc.request('/api/v1/presets/life', { method: 'PATCH', json: { status: 'disabled' } })).status).toBe(200);
+    expect((await svc.request('/api/v1/presets/life/labels/production', { method: 'PUT', json: { version: 1 } })).status).toBe(200);
+    await r.until((got) => got.length >= 2);
+    const events = (await feed(hook.checkpoint)).filter((e) => e.type !== 'PresetCreated');
+    expect(events.map((e) => e.type)).toEqual(['PresetStatusChanged', 'PresetLabelMoved']);
+    expect(r.received.map((got) => verify(hook.secret, got))).toEqual(events);
+  });
+
   it('retries a receiver that answers 500 for a while until it takes every event, in order; the deliveries show each failed attempt', async () => {
     const r = await receiver((n) => (n <= 4 ? 500 : 204));
     const hook = await createHook({ url: r.url });
