@@ -6,7 +6,7 @@ import * as E from 'fp-ts/Either';
 import { renderEventSchemas, SCHEMA_DIR } from '../../../scripts/generate-event-schemas';
 import { decide, evolve, initialState } from '../../../src/presets/decider';
 import { codecsBySchemaVersion, CURRENT_SCHEMA_VERSION, type PresetEvent } from '../../../src/presets/events';
-import { toJsonSchema, type JsonSchema } from '../../../src/presets/jsonSchema';
+import { toJsonSchema, type JsonSchema } from '../../../src/jsonSchema';
 
 const dir = join(__dirname, '..', '..', '..', SCHEMA_DIR);
 
