@@ -74,7 +74,7 @@ const mergeObjects = (parts: JsonSchema[]): JsonSchema => ({
   ...(parts.some((p) => p.required) ? { required: parts.flatMap((p) => (p.required as string[] | undefined) ?? []) } : {}),
 });
 
-const isPlainObject = (s: JsonSchema) => s.type === 'object' && s.properties !== undefined && Object.keys(s).every((k) => ['type', 'properties', 'required'].includes(k));
+const isPlainObject = (s: JsonSchema) => s.type === 'object' && Object.keys(s).every((k) => ['type', 'properties', 'required'].includes(k));
 
 /** Schemas whose keywords are all different hold together as one schema: their conjunction. */
 const disjoint = (parts: JsonSchema[]): boolean => {
@@ -95,13 +95,14 @@ const known = (node: Node, walk: (n: Node) => JsonSchema): JsonSchema => {
     case 'BooleanType': return { type: 'boolean' };
     case 'NullType': return { type: 'null' };
     case 'UnknownType': return {};
-    case 'UnknownRecordType': return { type: 'object' };
+    case 'UnknownRecordType': case 'AnyDictionaryType': return { type: 'object' };
+    case 'AnyArrayType': return { type: 'array' };
     case 'LiteralType': return { const: node.value };
     case 'KeyofType': return { type: 'string', enum: Object.keys(node.keys!) };
     case 'InterfaceType': return objectSchema(node.props!, true, walk);
     case 'PartialType': return objectSchema(node.props!, false, walk);
     case 'ArrayType': return { type: 'array', items: walk(node.type!) };
-    case 'UnionType': return { anyOf: node.types!.map(walk) };
+    case 'UnionType': return unionSchema(node.types!.map(walk));
     case 'IntersectionType': {
       const parts = node.types!.map(walk);
       if (parts.every(isPlainObject)) return mergeObjects(parts);

@@ -9,6 +9,7 @@ import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
+import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { readRoutes } from './routes/reads';
 import { writeRoutes, type WriteDeps } from './routes/writes';
 import type { AppContext, AppState } from './types';
@@ -46,6 +47,14 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   const healthRoutes = health.routes() as unknown as Koa.Middleware<AppState, AppContext>;
   const healthMethods = health.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
   app.use((ctx, next) => (ctx.path.startsWith('/health/') ? healthRoutes(ctx, () => healthMethods(ctx, next)) : next()));
+
+  // The contract and its reference page need no key either.
+  const docs = docsRoutes();
+  const docsRoutesMw = docs.routes() as unknown as Koa.Middleware<AppState, AppContext>;
+  const docsMethods = docs.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
+  const isDocs = (path: string) => path === OPENAPI_PATH || path === '/docs' || path.startsWith('/docs/');
+  // A path under /docs that names nothing is a 404 (or 405), not a request for a key.
+  app.use((ctx, next) => (isDocs(ctx.path) ? docsRoutesMw(ctx, () => docsMethods(ctx, async () => undefined)) : next()));
 
   const api = new Router<AppState, AppContext>();
   api.param('slug', async (slug, ctx, next) => {

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hashApiKey } from '../../src/auth/keysFile';
+import { checkExchange } from './contract';
 
 /**
  * The real service as a child process (`node dist/src/main.js`, built by the jest globalSetup or
@@ -80,7 +81,15 @@ export const call = (base: string, method: string, path: string, opts: { key?: s
         const text = Buffer.concat(parts).toString('utf8');
         let json: unknown;
         try { json = JSON.parse(text); } catch { json = undefined; }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        const status = res.statusCode ?? 0;
+        try {
+          // Every answer must conform to the service's OpenAPI document (and, for presets, to OpenRouter's reference).
+          checkExchange({ method, url: path, status, body: text, header: (n) => { const v = res.headers[n.toLowerCase()]; return Array.isArray(v) ? v.join(', ') : v; } });
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        resolve({ status, headers: res.headers, text, json });
       });
     });
     req.on('timeout', () => req.destroy(new Error('request timed out')));

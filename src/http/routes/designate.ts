@@ -14,7 +14,7 @@ import { answerWrite, type WriteDeps } from './writes';
 
 /** `{"version": N}`, N a whole number from 1; other keys are ignored, as in the request formats. */
 export const DesignateBody = t.type({
-  version: refine(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'positive integer'),
+  version: refine(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'positive integer', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 });
 
 /**
