@@ -280,7 +280,7 @@ const operation = (op: Operation) => ({
   security: op.scope ? [{ bearer: [] }] : [],
   ...(op.scope ? { 'x-required-scope': op.scope } : {}),
   ...(op.parameters ? { parameters: op.parameters.map((p) => ({ $ref: `#/components/parameters/${p}` })) } : {}),
-  ...(op.requestBody ? { requestBody: { required: true, content: json({ $ref: `#/components/schemas/${op.requestBody}` }) } } : {}),
+  ...(op.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.requestBody}` } } } } } : {}),
   responses: {
     ...Object.fromEntries(Object.entries(op.answers).map(([status, answer]) => [status, response(answer)])),
     ...Object.fromEntries(op.errors.map((status) => [status, { $ref: `#/components/responses/${status}` }])),

@@ -5,6 +5,8 @@ import { fieldsOf } from '../../src/formats/persistedFields';
 import { FORMAT_ROUTES } from '../../src/http/routes/writes';
 import { SOURCE_FORMATS } from '../../src/presets/events';
 import { part8Problems, withinPart8 } from '../support/part8';
+import Ajv2020 from 'ajv/dist/2020';
+import { openApiDocument } from '../../src/http/openapi';
 import { REFERENCE_FILE, REQUEST_SCHEMA, validRequest } from '../support/reference';
 import { removeDir, startTestService, type TestService } from '../support/service';
 
@@ -14,7 +16,8 @@ import { removeDir, startTestService, type TestService } from '../support/servic
  * what the reference and the spec promise, not against the service's own codecs: never a 5xx;
  * 400 naming exactly the paths that break part 8 of the spec (an oracle written from its table);
  * otherwise 200 with `config` holding exactly the body's non-null fields that the persisted-fields
- * table marks `config`, as sent, and `system_prompt` as the spec's rule takes it.
+ * table marks `config`, as sent, and `system_prompt` as the spec's rule takes it. The service's
+ * own published request schema (/api/v1/openapi.json) gives the same verdict as its answer.
  */
 const SEED = 13;
 const GENERATED = 900; // per format; about a third to a half are valid under the reference
@@ -56,8 +59,13 @@ const expectedSystemPrompt = (format: FormatName, body: Record<string, unknown>)
 const expectedConfig = (format: FormatName, body: Record<string, unknown>) =>
   Object.fromEntries(fieldsOf(format, 'config').filter((f) => body[f] !== undefined && body[f] !== null).map((f) => [f, body[f]]));
 
+const OWN_SCHEMA: Record<FormatName, string> = { chat_completions: 'ChatCompletionsRequest', messages: 'MessagesRequest', responses: 'ResponsesRequest' };
+const own = new Ajv2020({ strict: false });
+own.addSchema({ $id: 'urn:presets:openapi', ...(openApiDocument() as object) });
+
 describe.each(SOURCE_FORMATS)('%s: bodies generated from the reference', (format) => {
   const route = FORMAT_ROUTES.find(([, f]) => f === format)![0];
+  const ownSchema = own.compile({ $ref: `urn:presets:openapi#/components/schemas/${OWN_SCHEMA[format]}` });
 
   it(`are answered as the reference and part 8 say, never with a 5xx (at least ${AT_LEAST} bodies)`, async () => {
     const sent = bodies[format];
@@ -68,6 +76,7 @@ describe.each(SOURCE_FORMATS)('%s: bodies generated from the reference', (format
       const res = await svc.request(`/api/v1/presets/generated-${format}/${route}`, { method: 'POST', json: body });
       const answer = await res.json();
       const problems = part8Problems(format, body);
+      if (ownSchema(body) !== (res.status === 200)) wrong.push({ i, body, status: res.status, ownSchema: ownSchema.errors });
       if (problems.length > 0) {
         outcomes.refused++;
         const paths = res.status === 400 ? (answer.error.metadata.errors as Array<{ path: string }>).map((e) => e.path).sort() : null;
