@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import type * as t from 'io-ts';
 import type { Logger } from 'pino';
 import type { KeyRing } from '../auth/apiKeys';
 import { badRequest } from './errors';
@@ -12,6 +13,7 @@ import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { readRoutes } from './routes/reads';
 import { writeRoutes, type WriteDeps } from './routes/writes';
+import type { HealthLive, HealthReady } from './schemas';
 import type { AppContext, AppState } from './types';
 
 /** Slugs are 1–128 URL-safe characters, starting with a letter or digit (so never `.` or `..`). */
@@ -30,12 +32,14 @@ export interface AppDeps extends WriteDeps, EventRouteDeps {
 export const healthRoutes = (readiness: AppDeps['readiness']): Router<AppState, AppContext> => {
   const health = new Router<AppState, AppContext>();
   health.get('/health/live', (ctx) => {
-    ctx.body = { status: 'ok' };
+    const body: t.TypeOf<typeof HealthLive> = { status: 'ok' };
+    ctx.body = body;
   });
   health.get('/health/ready', async (ctx) => {
     const { ready, checks } = await readiness();
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
+    const body: t.TypeOf<typeof HealthReady> = { status: ready ? 'ready' : 'not_ready', checks };
+    ctx.body = body;
   });
   return health;
 };

@@ -40,10 +40,10 @@ export const ErrorEnvelope = t.type({
     })]),
   }),
 }, 'Error');
-export type ErrorEnvelope = { error: { code: number; message: string; metadata: Record<string, unknown> } };
+export type ErrorEnvelope = t.TypeOf<typeof ErrorEnvelope>;
 
 export const envelope = (status: number, message: string, metadata: Record<string, unknown> = {}): ErrorEnvelope => ({
-  error: { code: status, message, metadata },
+  error: { code: status, message, metadata: metadata as ErrorEnvelope['error']['metadata'] },
 });
 
 export const defaultMessage = (status: number): string => STATUS_CODES[status] ?? 'Error';

@@ -6,6 +6,7 @@ import type { PresetCommandHandler } from '../../presets/handler';
 import type { PresetVersionAdded, PresetCreated } from '../../presets/events';
 import type { PresetJson, PresetView, ReadModel } from '../../../projections/readmodel/readModel';
 import { badRequest } from '../errors';
+import type { PendingWrite } from '../schemas';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { etagOf, parseIfMatch } from '../etag';
@@ -73,7 +74,8 @@ export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext
   if (!record) {
     ctx.status = 202;
     ctx.set('Location', written.pendingLocation);
-    ctx.body = { data: { preset_id: presetId, slug, version: version.number, version_id: version.id, status: 'pending' } };
+    const pending: PendingWrite = { data: { preset_id: presetId, slug, version: version.number, version_id: version.id, status: 'pending' } };
+    ctx.body = pending;
     return;
   }
   ctx.status = 200;
