@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codecsBySchemaVersion } from '../src/presets/events';
-import { toJsonSchema } from '../src/presets/jsonSchema';
+import { toJsonSchema } from '../src/jsonSchema';
 
 export const SCHEMA_DIR = join('schemas', 'events');
 

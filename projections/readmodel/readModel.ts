@@ -1,4 +1,6 @@
-import type { PresetStatus } from '../../src/presets/events';
+import * as t from 'io-ts';
+import { integer, refine } from '../../src/formats/codecs';
+import { PresetStatus } from '../../src/presets/events';
 
 /**
  * The read model: preset documents shaped as the API answers them, and their versions.
@@ -8,36 +10,49 @@ import type { PresetStatus } from '../../src/presets/events';
  * replaced by one of a higher revision, and a version is only inserted when absent. So replaying
  * events the read model already holds (after a crash between a write and its checkpoint) changes nothing.
  */
-export interface VersionView {
-  id: string;
-  preset_id: string;
-  version: number;
-  config: Record<string, unknown>;
-  system_prompt: string;
-  /** Why the version was made, in its creator's words; null when none was given. */
-  note: string | null;
-  creator_id: string;
-  created_at: string;
-  updated_at: string;
-}
 
-export interface PresetView {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  status: PresetStatus;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const uuid = refine(t.string, (s) => UUID.test(s), 'UUID', { format: 'uuid' });
+const timestamp = refine(t.string, (s) => ISO_TIMESTAMP.test(s), 'ISO 8601 timestamp (UTC)', { format: 'date-time' });
+
+/**
+ * A preset version as the API shows it (`designated_version`, the versions list). The codec is
+ * the one description of the shape: the TypeScript type and the OpenAPI schema derive from it.
+ */
+export const VersionView = t.type({
+  id: uuid,
+  preset_id: uuid,
+  version: integer,
+  config: t.record(t.string, t.unknown),
+  system_prompt: t.string,
+  /** Why the version was made, in its creator's words; null when none was given. */
+  note: t.union([t.string, t.null]),
+  creator_id: t.string,
+  created_at: timestamp,
+  updated_at: timestamp,
+}, 'PresetVersion');
+export type VersionView = t.TypeOf<typeof VersionView>;
+
+/** A preset as the API shows it, with its designated version. */
+export const PresetView = t.type({
+  id: uuid,
+  name: t.string,
+  slug: t.string,
+  description: t.union([t.string, t.null]),
+  status: PresetStatus,
   /** When the status last changed; null until it does. */
-  status_updated_at: string | null;
-  created_at: string;
-  updated_at: string;
-  creator_user_id: string;
-  workspace_id: string;
+  status_updated_at: t.union([timestamp, t.null]),
+  created_at: timestamp,
+  updated_at: timestamp,
+  creator_user_id: t.string,
+  workspace_id: uuid,
   /** Label → version number (an empty object when none). */
-  labels: Record<string, number>;
-  designated_version_id: string;
-  designated_version: VersionView;
-}
+  labels: t.record(t.string, integer),
+  designated_version_id: uuid,
+  designated_version: VersionView,
+}, 'Preset');
+export type PresetView = t.TypeOf<typeof PresetView>;
 
 /** A preset document and the revision of its stream that it reflects. */
 export interface PresetRecord {

@@ -2,10 +2,15 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import {
-  between, finite, imageConfig, integer, integerBetween, metadata, named, nullable, object, objects, oneOf, refine, sessionId,
-  strings, tokenCount, toolChoice, listOf } from './codecs';
+  between, enumOf, finite, imageConfig, integer, integerBetween, limits, listOf, metadata, named, nullable, object, objectWith, props,
+  oneOf, refine, route, sessionId, strings, toolChoice, variants } from './codecs';
+import { plugins, serverTools, stopServerToolsWhen, toolList } from './referenceLimits';
 
-/** OpenAI-style chat-completions body (spec 4.1), with the limits of spec part 8. */
+/**
+ * OpenAI-style chat-completions body: every field of OpenRouter's reference `ChatRequest`, each
+ * checked for its type and nullability, with the limits of spec part 8 and those the reference
+ * states (see referenceLimits.ts). Inner shapes are not checked beyond those limits.
+ */
 
 const isTextPart = (p: Record<string, unknown>): p is { type: 'text'; text: string } =>
   p.type === 'text' && typeof p.text === 'string';
@@ -14,6 +19,7 @@ const ContentPart = refine(
   object,
   (p) => p.type !== 'text' || isTextPart(p),
   'content part (a text part needs a string text)',
+  { if: { properties: { type: { const: 'text' } }, required: ['type'] }, then: { properties: { text: { type: 'string' } }, required: ['text'] } },
 );
 const Content = oneOf('string, list of content parts, or null', {
   string: t.string,
@@ -25,10 +31,13 @@ const Message = t.intersection([t.type({ role: t.string }), t.partial({ content:
 const penalty = nullable(between(-2, 2));
 const Stop = oneOf('string, list of at most 4 strings, or null', {
   string: t.string,
-  array: refine(strings, (s) => s.length <= 4, 'list of at most 4 strings'),
+  array: refine(strings, (s) => s.length <= 4, 'list of at most 4 strings', { maxItems: 4 }),
   null: t.null,
 });
+const effort = ['max', 'xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
 
+// The reference asks for at least one message; an empty list is accepted, as it always was here
+// (the conversation is never stored): the one deliberate leniency.
 const Required = t.type({ messages: named('list of messages', listOf(Message)) });
 const Optional = t.partial({
   cache_control: object,
@@ -37,30 +46,43 @@ const Optional = t.partial({
   image_config: imageConfig,
   logit_bias: nullable(named('map of token to number', t.record(t.string, finite))),
   logprobs: nullable(t.boolean),
-  max_completion_tokens: nullable(tokenCount),
+  max_completion_tokens: nullable(integer),
   // Spec: "some providers enforce a minimum of 16" for max_tokens. A provider's rule, not ours.
-  max_tokens: nullable(tokenCount),
+  max_tokens: nullable(integer),
   metadata: metadata(false),
-  modalities: listOf(t.keyof({ text: null, image: null, audio: null }, 'modality (text, image or audio)')),
+  min_p: nullable(finite),
+  modalities: listOf(enumOf('modality', ['text', 'image', 'audio'])),
   model: t.string,
   models: strings,
   parallel_tool_calls: nullable(t.boolean),
-  plugins: objects,
+  plugins,
+  prediction: nullable(object),
   presence_penalty: penalty,
-  provider: object,
+  prompt_cache_key: nullable(t.string),
+  prompt_cache_options: nullable(object),
+  provider: nullable(object),
   reasoning: object,
-  response_format: object,
-  route: t.unknown,
+  reasoning_effort: nullable(enumOf('reasoning effort', effort)),
+  repetition_penalty: nullable(finite),
+  response_format: objectWith(variants('type', {
+    json_schema: props({ json_schema: props({ name: limits.string({ maxLength: 64 }) }) }),
+  })),
+  route,
   seed: nullable(integer),
-  service_tier: nullable(t.string), // enum whose values the spec does not give
+  service_tier: nullable(enumOf('service tier', ['auto', 'default', 'fast', 'flex', 'priority', 'scale'])),
   session_id: sessionId,
-  stop: Stop, // spec: "or any"; we accept what a stop can be, null meaning none
-  stop_server_tools_when: objects,
+  stop: Stop,
+  stop_server_tools_when: stopServerToolsWhen,
   stream: t.boolean,
-  stream_options: object,
+  stream_options: nullable(object),
   temperature: nullable(between(0, 2)),
-  tool_choice: toolChoice, // enum values not given
-  tools: objects,
+  tool_choice: toolChoice,
+  tools: toolList({
+    function: props({ function: props({ name: limits.string({ maxLength: 64 }) }) }),
+    ...serverTools,
+  }),
+  top_a: nullable(finite),
+  top_k: nullable(integer),
   top_logprobs: nullable(integerBetween(0, 20)),
   top_p: nullable(between(0, 1)),
   trace: object,

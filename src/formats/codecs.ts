@@ -1,14 +1,20 @@
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
+import { orNull, unionSchema, withJsonSchema, type JsonSchema } from '../jsonSchema';
 
 /**
  * Building blocks shared by the three request codecs. Each name is what `formatErrors` prints
- * after "expected", so names are written as phrases a client can act on.
+ * after "expected", so names are written as phrases a client can act on. Each also says what it
+ * checks in JSON Schema terms, from which the service's OpenAPI document is generated.
  */
 
-/** A refinement under a readable name. A real `RefinementType`, so error paths see through it. */
-export const refine = <C extends t.Any>(codec: C, predicate: (a: t.TypeOf<C>) => boolean, name: string) =>
-  new t.RefinementType<C, t.TypeOf<C>, t.OutputOf<C>, unknown>(
+/**
+ * A refinement under a readable name. A real `RefinementType`, so error paths see through it.
+ * `schema`: the JSON Schema keywords that say what the predicate checks, added to the refined
+ * codec's schema; without them the codec cannot be published (the generator throws).
+ */
+export const refine = <C extends t.Any>(codec: C, predicate: (a: t.TypeOf<C>) => boolean, name: string, schema?: JsonSchema) => {
+  const refined = new t.RefinementType<C, t.TypeOf<C>, t.OutputOf<C>, unknown>(
     name,
     (u): u is t.TypeOf<C> => codec.is(u) && predicate(u),
     (u, c) => {
@@ -19,8 +25,10 @@ export const refine = <C extends t.Any>(codec: C, predicate: (a: t.TypeOf<C>) =>
     codec,
     predicate,
   );
+  return schema ? withJsonSchema(refined, schema) : refined;
+};
 
-export const named = <C extends t.Any>(name: string, codec: C) => refine(codec, () => true, name);
+export const named = <C extends t.Any>(name: string, codec: C) => refine(codec, () => true, name, {});
 
 type Kind = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object';
 type Members<M> = { [K in keyof M]: M[K] extends t.Mixed ? t.TypeOf<M[K]> : never }[keyof M];
@@ -36,7 +44,7 @@ export const oneOf = <M extends Partial<Record<Kind, t.Mixed>>>(
 ): t.Type<Members<M>, unknown, unknown> => {
   const kinds = Object.keys(members);
   const types = Object.values(members) as t.Mixed[];
-  return new t.UnionType(
+  const union = new t.UnionType(
     name,
     (u): u is Members<M> => types.some((m) => m.is(u)),
     (u, c) => {
@@ -48,16 +56,20 @@ export const oneOf = <M extends Partial<Record<Kind, t.Mixed>>>(
     t.identity,
     types as [t.Mixed, t.Mixed, ...t.Mixed[]],
   );
+  return withJsonSchema(union, (walk) => unionSchema(types.map(walk)));
 };
 
 /** `codec`, or null (null means "not set"); a failure reports the codec's own problem only. */
 export const nullable = <C extends t.Mixed>(codec: C): t.Type<t.TypeOf<C> | null, unknown, unknown> =>
-  new t.UnionType(
-    `${codec.name} or null`,
-    (u): u is t.TypeOf<C> | null => u === null || codec.is(u),
-    (u, c) => (u === null ? t.success(null) : codec.validate(u, t.appendContext(c, '0', codec, u))),
-    t.identity,
-    [codec, t.null],
+  withJsonSchema(
+    new t.UnionType(
+      `${codec.name} or null`,
+      (u): u is t.TypeOf<C> | null => u === null || codec.is(u),
+      (u, c) => (u === null ? t.success(null) : codec.validate(u, t.appendContext(c, '0', codec, u))),
+      t.identity,
+      [codec, t.null],
+    ),
+    (walk) => orNull(walk(codec)),
   );
 
 /**
@@ -87,23 +99,40 @@ export const objects = named('list of objects', listOf(object));
 export const strings = named('list of strings', listOf(t.string));
 
 // JSON such as 1e400 parses to Infinity, which t.number accepts: every number must be finite.
-export const finite = refine(t.number, Number.isFinite, 'finite number');
+// (JSON Schema has no number that is not finite: the schema is the plain number's.)
+export const finite = refine(t.number, Number.isFinite, 'finite number', {});
 export const between = (lo: number, hi: number) =>
-  refine(t.number, (n) => n >= lo && n <= hi, `number from ${lo} to ${hi}`);
-export const integer = refine(t.number, Number.isInteger, 'integer');
-export const tokenCount = refine(t.number, (n) => Number.isInteger(n) && n >= 0, 'non-negative integer');
+  refine(t.number, (n) => n >= lo && n <= hi, `number from ${lo} to ${hi}`, { minimum: lo, maximum: hi });
+export const integer = refine(t.number, Number.isInteger, 'integer', { type: 'integer' });
 export const integerBetween = (lo: number, hi: number) =>
-  refine(t.number, (n) => Number.isInteger(n) && n >= lo && n <= hi, `integer from ${lo} to ${hi}`);
+  refine(t.number, (n) => Number.isInteger(n) && n >= lo && n <= hi, `integer from ${lo} to ${hi}`, { type: 'integer', minimum: lo, maximum: hi });
 
-export const toolChoice = oneOf('string or object', { string: t.string, object });
-export const imageConfig = oneOf('string, number, or list', { string: t.string, number: finite, array: listOf(t.unknown) });
+/** One of a few strings, under a name that lists them. */
+export const enumOf = <V extends string>(what: string, values: readonly V[]) =>
+  t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<V, null>, `${what} (${values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}` : values[0]})`);
 
-/** Characters are Unicode code points, so an emoji counts once, as a user would count it. */
+/** `"none"`, `"auto"`, `"required"`, or an object naming a tool (chat-completions and responses). */
+export const toolChoice = oneOf('none, auto, required, or an object', {
+  string: enumOf('tool choice', ['none', 'auto', 'required']),
+  object,
+});
+
+/** An object whose values are each a string, a number or a list (image_config). */
+export const imageConfig = named('object of strings, numbers or lists', t.record(t.string, oneOf('string, number, or list', {
+  string: t.string,
+  number: finite,
+  array: listOf(t.unknown),
+})));
+
+/** Characters are Unicode code points, so an emoji counts once, as a user would count it (and as JSON Schema's maxLength does). */
 export const charCount = (s: string): number => (s.length <= 1 ? s.length : [...s].length);
-export const maxChars = (n: number) => refine(t.string, (s) => charCount(s) <= n, `string of at most ${n} characters`);
+export const maxChars = (n: number) => refine(t.string, (s) => charCount(s) <= n, `string of at most ${n} characters`, { maxLength: n });
 export const charsBetween = (min: number, max: number) =>
-  refine(t.string, (s) => charCount(s) >= min && charCount(s) <= max, `string of ${min} to ${max} characters`);
+  refine(t.string, (s) => charCount(s) >= min && charCount(s) <= max, `string of ${min} to ${max} characters`, { minLength: min, maxLength: max });
 export const sessionId = maxChars(256);
+
+/** The routing field every format has: a deprecated enum, null meaning "not set". */
+export const route = nullable(enumOf('route', ['fallback', 'sort']));
 
 /**
  * Metadata of chat-completions and responses: at most 16 pairs, keys up to 64 characters, values
@@ -114,7 +143,7 @@ export const metadata = (keysWithoutBrackets: boolean) => {
   const Key = refine(t.string, (k) => charCount(k) <= 64 && !(keysWithoutBrackets && /[[\]]/.test(k)), keyName);
   const Map = t.record(t.string, maxChars(512));
   const fits = (m: Record<string, string>) => Object.keys(m).length <= 16 && Object.keys(m).every(Key.is);
-  return new t.RefinementType<typeof Map, Record<string, string>, Record<string, string>, unknown>(
+  const codec = new t.RefinementType<typeof Map, Record<string, string>, Record<string, string>, unknown>(
     'map of at most 16 string pairs',
     (u): u is Record<string, string> => Map.is(u) && fits(u),
     (u, c) => {
@@ -131,4 +160,110 @@ export const metadata = (keysWithoutBrackets: boolean) => {
     Map,
     fits,
   );
+  return withJsonSchema(codec, {
+    maxProperties: 16,
+    propertyNames: { maxLength: 64, ...(keysWithoutBrackets ? { pattern: '^[^\\[\\]]*$' } : {}) },
+  });
 };
+
+/**
+ * Limits that apply only to a value of their JSON kind, as JSON Schema's keywords do: inside the
+ * fields stored as sent, the service checks the limits the reference states and nothing of the
+ * shape around them, so a value of another kind passes.
+ */
+export const limits = {
+  string: (l: { minLength?: number; maxLength?: number; pattern?: string }) => {
+    const pattern = l.pattern === undefined ? undefined : new RegExp(l.pattern, 'u');
+    const parts = [
+      l.minLength !== undefined ? `at least ${l.minLength}` : '', l.maxLength !== undefined ? `at most ${l.maxLength}` : '',
+    ].filter(Boolean).join(' and ');
+    const name = `string of ${parts || 'any length'} characters${pattern ? ` matching ${l.pattern}` : ''}`;
+    const ok = (s: string) => {
+      const n = charCount(s);
+      return (l.minLength === undefined || n >= l.minLength) && (l.maxLength === undefined || n <= l.maxLength) && (!pattern || pattern.test(s));
+    };
+    return whenKind(name, (u): u is string => typeof u === 'string', ok, l);
+  },
+  number: (l: { minimum?: number; maximum?: number }) => {
+    const name = l.maximum === undefined ? `number of at least ${l.minimum}` : l.minimum === undefined ? `number of at most ${l.maximum}` : `number from ${l.minimum} to ${l.maximum}`;
+    const ok = (n: number) => (l.minimum === undefined || n >= l.minimum) && (l.maximum === undefined || n <= l.maximum);
+    return whenKind(name, (u): u is number => typeof u === 'number', ok, l);
+  },
+  /** A list's length, and (when given) a codec for its items. */
+  array: (l: { minItems?: number; maxItems?: number }, item?: t.Mixed) => {
+    const name = l.minItems === undefined && l.maxItems === undefined ? 'list'
+      : l.maxItems === undefined ? `list of at least ${l.minItems} items`
+      : l.minItems === undefined ? `list of at most ${l.maxItems} items` : `list of ${l.minItems} to ${l.maxItems} items`;
+    const ok = (a: unknown[]) => (l.minItems === undefined || a.length >= l.minItems) && (l.maxItems === undefined || a.length <= l.maxItems);
+    const length = whenKind(name, (u): u is unknown[] => Array.isArray(u), ok, l);
+    if (!item) return length;
+    const items = listOf(item);
+    // The length first, then the items: one problem for a list that is too long, at the list.
+    const codec = new t.ArrayType<t.Mixed, unknown, unknown, unknown>(
+      name,
+      (u): u is unknown => !Array.isArray(u) || (length.is(u) && items.is(u)),
+      (u, c) => (!Array.isArray(u) ? t.success(u) : E.isLeft(length.validate(u, c)) ? t.failure(u, c) : items.validate(u, c)),
+      t.identity,
+      item,
+    );
+    return withJsonSchema(codec, (walk) => ({ ...l, items: walk(item) }));
+  },
+} as const;
+
+function whenKind<A>(name: string, isKind: (u: unknown) => u is A, ok: (a: A) => boolean, schema: JsonSchema): t.Type<unknown, unknown, unknown> {
+  return withJsonSchema(
+    new t.Type<unknown, unknown, unknown>(
+      name,
+      (u): u is unknown => !isKind(u) || ok(u),
+      (u, c) => (!isKind(u) || ok(u) ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { ...schema },
+  );
+}
+
+/**
+ * The properties of an object whose limits are checked, when they are there; the object may have
+ * any other property, and a value that is not an object passes (it is stored as sent).
+ */
+export const props = (shape: t.Props) => {
+  const partial = t.partial(shape);
+  return withJsonSchema(
+    new t.Type<unknown, unknown, unknown>(
+      'object',
+      (u): u is unknown => !t.UnknownRecord.is(u) || partial.is(u),
+      (u, c) => (t.UnknownRecord.is(u) ? partial.validate(u, c) : t.success(u)),
+      t.identity,
+    ),
+    (walk) => ({ properties: Object.fromEntries(Object.entries(shape).map(([k, codec]) => [k, walk(codec)])) }),
+  );
+};
+
+/**
+ * An object whose `key` names its variant, as the reference's discriminated unions do: the named
+ * variant's codec checks it; a value with another or no variant, or not an object, passes.
+ */
+export const variants = (key: string, members: Record<string, t.Mixed>) => {
+  const memberOf = (u: unknown): t.Mixed | undefined => {
+    if (!t.UnknownRecord.is(u)) return undefined;
+    const tag = u[key];
+    return typeof tag === 'string' && Object.prototype.hasOwnProperty.call(members, tag) ? members[tag] : undefined;
+  };
+  return withJsonSchema(
+    new t.Type<unknown, unknown, unknown>(
+      `object by its ${key}`,
+      (u): u is unknown => memberOf(u)?.is(u) ?? true,
+      (u, c) => memberOf(u)?.validate(u, c) ?? t.success(u),
+      t.identity,
+    ),
+    (walk) => ({
+      allOf: Object.entries(members).map(([tag, codec]) => ({
+        if: { properties: { [key]: { const: tag } }, required: [key] },
+        then: walk(codec),
+      })),
+    }),
+  );
+};
+
+/** An object, checked as `codec` says (a list item that must be an object, with limits inside). */
+export const objectWith = (codec: t.Mixed) => named('object', t.intersection([object, codec]));

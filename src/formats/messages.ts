@@ -1,31 +1,40 @@
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
-import { finite, maxChars, nullable, object, objects, oneOf, sessionId, strings, tokenCount, listOf } from './codecs';
+import { withJsonSchema } from '../jsonSchema';
+import {
+  enumOf, finite, integer, limits, listOf, maxChars, nullable, object, objects, objectWith, oneOf, props, route, sessionId, strings } from './codecs';
+import { plugins, stopServerToolsWhen } from './referenceLimits';
 
-/** Anthropic-style messages body (spec 4.2). Part 8 gives it only the session_id and user limits. */
+/**
+ * Anthropic-style messages body: every field of OpenRouter's reference `MessagesRequest`, each
+ * checked for its type and nullability, with the limits of spec part 8 (session_id, user) and
+ * those the reference states (see referenceLimits.ts). `tools` has no binding limit: the
+ * reference ends its tool variants with one that accepts any object with a string type.
+ */
 
 // Only text can become a system prompt; any other block is a problem, not silently dropped.
 // Checking `text` only once `type` is "text" keeps an image block down to one problem, at its type.
 const BlockType = t.type({ type: t.literal('text') });
 const BlockText = t.type({ text: t.string });
 type TextBlock = { type: 'text'; text: string };
-const TextBlock = new t.Type<TextBlock, unknown, unknown>(
-  'text block',
-  (u): u is TextBlock => BlockType.is(u) && BlockText.is(u),
-  (u, c) =>
-    pipe(
-      BlockType.validate(u, c),
-      E.chain(() => BlockText.validate(u, c)),
-      E.map(({ text }): TextBlock => ({ type: 'text', text })),
-    ),
-  t.identity,
+const TextBlock = withJsonSchema(
+  new t.Type<TextBlock, unknown, unknown>(
+    'text block',
+    (u): u is TextBlock => BlockType.is(u) && BlockText.is(u),
+    (u, c) =>
+      pipe(
+        BlockType.validate(u, c),
+        E.chain(() => BlockText.validate(u, c)),
+        E.map(({ text }): TextBlock => ({ type: 'text', text })),
+      ),
+    t.identity,
+  ),
+  { type: 'object', properties: { type: { const: 'text' }, text: { type: 'string' } }, required: ['type', 'text'] },
 );
-// The spec types system as string or list; null is accepted as "no system prompt", like elsewhere.
-const System = oneOf('string, list of text blocks, or null', {
+const System = oneOf('string or list of text blocks', {
   string: t.string,
   array: listOf(TextBlock),
-  null: t.null,
 });
 
 const Required = t.type({
@@ -35,25 +44,28 @@ const Required = t.type({
 const Optional = t.partial({
   cache_control: object,
   context_management: nullable(object),
-  max_tokens: tokenCount,
+  fallbacks: nullable(objects),
+  max_tokens: integer,
   metadata: object,
   models: strings,
-  output_config: object,
-  plugins: objects,
-  provider: object,
-  route: t.unknown,
+  output_config: objectWith(props({
+    task_budget: props({ remaining: limits.number({ minimum: 0 }), total: limits.number({ minimum: 20000 }) }),
+  })),
+  plugins,
+  provider: nullable(object),
+  route,
   service_tier: t.string,
   session_id: sessionId,
-  speed: t.string, // enum whose values the spec does not give
+  speed: nullable(enumOf('speed', ['fast', 'standard'])),
   stop_sequences: strings,
-  stop_server_tools_when: objects,
+  stop_server_tools_when: stopServerToolsWhen,
   stream: t.boolean,
   system: System,
   temperature: finite,
   thinking: object,
   tool_choice: object,
   tools: objects,
-  top_k: tokenCount,
+  top_k: integer,
   top_p: finite,
   trace: object,
   user: maxChars(256),

@@ -20,13 +20,17 @@ const ALL = [C, M, R] as const;
 
 type Entry = readonly [field: string, formats: readonly SourceFormat[], disposition: Disposition, reason: string];
 
-// One entry per field and disposition, listing the formats (spec 4.1 to 4.3) that carry it.
+// One entry per field and disposition, listing the formats that carry it: every field of the request
+// schemas of OpenRouter's reference (ChatRequest, MessagesRequest, ResponsesRequest), no other.
 const ENTRIES: readonly Entry[] = [
   ['model', ALL, 'config', 'which model serves the preset'],
   ['models', ALL, 'config', 'models to route between'],
   ['temperature', ALL, 'config', 'sampling setting'],
   ['top_p', ALL, 'config', 'sampling setting'],
-  ['top_k', [M, R], 'config', 'sampling setting'],
+  ['top_k', ALL, 'config', 'sampling setting'],
+  ['min_p', [C], 'config', 'sampling setting'],
+  ['top_a', [C], 'config', 'sampling setting'],
+  ['repetition_penalty', [C], 'config', 'sampling setting'],
   ['frequency_penalty', [C, R], 'config', 'sampling setting'],
   ['presence_penalty', [C, R], 'config', 'sampling setting'],
   ['seed', [C], 'config', 'sampling setting'],
@@ -50,13 +54,16 @@ const ENTRIES: readonly Entry[] = [
   ['tool_choice', ALL, 'config', 'how the model picks tools'],
   ['parallel_tool_calls', [C, R], 'config', 'how the model calls tools'],
   ['reasoning', [C, R], 'config', 'reasoning setting'],
+  ['reasoning_effort', [C], 'config', 'reasoning setting'],
   ['thinking', [M], 'config', 'reasoning setting'],
   ['provider', ALL, 'config', 'provider routing preference'],
+  ['fallbacks', [M], 'config', 'models to fall back to'],
   ['route', ALL, 'config', 'routing setting'],
   ['service_tier', ALL, 'config', 'processing tier'],
   ['speed', [M], 'config', 'processing speed'],
   ['plugins', ALL, 'config', 'plugins and their settings'],
   ['cache_control', ALL, 'config', 'prompt caching setting'],
+  ['prompt_cache_options', [C, R], 'config', 'prompt caching setting'],
   ['truncation', [R], 'config', 'how an overlong context is handled'],
   ['context_management', [M], 'config', 'how the context is managed'],
   ['messages', [C], 'system_prompt', 'the conversation is per request; its first system message is kept as system_prompt'],
@@ -67,7 +74,8 @@ const ENTRIES: readonly Entry[] = [
   ['prompt', [R], 'not_persisted', 'a prompt template reference is per request'],
   ['stream', ALL, 'not_persisted', 'transport of one request'],
   ['stream_options', [C], 'not_persisted', 'transport of one request'],
-  ['debug', [C], 'not_persisted', 'debugging of one request'],
+  ['debug', [C, R], 'not_persisted', 'debugging of one request'],
+  ['prediction', [C], 'not_persisted', 'predicted output of one request'],
   ['background', [R], 'not_persisted', 'how one request runs'],
   ['store', [R], 'not_persisted', 'only false is accepted: nothing to keep'],
   ['session_id', ALL, 'not_persisted', 'identifies a session, not a configuration'],
@@ -76,7 +84,7 @@ const ENTRIES: readonly Entry[] = [
   ['user', ALL, 'not_persisted', 'identifies an end user'],
   ['safety_identifier', [R], 'not_persisted', 'identifies an end user'],
   ['previous_response_id', [R], 'not_persisted', 'points into one conversation'],
-  ['prompt_cache_key', [R], 'not_persisted', 'cache key of one request'],
+  ['prompt_cache_key', [C, R], 'not_persisted', 'cache key of one request'],
 ];
 
 /** The table: one row per (format, field). */

@@ -2,50 +2,63 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import {
-  finite, imageConfig, maxChars, metadata, nullable, object, objects, oneOf, sessionId, strings, tokenCount, toolChoice, listOf } from './codecs';
+  enumOf, finite, imageConfig, integer, listOf, maxChars, metadata, nullable, object, oneOf, route, sessionId, strings, toolChoice,
+} from './codecs';
+import { plugins, serverTools, shellTool, stopServerToolsWhen, toolList } from './referenceLimits';
 
-/** OpenAI-style responses body (spec 4.3); every field is optional. */
+/**
+ * OpenAI-style responses body: every field of OpenRouter's reference `ResponsesRequest` (all
+ * optional), each checked for its type and nullability, with the limits of spec part 8 and those
+ * the reference states (see referenceLimits.ts). `input` items have no binding limit: the
+ * reference's item variants include tools lists that end in a catch-all variant.
+ */
+
+const INCLUDES = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url',
+  'reasoning.encrypted_content', 'code_interpreter_call.outputs'] as const;
 
 export const codec = t.partial(
   {
     background: nullable(t.boolean),
     cache_control: object,
+    debug: object,
     frequency_penalty: nullable(finite),
     image_config: imageConfig,
-    include: nullable(strings), // enum whose values the spec does not give
+    include: nullable(listOf(enumOf('include value', INCLUDES))),
     input: oneOf('string or list of objects', { string: t.string, array: listOf(object) }),
     instructions: nullable(t.string),
-    max_output_tokens: nullable(tokenCount),
-    max_tool_calls: nullable(tokenCount),
-    metadata: metadata(true),
-    modalities: listOf(t.keyof({ text: null, image: null }, 'modality (text or image)')),
+    max_output_tokens: nullable(integer),
+    max_tool_calls: nullable(integer),
+    metadata: nullable(metadata(true)),
+    modalities: listOf(enumOf('modality', ['text', 'image'])),
     model: t.string,
     models: strings,
     parallel_tool_calls: nullable(t.boolean),
-    plugins: objects,
+    plugins,
     presence_penalty: nullable(finite),
-    previous_response_id: nullable(t.string),
-    prompt: object,
+    // The reference gives it no type (and says OpenRouter refuses a non-null value when it runs
+    // the request); a preset never stores it, so any value is accepted.
+    previous_response_id: t.unknown,
+    prompt: nullable(object),
     prompt_cache_key: nullable(t.string),
-    provider: object,
-    reasoning: object,
-    route: t.unknown,
+    prompt_cache_options: nullable(object),
+    provider: nullable(object),
+    reasoning: nullable(object),
+    route,
     safety_identifier: nullable(t.string),
-    service_tier: nullable(t.string),
+    service_tier: nullable(enumOf('service tier', ['auto', 'default', 'fast', 'flex', 'priority', 'scale'])),
     session_id: sessionId,
-    stop_server_tools_when: objects,
+    stop_server_tools_when: stopServerToolsWhen,
     store: t.literal(false, 'false (only store: false is accepted)'),
     stream: t.boolean,
     temperature: nullable(finite),
     text: object,
-    tool_choice: toolChoice, // enum values not given
-    tools: objects,
-    top_k: tokenCount,
-    // A count of tokens: non-negative. The 0..20 limit of part 8 is given for chat-completions only.
-    top_logprobs: nullable(tokenCount),
+    tool_choice: toolChoice,
+    tools: toolList({ ...serverTools, 'openrouter:shell': shellTool }),
+    top_k: integer,
+    top_logprobs: nullable(integer),
     top_p: nullable(finite),
     trace: object,
-    truncation: t.string, // enum whose values the spec does not give
+    truncation: nullable(enumOf('truncation', ['auto', 'disabled'])),
     user: maxChars(256),
   },
   'responses request',

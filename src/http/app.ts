@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
+import type * as t from 'io-ts';
 import type { Logger } from 'pino';
 import type { KeyRing } from '../auth/apiKeys';
 import { badRequest } from './errors';
@@ -9,10 +10,12 @@ import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
+import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { readRoutes } from './routes/reads';
 import { webhookRoutes, type WebhookRouteDeps } from './routes/webhooks';
 import { writeRoutes, type WriteDeps } from './routes/writes';
+import type { HealthLive, HealthReady } from './schemas';
 import type { AppContext, AppState } from './types';
 import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
@@ -29,28 +32,24 @@ export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps {
   rateLimitPerMinute?: number;
 }
 
-/** The Koa application, with every dependency passed in: no module-level state. */
-export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
-  const app = new Koa<AppState, AppContext>();
-  app.proxy = false;
-  app.use(requestContext(deps.logger));
-  app.use(errorHandler());
-
+/** /health/live and /health/ready, which need no key. */
+export const healthRoutes = (readiness: AppDeps['readiness']): Router<AppState, AppContext> => {
   const health = new Router<AppState, AppContext>();
   health.get('/health/live', (ctx) => {
-    ctx.body = { status: 'ok' };
+    const body: t.TypeOf<typeof HealthLive> = { status: 'ok' };
+    ctx.body = body;
   });
   health.get('/health/ready', async (ctx) => {
-    const { ready, checks } = await deps.readiness();
+    const { ready, checks } = await readiness();
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
+    const body: t.TypeOf<typeof HealthReady> = { status: ready ? 'ready' : 'not_ready', checks };
+    ctx.body = body;
   });
-  // Consulted only for its own paths: a router costs every request it sees a dispatch.
-  // (Typed as plain Koa middleware: the router's own type asks for the context fields it sets itself.)
-  const healthRoutes = health.routes() as unknown as Koa.Middleware<AppState, AppContext>;
-  const healthMethods = health.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
-  app.use((ctx, next) => (ctx.path.startsWith('/health/') ? healthRoutes(ctx, () => healthMethods(ctx, next)) : next()));
+  return health;
+};
 
+/** The API's routes, which need a key (the auth middleware runs before them). */
+export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   const api = new Router<AppState, AppContext>();
   api.param('slug', async (slug, ctx, next) => {
     if (!SLUG.test(slug)) {
@@ -64,6 +63,32 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
   webhookRoutes(api, deps);
+  return api;
+};
+
+/** The Koa application, with every dependency passed in: no module-level state. */
+export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
+  const app = new Koa<AppState, AppContext>();
+  app.proxy = false;
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+
+  const health = healthRoutes(deps.readiness);
+  // Consulted only for its own paths: a router costs every request it sees a dispatch.
+  // (Typed as plain Koa middleware: the router's own type asks for the context fields it sets itself.)
+  const healthMw = health.routes() as unknown as Koa.Middleware<AppState, AppContext>;
+  const healthMethods = health.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
+  app.use((ctx, next) => (ctx.path.startsWith('/health/') ? healthMw(ctx, () => healthMethods(ctx, next)) : next()));
+
+  // The contract and its reference page need no key either.
+  const docs = docsRoutes();
+  const docsMw = docs.routes() as unknown as Koa.Middleware<AppState, AppContext>;
+  const docsMethods = docs.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
+  const isDocs = (path: string) => path === OPENAPI_PATH || path === '/docs' || path.startsWith('/docs/');
+  // A path under /docs that names nothing is a 404 (or 405), not a request for a key.
+  app.use((ctx, next) => (isDocs(ctx.path) ? docsMw(ctx, () => docsMethods(ctx, async () => undefined)) : next()));
+
+  const api = apiRoutes(deps);
   app.use(authenticate(deps.keyRing));
   if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute));
   app.use(api.routes()).use(api.allowedMethods());

@@ -1,4 +1,6 @@
 import { STATUS_CODES } from 'node:http';
+import * as t from 'io-ts';
+import { integer } from '../formats/codecs';
 import type { ValidationProblem } from '../validation';
 
 /**
@@ -17,12 +19,31 @@ export class ApiError extends Error {
   }
 }
 
-export interface ErrorEnvelope {
-  error: { code: number; message: string; metadata: Record<string, unknown> };
-}
+/** One problem with a request, at a JSON path (`$.messages[0].role`) or a parameter's name. */
+const Problem = t.type({ path: t.string, message: t.string }, 'Problem');
+
+/**
+ * The one error envelope. `metadata` is free-form; the keys below are the ones some errors carry
+ * (`errors` and `truncated` on a 400 that lists problems).
+ */
+export const ErrorEnvelope = t.type({
+  error: t.type({
+    code: integer,
+    message: t.string,
+    metadata: t.intersection([t.UnknownRecord, t.partial({
+      errors: t.array(Problem),
+      truncated: t.boolean,
+      required_scope: t.string,
+      limit_bytes: integer,
+      limit_per_minute: integer,
+      retry_after_seconds: integer,
+    })]),
+  }),
+}, 'Error');
+export type ErrorEnvelope = t.TypeOf<typeof ErrorEnvelope>;
 
 export const envelope = (status: number, message: string, metadata: Record<string, unknown> = {}): ErrorEnvelope => ({
-  error: { code: status, message, metadata },
+  error: { code: status, message, metadata: metadata as ErrorEnvelope['error']['metadata'] },
 });
 
 export const defaultMessage = (status: number): string => STATUS_CODES[status] ?? 'Error';

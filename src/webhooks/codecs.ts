@@ -1,6 +1,7 @@
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { listOf, maxChars, nullable, refine } from '../formats/codecs';
+import { withJsonSchema } from '../jsonSchema';
 import { PRESET_EVENT_TYPES } from '../presets/events';
 import { WEBHOOK_STATUSES, type StoredWebhook } from './webhook';
 import type { DeliveryAttempt } from './webhookStore';
@@ -13,7 +14,7 @@ import type { DeliveryAttempt } from './webhookStore';
 
 /** The preset event types a webhook can name: every type the service stores, now and as types are added. */
 export const EVENT_TYPES: readonly string[] = PRESET_EVENT_TYPES;
-export const EventType = refine(t.string, (s) => EVENT_TYPES.includes(s), `one of ${EVENT_TYPES.join(', ')}`);
+export const EventType = refine(t.string, (s) => EVENT_TYPES.includes(s), `one of ${EVENT_TYPES.join(', ')}`, { enum: [...EVENT_TYPES] });
 
 /**
  * An object with these properties and no others: a misspelt field is a 400, not silently ignored.
@@ -25,7 +26,7 @@ const closed = <R extends t.Props, O extends t.Props>(name: string, required: R,
   const shape = t.intersection([first, t.partial(optional)]);
   type A = t.TypeOf<typeof shape>;
   const onlyKnown = (u: A) => Object.keys(u).every((k) => known.has(k));
-  return new t.RefinementType<typeof shape, A, t.OutputOf<typeof shape>, unknown>(
+  const refined = new t.RefinementType<typeof shape, A, t.OutputOf<typeof shape>, unknown>(
     name,
     (u): u is A => shape.is(u) && onlyKnown(u),
     (u, c) => {
@@ -43,10 +44,11 @@ const closed = <R extends t.Props, O extends t.Props>(name: string, required: R,
     shape,
     onlyKnown,
   );
+  return withJsonSchema(refined, { additionalProperties: false });
 };
 
 export const WebhookUrl = maxChars(2048);
-const Events = nullable(refine(listOf(EventType), (a) => a.length > 0, 'non-empty list of event types'));
+const Events = nullable(refine(listOf(EventType), (a) => a.length > 0, 'non-empty list of event types', { minItems: 1 }));
 const Description = nullable(maxChars(2000));
 
 export const CreateWebhookBody = closed('webhook', { url: WebhookUrl }, { events: Events, description: Description });
@@ -58,7 +60,7 @@ export const PatchWebhookBody = closed('webhook changes', {}, {
 export type PatchWebhookBody = t.TypeOf<typeof PatchWebhookBody>;
 
 /** A feed position: a decimal string, as events show theirs (EventStoreDB's exceed 2^64). */
-export const Position = refine(t.string, (s) => /^\d{1,40}$/.test(s), 'event position (a decimal integer string)');
+export const Position = refine(t.string, (s) => /^\d{1,40}$/.test(s), 'event position (a decimal integer string)', { pattern: '^\\d{1,40}$' });
 export const ReplayBody = closed('replay', { after: Position }, {});
 
 // Answers.

@@ -7,6 +7,7 @@ import { createKeyRing } from '../../src/auth/apiKeys';
 import { createLogger } from '../../src/logger';
 import type { ReadModel } from '../../projections/readmodel/readModel';
 import { ConcurrencyConflict, StoreUnavailable } from '../../src/eventstore/eventStore';
+import { checkedFetch } from '../support/contract';
 
 /**
  * Faults below the HTTP layer, injected through the app factory's dependencies: a lost race is a
@@ -48,7 +49,7 @@ describe('faults below the HTTP layer', () => {
     ['a read', 'GET', '/api/v1/presets/anything', undefined],
     ['a write', 'POST', '/api/v1/presets/anything/chat/completions', JSON.stringify({ messages: [] })],
   ])('on %s: envelope without stack or path, detail in the log with the request id', async (_, method, path, body) => {
-    const res = await fetch(`${base}${path}`, { method, body, headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' } });
+    const res = await checkedFetch(`${base}${path}`, { method, body, headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' } });
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: { code: 500, message: expect.any(String), metadata: {} } });
@@ -59,7 +60,7 @@ describe('faults below the HTTP layer', () => {
     expect(line.err.message).toBe(secretDetail);
   });
 
-  const postTo = (slug: string) => fetch(`${base}/api/v1/presets/${slug}/chat/completions`, {
+  const postTo = (slug: string) => checkedFetch(`${base}/api/v1/presets/${slug}/chat/completions`, {
     method: 'POST', body: JSON.stringify({ messages: [] }), headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' },
   });
 

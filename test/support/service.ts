@@ -7,6 +7,7 @@ import * as E from 'fp-ts/Either';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startService, type Service } from '../../src/service';
+import { checkResponse } from './contract';
 
 /**
  * Starts the real service on a free loopback port with a temporary data directory and a keys
@@ -49,12 +50,15 @@ export const startTestService = async (env: Record<string, string> = {}, dataDir
   const logs: string[] = [];
   const sink = new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } });
   const service = await startService(config.right as Config, createLogger(config.right.logLevel, sink), () => undefined);
-  const request: TestService['request'] = (path, init = {}) => {
+  const request: TestService['request'] = async (path, init = {}) => {
     const { key = KEYS.writer, json, headers, ...rest } = init;
     const h = new Headers(headers);
     if (key !== null && !h.has('authorization')) h.set('authorization', `Bearer ${key}`);
     if (json !== undefined) h.set('content-type', 'application/json');
-    return fetch(`${service.url}${path}`, { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    const res = await fetch(`${service.url}${path}`, { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    // Every answer must conform to the service's OpenAPI document (and, for presets, to OpenRouter's reference).
+    await checkResponse(rest.method ?? 'GET', path, res);
+    return res;
   };
   const stop = async () => service.close();
   return {

@@ -3,6 +3,8 @@
  * (blank-line separated; `field: value` lines; `:` comments) and never reconnects by itself, so a
  * test decides when to drop and when to come back with Last-Event-ID.
  */
+import { checkResponse } from './contract';
+
 export interface SseFrame {
   id?: string;
   event?: string;
@@ -40,6 +42,7 @@ const parseFrame = (block: string): SseFrame => {
 export const openSse = async (url: string, headers: Record<string, string>): Promise<SseClient> => {
   const abort = new AbortController();
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  await checkResponse('GET', url, res); // status and headers (and the body of an error answer)
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   const queue: SseFrame[] = [];

@@ -12,8 +12,13 @@ import type { AppContext, AppState } from '../types';
 import { presetLocation } from './locations';
 import { answerWrite, type WriteDeps } from './writes';
 
-const VersionNumber = refine(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'positive integer');
-/** `{"version": N, "note"?: "…"}`, N a whole number from 1; other keys are ignored, as in the request formats. */
+/** A version number: a whole number from 1. */
+export const VersionNumber = refine(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'positive integer', {
+  type: 'integer',
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+});
+/** `{"version": N, "note"?: "…"}`; other keys are ignored, as in the request formats. */
 export const DesignateBody = t.intersection([t.type({ version: VersionNumber }), t.partial({ note: NoteField })]);
 
 /**

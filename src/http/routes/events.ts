@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type * as t from 'io-ts';
 import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
 import type { EventStore } from '../../eventstore/eventStore';
@@ -8,6 +9,7 @@ import { eventJson, revisionNumber } from '../eventJson';
 import { requireScope } from '../middleware/auth';
 import type { SseRegistry } from '../sse';
 import { queryReader } from '../query';
+import type { EventsPage, PresetEventsPage } from '../schemas';
 import type { AppContext, AppState } from '../types';
 
 /**
@@ -45,7 +47,8 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
       throw notFound(`no preset ${JSON.stringify(ctx.params.slug)} in this workspace`);
     }
     const next = page[limit];
-    ctx.body = { data: page.slice(0, limit).map((e) => eventJson(e)), next_from: next ? revisionNumber(next.revision) : null };
+    const body: t.TypeOf<typeof PresetEventsPage> = { data: page.slice(0, limit).map((e) => eventJson(e)), next_from: next ? revisionNumber(next.revision) : null };
+    ctx.body = body;
   });
 
   router.get('/api/v1/events', read, async (ctx) => {
@@ -59,7 +62,8 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     q.done();
     const data = (await deps.feed.readAll({ after, limit, streamPrefix })).map((e) => eventJson(e));
     // The feed has no end, so the cursor is given on every non-empty page; null: nothing new yet.
-    ctx.body = { data, next_after: data.length > 0 ? data[data.length - 1]!.position : null };
+    const body: t.TypeOf<typeof EventsPage> = { data, next_after: data.length > 0 ? data[data.length - 1]!.position : null };
+    ctx.body = body;
   });
 };
 

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import type { ParameterizedContext } from 'koa';
-import { charsBetween, maxChars, nullable, refine } from '../../formats/codecs';
+import { charsBetween, maxChars, nullable } from '../../formats/codecs';
 import type { PresetCommandRequest } from '../../presets/handler';
 import { PresetStatus } from '../../presets/events';
 import { formatErrors, type ValidationProblem } from '../../validation';
@@ -12,6 +12,7 @@ import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { NoteField, noteOf } from '../note';
 import type { AppContext, AppState } from '../types';
+import { VersionNumber } from './designate';
 import { presetLocation } from './locations';
 import { answerWrite, type WriteDeps } from './writes';
 
@@ -30,10 +31,7 @@ const PATCH_KEYS = Object.keys(PatchBody.props);
 export const LABEL = /^[a-z0-9][a-z0-9_.-]{0,35}$/;
 export const RESERVED_LABELS = ['latest'];
 
-export const LabelBody = t.intersection([
-  t.type({ version: refine(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'positive integer') }),
-  t.partial({ note: NoteField }),
-]);
+export const LabelBody = t.intersection([t.type({ version: VersionNumber }), t.partial({ note: NoteField })]);
 
 type Ctx = ParameterizedContext<AppState, AppContext>;
 /** A command of this router, without what the path and the caller say. */

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type * as t from 'io-ts';
 import type { Page, ReadModelQueries } from '../../../projections/readmodel/readModel';
 import type { PresetStatus } from '../../presets/events';
 import { badRequest, notFound } from '../errors';
@@ -6,6 +7,7 @@ import { etagOf } from '../etag';
 import { sendDataJson } from '../jsonData';
 import { requireScope } from '../middleware/auth';
 import { queryReader } from '../query';
+import type { PresetList, VersionAnswer, VersionList } from '../schemas';
 import type { AppContext, AppState } from '../types';
 
 /** Reads, all from the read model, all scoped to the caller's workspace. */
@@ -16,7 +18,8 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     const statuses = parseStatusFilter(ctx.query.status);
     const page = parsePage(ctx.query);
     const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page, statuses);
-    ctx.body = { data: items, total_count: total };
+    const body: t.TypeOf<typeof PresetList> = { data: items, total_count: total };
+    ctx.body = body;
   });
 
   const noSuchPreset = (slug: string) => notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
@@ -39,7 +42,8 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     const page = parsePage(ctx.query);
     const preset = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
     const { items, total } = await readModel.listVersions(preset.id, page);
-    ctx.body = { data: items, total_count: total };
+    const body: t.TypeOf<typeof VersionList> = { data: items, total_count: total };
+    ctx.body = body;
   });
 
   router.get('/api/v1/presets/:slug/versions/:version', read, async (ctx) => {
@@ -49,7 +53,8 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     const preset = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
     const version = await readModel.getVersion(preset.id, number);
     if (!version) throw notFound(`preset ${JSON.stringify(preset.slug)} has no version ${number}`);
-    ctx.body = { data: version };
+    const body: t.TypeOf<typeof VersionAnswer> = { data: version };
+    ctx.body = body;
   });
 };
 

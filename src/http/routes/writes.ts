@@ -6,6 +6,7 @@ import type { PresetCommandHandler } from '../../presets/handler';
 import type { PresetVersionAdded, PresetCreated } from '../../presets/events';
 import type { PresetJson } from '../../../projections/readmodel/readModel';
 import { badRequest } from '../errors';
+import type { PendingWrite } from '../schemas';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { etagOf, parseIfMatch } from '../etag';
@@ -80,7 +81,8 @@ export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext
   if (!record) {
     ctx.status = 202;
     ctx.set('Location', written.pendingLocation);
-    ctx.body = { data: { preset_id: presetId, slug, ...(version ? { version: version.number, version_id: version.id } : {}), status: 'pending' } };
+    const pending: PendingWrite = { data: { preset_id: presetId, slug, ...(version ? { version: version.number, version_id: version.id } : {}), status: 'pending' } };
+    ctx.body = pending;
     return;
   }
   const exact = record.revision === revision ? record : ((await deps.presetAt?.(workspaceId, slug, revision)) ?? record);

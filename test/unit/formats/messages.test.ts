@@ -52,11 +52,11 @@ describe('messages: a real-world body', () => {
 describe('messages: system prompt', () => {
   const prompt = (system: unknown) => draftOf(F, { model: 'm', messages: null, ...(system === undefined ? {} : { system }) });
 
-  it('is the string, empty when system is missing or null', () => {
+  it('is the string, empty when system is missing; null is refused, as the reference does not allow it', () => {
     expect(prompt('Be kind.').systemPrompt).toBe('Be kind.');
     expect(prompt(undefined).systemPrompt).toBe('');
-    expect(prompt(null).systemPrompt).toBe('');
     expect(prompt([]).systemPrompt).toBe('');
+    expect(pathsFor(F, 'system', null)).toEqual(['$.system']);
   });
 
   it('rejects a non-text block, at its type', () => {
@@ -93,14 +93,15 @@ describe('messages: limits', () => {
     }
   });
 
-  it('has no range limits of its own, but numbers are finite and counts are non-negative integers', () => {
+  it('has no range limits of its own, but numbers are finite and counts are integers', () => {
     expect(pathsFor(F, 'temperature', 1.5)).toEqual([]);
     expect(problemsOf(F, JSON.parse('{"model": "m", "messages": [], "temperature": 1e400}'))).toEqual([
       { path: '$.temperature', message: 'expected finite number, got number Infinity' },
     ]);
     expect(pathsFor(F, 'top_k', 0)).toEqual([]);
     expect(pathsFor(F, 'top_k', 2.5)).toEqual(['$.top_k']);
-    expect(pathsFor(F, 'max_tokens', -1)).toEqual(['$.max_tokens']);
+    expect(pathsFor(F, 'max_tokens', -1)).toEqual([]);
+    expect(pathsFor(F, 'max_tokens', 1.5)).toEqual(['$.max_tokens']);
   });
 
   it('metadata is any object here: the pair limits are for chat-completions and responses', () => {

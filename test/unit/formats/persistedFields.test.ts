@@ -3,33 +3,21 @@ import { PERSISTED_FIELDS, fieldsOf, renderFieldTable } from '../../../src/forma
 import * as chatCompletions from '../../../src/formats/chatCompletions';
 import * as messages from '../../../src/formats/messages';
 import * as responses from '../../../src/formats/responses';
+import { referenceFields } from '../../support/reference';
 
-// Copied by hand from the request-field tables of spec 4.1, 4.2 and 4.3.
-const SPEC_FIELDS = {
-  chat_completions:
-    'messages cache_control debug frequency_penalty image_config logit_bias logprobs max_completion_tokens max_tokens ' +
-    'metadata modalities model models parallel_tool_calls plugins presence_penalty provider reasoning response_format ' +
-    'route seed service_tier session_id stop stop_server_tools_when stream stream_options temperature tool_choice tools ' +
-    'top_logprobs top_p trace user',
-  messages:
-    'messages model cache_control context_management max_tokens metadata models output_config plugins provider route ' +
-    'service_tier session_id speed stop_sequences stop_server_tools_when stream system temperature thinking tool_choice ' +
-    'tools top_k top_p trace user',
-  responses:
-    'background cache_control frequency_penalty image_config include input instructions max_output_tokens max_tool_calls ' +
-    'metadata modalities model models parallel_tool_calls plugins presence_penalty previous_response_id prompt ' +
-    'prompt_cache_key provider reasoning route safety_identifier service_tier session_id stop_server_tools_when store ' +
-    'stream temperature text tool_choice tools top_k top_logprobs top_p trace truncation user',
-} as const;
 const sorted = (xs: readonly string[]) => [...xs].sort();
 const CODEC_FIELDS = { chat_completions: chatCompletions.fields, messages: messages.fields, responses: responses.fields };
 
 describe('the persisted-fields table', () => {
-  it.each(SOURCE_FORMATS)('%s: has exactly one row per field of the spec, and the codec knows the same fields', (format) => {
-    const spec = sorted(SPEC_FIELDS[format].split(' '));
-    expect(sorted(fieldsOf(format))).toEqual(spec);
-    expect(new Set(fieldsOf(format)).size).toBe(spec.length);
-    expect(sorted(CODEC_FIELDS[format])).toEqual(spec);
+  it.each(SOURCE_FORMATS)('%s: has exactly one row per field of the reference request schema, and the codec knows the same fields', (format) => {
+    const reference = sorted(referenceFields(format));
+    expect(reference.length).toBeGreaterThan(20);
+    const rows = sorted(fieldsOf(format));
+    // Both ways: a reference field without a row, and a row for a field the reference does not have.
+    expect({ withoutRow: reference.filter((f) => !rows.includes(f)), notInReference: rows.filter((f) => !reference.includes(f)) })
+      .toEqual({ withoutRow: [], notInReference: [] });
+    expect(new Set(fieldsOf(format)).size).toBe(reference.length);
+    expect(sorted(CODEC_FIELDS[format])).toEqual(reference);
   });
 
   it('takes the system prompt from one field per format', () => {
@@ -41,7 +29,7 @@ describe('the persisted-fields table', () => {
   it('never puts conversation, transport or per-request fields in config', () => {
     const never = ['messages', 'input', 'prompt', 'stream', 'system', 'instructions', 'session_id', 'trace', 'user',
       'metadata', 'debug', 'stream_options', 'previous_response_id', 'safety_identifier', 'prompt_cache_key',
-      'background', 'store'];
+      'background', 'store', 'prediction'];
     const leaked = PERSISTED_FIELDS.filter((r) => r.disposition === 'config' && never.includes(r.field));
     expect(leaked).toEqual([]);
   });
@@ -56,7 +44,8 @@ describe('the persisted-fields table', () => {
     const lines = md.trimEnd().split('\n');
     expect(lines[0]).toBe('| field | chat_completions | messages | responses | reason |');
     expect(lines).toContain('| temperature | config | config | config | sampling setting |');
-    expect(lines).toContain('| top_k | — | config | config | sampling setting |');
+    expect(lines).toContain('| top_k | config | config | config | sampling setting |');
+    expect(lines).toContain('| repetition_penalty | config | — | — | sampling setting |');
     expect(lines).toContain('| instructions | — | — | system_prompt | kept as system_prompt |');
     expect(lines.filter((l) => l.startsWith('| messages |'))).toHaveLength(2);
     for (const line of lines.filter((l) => !l.startsWith('|---'))) expect(line.split(' | ')).toHaveLength(5);

@@ -94,10 +94,10 @@ describe('responses: types and limits', () => {
     expect(pathsFor(F, 'modalities', ['audio'])).toEqual(['$.modalities[0]']);
   });
 
-  it('counts are non-negative integers; the chat-completions ranges do not apply', () => {
+  it('counts are integers, with no minimum the reference does not state; the chat-completions ranges do not apply', () => {
     for (const field of ['max_output_tokens', 'max_tool_calls', 'top_logprobs', 'top_k']) {
       expect(pathsFor(F, field, 0)).toEqual([]);
-      expect(pathsFor(F, field, -1)).toEqual([`$.${field}`]);
+      expect(pathsFor(F, field, -1)).toEqual([]);
       expect(pathsFor(F, field, 1.5)).toEqual([`$.${field}`]);
     }
     expect(pathsFor(F, 'top_logprobs', 21)).toEqual([]);

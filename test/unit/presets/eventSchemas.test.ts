@@ -6,7 +6,7 @@ import * as E from 'fp-ts/Either';
 import { renderEventSchemas, SCHEMA_DIR } from '../../../scripts/generate-event-schemas';
 import { decide, evolve, initialState } from '../../../src/presets/decider';
 import { codecsBySchemaVersion, CURRENT_SCHEMA_VERSION, PRESET_EVENT_TYPES, type PresetEvent } from '../../../src/presets/events';
-import { toJsonSchema, type JsonSchema } from '../../../src/presets/jsonSchema';
+import { toJsonSchema, type JsonSchema } from '../../../src/jsonSchema';
 
 const dir = join(__dirname, '..', '..', '..', SCHEMA_DIR);
 
@@ -37,11 +37,11 @@ const valid = (s: JsonSchema, v: unknown): boolean => {
   for (const k of Object.keys(s)) if (!KNOWN.has(k)) throw new Error(`the checker does not know ${k}`);
   if ('const' in s && !isDeepStrictEqual(s.const, v)) return false;
   if (s.enum && !(s.enum as unknown[]).includes(v)) return false;
-  if (s.type && s.type !== kind(v)) return false;
+  if (s.type && !(Array.isArray(s.type) ? s.type.includes(kind(v)) : s.type === kind(v))) return false;
   if (s.anyOf && !(s.anyOf as JsonSchema[]).some((m) => valid(m, v))) return false;
   if (s.allOf && !(s.allOf as JsonSchema[]).every((m) => valid(m, v))) return false;
   if (s.items && !(v as unknown[]).every((item) => valid(s.items as JsonSchema, item))) return false;
-  if (s.type !== 'object') return true;
+  if (s.type !== 'object' || kind(v) !== 'object') return true;
   const o = v as Record<string, unknown>;
   const props = (s.properties ?? {}) as Record<string, JsonSchema>;
   if (((s.required ?? []) as string[]).some((k) => !(k in o))) return false;
