@@ -1,4 +1,4 @@
-import type { StoredPresetEvent, VersionData } from '../src/presets/events';
+import type { SourceFormat, StoredPresetEvent, VersionData } from '../src/presets/events';
 import type { PresetRecord, PresetView, ProjectionChange, VersionView } from './readmodel/readModel';
 
 /**
@@ -9,13 +9,14 @@ export class ProjectionGap extends Error {
   override readonly name = 'ProjectionGap';
 }
 
-const versionView = (presetId: string, version: VersionData, occurredAt: string): VersionView => ({
+const versionView = (presetId: string, version: VersionData, occurredAt: string, sourceFormat: SourceFormat | undefined): VersionView => ({
   id: version.id,
   preset_id: presetId,
   version: version.number,
   config: version.config,
   system_prompt: version.systemPrompt,
   note: version.note ?? null,
+  source_format: sourceFormat ?? null,
   creator_id: version.creatorId,
   created_at: occurredAt,
   updated_at: occurredAt,
@@ -32,7 +33,7 @@ export const projectPresetEvent = (current: PresetRecord | null, stored: StoredP
   const at = (view: PresetView): ProjectionChange => ({ kind: 'putPreset', record: { revision: stored.revision, view } });
   if (event.type === 'PresetCreated') {
     const d = event.data;
-    const version = versionView(d.presetId, d.version, d.occurredAt);
+    const version = versionView(d.presetId, d.version, d.occurredAt, stored.metadata.sourceFormat);
     return [
       { kind: 'putVersion', version },
       at({
@@ -59,7 +60,7 @@ export const projectPresetEvent = (current: PresetRecord | null, stored: StoredP
   switch (event.type) {
     case 'PresetVersionAdded': {
       const d = event.data;
-      const version = versionView(d.presetId, d.version, d.occurredAt);
+      const version = versionView(d.presetId, d.version, d.occurredAt, stored.metadata.sourceFormat);
       return [{ kind: 'putVersion', version }, at({ ...view, updated_at: d.occurredAt, designated_version_id: version.id, designated_version: version })];
     }
     case 'PresetVersionDesignated': {

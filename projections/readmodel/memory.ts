@@ -79,6 +79,12 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
       const v = versions.get(presetId)?.get(version);
       return v ? copy(v) : null;
     },
+    async getLatestVersion(presetId) {
+      open();
+      let latest: VersionView | undefined;
+      for (const v of versions.get(presetId)?.values() ?? []) if (!latest || v.version > latest.version) latest = v;
+      return latest ? copy(latest) : null;
+    },
     async listVersions(presetId, page) {
       open();
       return pageOf(sortedVersions(presetId), page);

@@ -119,6 +119,10 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       const doc = await versions.findOne({ preset_id: presetId, version }, noId);
       return doc ? versionViewOf(doc) : null;
     }),
+    getLatestVersion: (presetId) => guard(async () => {
+      const doc = await versions.findOne({ preset_id: presetId }, { ...noId, sort: { version: -1 } });
+      return doc ? versionViewOf(doc) : null;
+    }),
     listVersions: (presetId, page) => guard(async () => {
       const { docs, total } = await findPage(versions, { preset_id: presetId }, { version: 1 }, page);
       return { items: docs.map(versionViewOf), total };

@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { integer, refine } from '../../src/formats/codecs';
-import { PresetStatus } from '../../src/presets/events';
+import { PresetStatus, SourceFormat } from '../../src/presets/events';
 
 /**
  * The read model: preset documents shaped as the API answers them, and their versions.
@@ -28,6 +28,11 @@ export const VersionView = t.type({
   system_prompt: t.string,
   /** Why the version was made, in its creator's words; null when none was given. */
   note: t.union([t.string, t.null]),
+  /**
+   * The request format the version was made from: its config keeps that format's field names, and
+   * resolving it for another format translates them. Null when its event did not record one.
+   */
+  source_format: t.union([SourceFormat, t.null]),
   creator_id: t.string,
   created_at: timestamp,
   updated_at: timestamp,
@@ -124,6 +129,8 @@ export interface ReadModelQueries {
   /** Most recently updated first; only the presets of these statuses when given. */
   listPresets(workspaceId: string, page: Page, statuses?: readonly PresetStatus[]): Promise<PageOf<PresetView>>;
   getVersion(presetId: string, version: number): Promise<VersionView | null>;
+  /** The version of the highest number (what `@latest` names), or null when the preset has none. */
+  getLatestVersion(presetId: string): Promise<VersionView | null>;
   /** Ascending by version number. */
   listVersions(presetId: string, page: Page): Promise<PageOf<VersionView>>;
 }

@@ -88,6 +88,7 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     checkpoint: db.prepare('SELECT position FROM checkpoints WHERE name = ?'),
     getPreset: db.prepare('SELECT revision, doc FROM presets WHERE workspace_id = ? AND slug = ?').safeIntegers(true),
     getVersion: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? AND version = ?'),
+    getLatestVersion: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? ORDER BY version DESC LIMIT 1'),
     listVersions: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? ORDER BY version LIMIT ? OFFSET ?'),
     countVersions: db.prepare('SELECT COUNT(*) AS n FROM preset_versions WHERE preset_id = ?'),
   };
@@ -150,6 +151,10 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     }),
     getVersion: (presetId, version) => guard(() => {
       const row = q.getVersion.get(presetId, version) as { doc: string } | undefined;
+      return row ? (JSON.parse(row.doc) as VersionView) : null;
+    }),
+    getLatestVersion: (presetId) => guard(() => {
+      const row = q.getLatestVersion.get(presetId) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as VersionView) : null;
     }),
     listVersions: (presetId, page) => guard(() => ({

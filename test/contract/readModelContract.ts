@@ -9,7 +9,7 @@ export interface ReadModelFixture {
 
 const version = (presetId: string, n: number, at: string): VersionView => ({
   id: randomUUID(), preset_id: presetId, version: n, config: { model: `m-${n}`, temperature: n / 10 },
-  system_prompt: `prompt ${n}`, note: n === 1 ? null : `note ${n}`, creator_id: 'user-1', created_at: at, updated_at: at,
+  system_prompt: `prompt ${n}`, note: n === 1 ? null : `note ${n}`, source_format: n % 2 === 0 ? 'messages' : 'chat_completions', creator_id: 'user-1', created_at: at, updated_at: at,
 });
 
 const record = (workspaceId: string, slug: string, presetId: string, v: VersionView, revision: bigint, createdAt = v.created_at): PresetRecord => ({
@@ -143,5 +143,18 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     expect(all.total).toBe(3);
     expect((await rm.listVersions(id, { offset: 2, limit: 5 })).items.map((v) => v.version)).toEqual([3]);
     expect((await rm.listVersions(randomUUID(), { offset: 0, limit: 5 })).total).toBe(0);
+  });
+
+  it('finds the version of the highest number, by number and not by insertion order, and only the preset’s own', async () => {
+    const id = randomUUID();
+    const other = randomUUID();
+    expect(await rm.getLatestVersion(id)).toBeNull();
+    const versions = [2, 10, 1, 9].map((n) => version(id, n, `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`));
+    await rm.apply(versions.map((v) => ({ kind: 'putVersion', version: v }) as const), { name: checkpointName(), position: 3n });
+    await rm.apply([{ kind: 'putVersion', version: version(other, 11, '2026-02-01T00:00:00.000Z') }], { name: checkpointName(), position: 4n });
+    expect(await rm.getLatestVersion(id)).toEqual(versions[1]);
+    await rm.apply([{ kind: 'putVersion', version: version(id, 11, '2026-02-02T00:00:00.000Z') }], { name: checkpointName(), position: 5n });
+    expect((await rm.getLatestVersion(id))?.version).toBe(11);
+    expect((await rm.getLatestVersion(other))?.preset_id).toBe(other);
   });
 };

@@ -5,7 +5,7 @@ import {
 import type { PresetView, VersionView } from '../../../projections/readmodel/readModel';
 
 const version: VersionView = {
-  id: 'v-1', preset_id: 'p-1', version: 2, config: { model: 'm', temperature: 0.2 }, system_prompt: 'hi', note: null,
+  id: 'v-1', preset_id: 'p-1', version: 2, config: { model: 'm', temperature: 0.2 }, system_prompt: 'hi', note: null, source_format: 'responses',
   creator_id: 'u-1', created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z',
 };
 const preset: PresetView = {

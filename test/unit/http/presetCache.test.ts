@@ -14,7 +14,7 @@ const W = randomUUID();
 const recordAt = (slug: string, revision: bigint, prompt: string): PresetRecord => {
   const at = new Date(Date.UTC(2026, 0, 1) + Number(revision) * 1000).toISOString();
   const presetId = `id-${slug}`;
-  const version = { id: randomUUID(), preset_id: presetId, version: Number(revision) + 1, config: { model: 'm/x' }, system_prompt: prompt, note: null, creator_id: 'u', created_at: at, updated_at: at };
+  const version = { id: randomUUID(), preset_id: presetId, version: Number(revision) + 1, config: { model: 'm/x' }, system_prompt: prompt, note: null, source_format: 'chat_completions' as const, creator_id: 'u', created_at: at, updated_at: at };
   return {
     revision,
     view: {

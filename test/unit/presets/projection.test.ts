@@ -24,7 +24,7 @@ describe('the preset projection', () => {
   it('turns PresetCreated into the response document and its first version', () => {
     const changes = projectPresetEvent(null, stored(created, 0n));
     const version = {
-      id: 'v1', preset_id: 'p1', version: 1, config: { model: 'm' }, system_prompt: 'S1', note: null, creator_id: 'u1',
+      id: 'v1', preset_id: 'p1', version: 1, config: { model: 'm' }, system_prompt: 'S1', note: null, source_format: 'messages', creator_id: 'u1',
       created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
     };
     expect(changes).toEqual([
@@ -51,6 +51,14 @@ describe('the preset projection', () => {
     expect(record.revision).toBe(1n);
     expect(record.view).toMatchObject({ id: 'p1', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', designated_version_id: 'v2', creator_user_id: 'u1' });
     expect(record.view.designated_version).toMatchObject({ version: 2, system_prompt: '', creator_id: 'u2', config: { top_k: 5 } });
+  });
+
+  it('keeps the format each version was made from, from its event, and null when the event did not say', () => {
+    const [, put] = projectPresetEvent(null, { ...stored(created, 0n), metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'responses', schemaVersion: 2 } });
+    const current = (put as { record: PresetRecord }).record;
+    expect(current.view.designated_version.source_format).toBe('responses');
+    const [version] = projectPresetEvent(current, { ...stored(added, 1n), metadata: { requestId: 'r', actorUserId: 'u2', schemaVersion: 2 } });
+    expect(version).toMatchObject({ kind: 'putVersion', version: { version: 2, source_format: null } });
   });
 
   it('changes nothing for an event the document already reflects (replay)', () => {
