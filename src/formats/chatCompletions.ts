@@ -91,6 +91,8 @@ const Optional = t.partial({
 
 export const codec = t.intersection([Required, Optional], 'chat-completions request');
 export const fields = [...Object.keys(Required.props), ...Object.keys(Optional.props)];
+/** Each field's own codec: what a value must be to stand in that field. */
+export const fieldCodecs: Readonly<Record<string, t.Mixed>> = { ...Required.props, ...Optional.props };
 
 const textOf = (content: t.TypeOf<typeof Content> | undefined): string => {
   if (typeof content === 'string') return content;

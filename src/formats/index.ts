@@ -22,7 +22,14 @@ const decoders: Record<FormatName, (body: unknown) => E.Either<t.Errors, string>
   responses: responses.decodeSystemPrompt,
 };
 
-const JsonObject = named('JSON object', t.UnknownRecord);
+/** Each format's request codec, and each of its fields' own codecs. */
+export const FORMAT_CODECS: Readonly<Record<FormatName, { codec: t.Mixed; fieldCodecs: Readonly<Record<string, t.Mixed>> }>> = {
+  chat_completions: chatCompletions,
+  messages,
+  responses,
+};
+
+export const JsonObject = named('JSON object', t.UnknownRecord);
 
 /**
  * Validates a request body of the given format and keeps what configures a model: the fields the

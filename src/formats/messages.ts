@@ -73,6 +73,8 @@ const Optional = t.partial({
 
 export const codec = t.intersection([Required, Optional], 'messages request');
 export const fields = [...Object.keys(Required.props), ...Object.keys(Optional.props)];
+/** Each field's own codec: what a value must be to stand in that field. */
+export const fieldCodecs: Readonly<Record<string, t.Mixed>> = { ...Required.props, ...Optional.props };
 
 const textOf = (system: t.TypeOf<typeof System> | undefined): string =>
   typeof system === 'string' ? system : Array.isArray(system) ? system.map((b) => b.text).join('\n\n') : '';

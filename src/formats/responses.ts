@@ -65,6 +65,8 @@ export const codec = t.partial(
 );
 
 export const fields = Object.keys(codec.props);
+/** Each field's own codec: what a value must be to stand in that field. */
+export const fieldCodecs: Readonly<Record<string, t.Mixed>> = codec.props;
 
 export const decodeSystemPrompt = (body: unknown): E.Either<t.Errors, string> =>
   pipe(codec.decode(body), E.map((b) => b.instructions ?? ''));

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type * as t from 'io-ts';
 import type { Logger } from 'pino';
 import type { KeyRing } from '../auth/apiKeys';
+import { SLUG } from '../presets/names';
 import { badRequest } from './errors';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
@@ -19,8 +20,7 @@ import type { HealthLive, HealthReady } from './schemas';
 import type { AppContext, AppState } from './types';
 import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
-/** Slugs are 1–128 URL-safe characters, starting with a letter or digit (so never `.` or `..`). */
-export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
+export { SLUG };
 
 export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps {
   readModel: ReadModelQueries;

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import * as t from 'io-ts';
 import { integer } from '../formats/codecs';
-import type { ValidationProblem } from '../validation';
+import { MAX_LISTED_PROBLEMS, problemsMetadata, type ValidationProblem } from '../validation';
 
 /**
  * Errors the API answers with, always in one envelope:
@@ -48,12 +48,8 @@ export const envelope = (status: number, message: string, metadata: Record<strin
 
 export const defaultMessage = (status: number): string => STATUS_CODES[status] ?? 'Error';
 
-/** At most this many problems are listed (validation also stops early on long lists); `truncated` says when there may be more. */
-export const MAX_LISTED_PROBLEMS = 100;
+export { MAX_LISTED_PROBLEMS };
 
-export const badRequest = (message: string, problems?: ValidationProblem[]) =>
-  new ApiError(400, message, problems
-    ? { errors: problems.slice(0, MAX_LISTED_PROBLEMS), truncated: problems.length >= MAX_LISTED_PROBLEMS }
-    : {});
+export const badRequest = (message: string, problems?: ValidationProblem[]) => new ApiError(400, message, problems ? problemsMetadata(problems) : {});
 
 export const notFound = (message: string) => new ApiError(404, message);

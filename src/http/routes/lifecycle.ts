@@ -5,6 +5,7 @@ import type { ParameterizedContext } from 'koa';
 import { charsBetween, maxChars, nullable } from '../../formats/codecs';
 import type { PresetCommandRequest } from '../../presets/handler';
 import { PresetStatus } from '../../presets/events';
+import { LABEL, RESERVED_LABELS } from '../../presets/names';
 import { formatErrors, type ValidationProblem } from '../../validation';
 import { badRequest } from '../errors';
 import { parseIfMatch } from '../etag';
@@ -27,9 +28,7 @@ export const PatchBody = t.partial({
 });
 const PATCH_KEYS = Object.keys(PatchBody.props);
 
-/** 1–36 of `a-z 0-9 _ . -`, starting with a letter or digit; `latest` always means the newest version. */
-export const LABEL = /^[a-z0-9][a-z0-9_.-]{0,35}$/;
-export const RESERVED_LABELS = ['latest'];
+export { LABEL, RESERVED_LABELS };
 
 export const LabelBody = t.intersection([t.type({ version: VersionNumber }), t.partial({ note: NoteField })]);
 

@@ -1,0 +1,142 @@
+import * as E from 'fp-ts/Either';
+import type { PresetView, VersionView } from '../../projections/readmodel/readModel';
+import { JsonObject, type FormatName } from '../formats';
+import type { SourceFormat } from '../presets/events';
+import { formatErrors } from '../validation';
+import { RESOLVE_REQUEST_CODECS, type Resolution } from './codecs';
+import { invalid, missing, refused, type ResolveFailure } from './failure';
+import { mergeRequest } from './merge';
+import type { PresetSource } from './presetSource';
+import { parsePresetReference, PRESET_MARK, type PresetReference, type ReferenceProblem } from './reference';
+import { translateConfig, type Translation } from './translation';
+
+/**
+ * Resolving an inference request that names a preset into the request to send: check the body as
+ * the create endpoints do, read the reference, find the preset and the version it pins, translate
+ * the version's config to the body's format and merge it in. The same function answers over HTTP
+ * (the read model as its source) and in a gateway's process (the client's copy): one implementation.
+ */
+type Json = Record<string, unknown>;
+
+/** The body as a request of `format` that may carry `preset`, or why it is not one. */
+export const checkBody = (format: FormatName, body: unknown): E.Either<ResolveFailure, Json> => {
+  const message = `the body is not a valid ${format} request`;
+  const object = JsonObject.decode(body);
+  if (E.isLeft(object)) return E.left(invalid(message, formatErrors(object.left)));
+  const decoded = RESOLVE_REQUEST_CODECS[format].decode(body);
+  return E.isLeft(decoded) ? E.left(invalid(message, formatErrors(decoded.left))) : E.right(object.right);
+};
+
+/** The body's preset reference, or a 400 saying it has none or what is wrong with it. */
+export const referenceOf = (body: Json): E.Either<ResolveFailure, PresetReference> =>
+  E.mapLeft((problem: ReferenceProblem) =>
+    problem.kind === 'none'
+      ? invalid('the body names no preset: set "model" to "@preset/<slug>" or "<model>@preset/<slug>", or add "preset": "<slug>"', [
+        { path: '$', message: `no ${JSON.stringify(PRESET_MARK)} in model, and no preset field` },
+      ])
+      : invalid('the preset reference is malformed', problem.problems))(parsePresetReference(body));
+
+const STATUS_REFUSALS: Partial<Record<PresetView['status'], string>> = {
+  disabled: 'set its status to active to use it',
+  archived: 'restore it (status active) to use it',
+};
+
+/** The version the reference pins, from the source; or why there is none to use. */
+export const pickVersion = async (preset: PresetView, reference: PresetReference, source: PresetSource): Promise<E.Either<ResolveFailure, VersionView>> => {
+  const name = JSON.stringify(preset.slug);
+  const byNumber = async (number: number) =>
+    preset.designated_version.version === number ? preset.designated_version : await source.version(preset, number);
+  const { pin } = reference;
+  switch (pin.kind) {
+    case 'designated':
+      return E.right(preset.designated_version);
+    case 'version': {
+      const version = await byNumber(pin.number);
+      return version ? E.right(version) : E.left(missing(`preset ${name} has no version ${pin.number}`));
+    }
+    case 'latest': {
+      const version = await source.latestVersion(preset);
+      return version ? E.right(version) : E.left(missing(`preset ${name} has no versions`));
+    }
+    case 'label': {
+      const labels = preset.labels ?? {};
+      const number = Object.hasOwn(labels, pin.label) ? labels[pin.label] : undefined;
+      if (number === undefined) return E.left(missing(`preset ${name} has no label ${JSON.stringify(pin.label)}`));
+      const version = await byNumber(number);
+      return version ? E.right(version) : E.left(missing(`label ${JSON.stringify(pin.label)} of preset ${name} names version ${number}, which it does not have`));
+    }
+  }
+};
+
+/** Translations of versions already made, per target format: a version never changes. */
+const translations = new WeakMap<VersionView, Partial<Record<FormatName, Translation>>>();
+
+const freeze = <T>(value: T): T => {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) freeze(child);
+  }
+  return value;
+};
+
+/**
+ * The version's config translated to `format`. Kept with the version object, and frozen: answers
+ * of the in-process client share it, and no caller may change it for the next one.
+ */
+export const translationOf = (version: VersionView, from: SourceFormat, format: FormatName): Translation => {
+  let byFormat = translations.get(version);
+  if (!byFormat) translations.set(version, (byFormat = {}));
+  return (byFormat[format] ??= freeze(translateConfig(from, format, version.config)));
+};
+
+/** Resolves a request of `format` that names a preset, with presets and versions from `source`. */
+export const resolveRequest = async (format: FormatName, body: unknown, source: PresetSource): Promise<E.Either<ResolveFailure, Resolution>> => {
+  const checked = checkBody(format, body);
+  if (E.isLeft(checked)) return checked;
+  const reference = referenceOf(checked.right);
+  if (E.isLeft(reference)) return reference;
+  const { slug, pin } = reference.right;
+
+  const preset = await source.preset(slug);
+  if (!preset) return E.left(missing(`no preset ${JSON.stringify(slug)} in this workspace`));
+  const refusal = STATUS_REFUSALS[preset.status];
+  if (refusal) return E.left(refused(`preset ${JSON.stringify(slug)} is ${preset.status}: ${refusal}`, `preset_${preset.status}`));
+
+  const picked = await pickVersion(preset, reference.right, source);
+  if (E.isLeft(picked)) return picked;
+  const version = picked.right;
+  const from = version.source_format;
+  if (!from) {
+    return E.left(refused(
+      `version ${version.version} of preset ${JSON.stringify(slug)} does not record the request format it was made from, so its config cannot be translated `
+        + '(a read model made before formats were recorded: run npm run rebuild)',
+      'source_format_unknown',
+    ));
+  }
+
+  // The request as sent, its preset reference gone and its model settled: form 2's model, else its own.
+  const { preset: _reference, ...request } = checked.right;
+  if (reference.right.in === 'model') {
+    if (reference.right.model !== undefined) request.model = reference.right.model;
+    else delete request.model;
+  }
+  const translation = translationOf(version, from, format);
+  const merged = mergeRequest(format, request, translation, version.system_prompt);
+  if (format === 'messages' && typeof merged.request.model !== 'string') {
+    return E.left(invalid(`the request names no model, and version ${version.version} of preset ${JSON.stringify(slug)} has none`, [
+      { path: '$.model', message: `messages requests need one: name it, as "<model>${PRESET_MARK}${slug}"` },
+    ]));
+  }
+  return E.right({
+    request: merged.request,
+    preset: {
+      id: preset.id,
+      slug: preset.slug,
+      version: version.version,
+      version_id: version.id,
+      label: pin.kind === 'label' ? pin.label : pin.kind === 'latest' ? 'latest' : null,
+      source_format: from,
+    },
+    dropped: [...translation.dropped, ...merged.dropped],
+  });
+};
