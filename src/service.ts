@@ -75,7 +75,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry();
   const app = createApp({
-    logger, keyRing, readModel: reads, readiness,
+    logger, keyRing, readModel: reads, readiness, projectedPosition: () => readModel.checkpoint(PROJECTOR_NAME),
     eventStore, feed: eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
     handle: createPresetCommandHandler({ eventStore, states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE) }),
     waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),

@@ -13,7 +13,8 @@ import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { lifecycleRoutes } from './routes/lifecycle';
-import { readRoutes } from './routes/reads';
+import { readRoutes, type ReadDeps } from './routes/reads';
+import { resolveRoutes } from './routes/resolve';
 import { webhookRoutes, type WebhookRouteDeps } from './routes/webhooks';
 import { writeRoutes, type WriteDeps } from './routes/writes';
 import type { HealthLive, HealthReady } from './schemas';
@@ -22,7 +23,7 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
 export { SLUG };
 
-export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps {
+export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps {
   readModel: ReadModelQueries;
   logger: Logger;
   keyRing: KeyRing;
@@ -57,7 +58,8 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
     }
     await next();
   });
-  readRoutes(api, deps.readModel);
+  readRoutes(api, deps);
+  resolveRoutes(api, deps);
   eventRoutes(api, deps);
   writeRoutes(api, deps);
   designateRoutes(api, deps);

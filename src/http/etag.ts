@@ -28,3 +28,20 @@ export const parseIfMatch = (header: string): bigint | undefined => {
   if (match[1] || !REVISION.test(tag)) throw new ApiError(412, 'If-Match names no revision of this preset; read it again');
   return BigInt(tag);
 };
+
+const LISTED_TAG = /(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g;
+
+/**
+ * Whether If-None-Match names the current entity tag (RFC 9110 §13.1.2): `*`, or a list holding
+ * a tag equal to it under the weak comparison. Then a GET answers 304. (Not `fresh`, Koa's: it
+ * ignores the condition when the request says `Cache-Control: no-cache`, which Node's fetch
+ * sends with every conditional request, and an origin server must still evaluate it.)
+ */
+export const ifNoneMatchNames = (header: string, etag: string): boolean => {
+  const value = header.trim();
+  if (value === '') return false;
+  if (value === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  for (const match of value.matchAll(LISTED_TAG)) if (`"${match[1]}"` === opaque) return true;
+  return false;
+};

@@ -13,7 +13,8 @@ import {
 } from '../webhooks/codecs';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './routes/events';
 import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './routes/lifecycle';
-import { DEFAULT_LIMIT, MAX_LIMIT } from './routes/reads';
+import { DEFAULT_LIMIT, FEED_POSITION_HEADER, MAX_LIMIT } from './routes/reads';
+import { DroppedField, RESOLVE_ANSWER_CODECS, RESOLVE_REQUEST_CODECS, ResolvedPreset } from '../resolve/codecs';
 import {
   EventsPage, HealthLive, HealthReady, PendingWrite, PresetAnswer, PresetEventsPage, PresetList, VersionAnswer, VersionList,
 } from './schemas';
@@ -34,6 +35,14 @@ const SCHEMAS: ReadonlyArray<[string, t.Any]> = [
   ['ChatCompletionsRequest', chatCompletions.codec],
   ['MessagesRequest', messages.codec],
   ['ResponsesRequest', responses.codec],
+  ['ResolveChatCompletionsRequest', RESOLVE_REQUEST_CODECS.chat_completions],
+  ['ResolveMessagesRequest', RESOLVE_REQUEST_CODECS.messages],
+  ['ResolveResponsesRequest', RESOLVE_REQUEST_CODECS.responses],
+  ['ChatCompletionsResolveAnswer', RESOLVE_ANSWER_CODECS.chat_completions],
+  ['MessagesResolveAnswer', RESOLVE_ANSWER_CODECS.messages],
+  ['ResponsesResolveAnswer', RESOLVE_ANSWER_CODECS.responses],
+  ['ResolvedPreset', ResolvedPreset],
+  ['DroppedField', DroppedField],
   ['DesignateRequest', DesignateBody],
   ['PresetChanges', PatchBody],
   ['LabelRequest', LabelBody],
@@ -62,7 +71,7 @@ const SCHEMAS: ReadonlyArray<[string, t.Any]> = [
 ];
 
 type Status = '200' | '201' | '202' | '204' | '304' | '400' | '401' | '403' | '404' | '409' | '412' | '413' | '415' | '429' | '500' | '503';
-type Header = 'X-Request-Id' | 'ETag' | 'Location' | 'Retry-After' | 'WWW-Authenticate' | 'Cache-Control';
+type Header = 'X-Request-Id' | 'ETag' | 'Location' | 'Retry-After' | 'WWW-Authenticate' | 'Cache-Control' | typeof FEED_POSITION_HEADER;
 
 interface Answer {
   description: string;
@@ -167,6 +176,36 @@ const WEBHOOK_OPERATIONS: Operation[] = [
 ];
 const WRITE_ERRORS: Status[] = ['400', '401', '403', '409', '412', '413', '415', '429', '500', '503'];
 
+const RESOLVE = [
+  ['chat/completions', 'resolveChatCompletions', 'ResolveChatCompletionsRequest', 'ChatCompletionsResolveAnswer', 'an OpenAI chat-completions request',
+    'a leading system message'],
+  ['messages', 'resolveMessages', 'ResolveMessagesRequest', 'MessagesResolveAnswer', 'an Anthropic messages request', 'system'],
+  ['responses', 'resolveResponses', 'ResolveResponsesRequest', 'ResponsesResolveAnswer', 'an OpenAI responses request', 'instructions'],
+] as const;
+
+/** Using a preset: one endpoint per format; nothing is stored. */
+const RESOLVE_OPERATIONS: Operation[] = RESOLVE.map(([path, operationId, request, answer, body, system]): Operation => ({
+  method: 'post',
+  path: `/api/v1/resolve/${path}`,
+  operationId,
+  tag: 'Presets',
+  scope: 'presets:read',
+  summary: `Resolve ${body} that names a preset`,
+  description: 'The body names a preset as OpenRouter does: "model": "@preset/<slug>" (the preset supplies the model), "<model>@preset/<slug>" (the model given wins), '
+    + 'or "preset": "<slug>" beside the body\'s own model; after the slug, @<n> pins a version, @latest the newest, @<label> a label (default: the designated version). '
+    + 'The answer is the request to send: the version\'s config, translated to this format, under the body (a top-level field the body sets wins; tools are merged by identity), '
+    + `its system prompt as ${system} unless the body has one. What could not be translated is listed in dropped. `
+    + '400: the body names no preset, names one malformed, or is not a valid request of its format; 404: no such preset, version or label; 409: the preset is disabled or archived.',
+  requestBody: request,
+  answers: { '200': { description: 'The request to send, the version used and what was dropped on the way.', content: json(answer) } },
+  errors: ['400', '401', '403', '404', '409', '413', '415', '429', '500'],
+}));
+
+/** A GET whose answer carries an ETag: If-None-Match naming it (or *) gets a 304. */
+const notModified: Partial<Record<Status, Answer>> = {
+  '304': { description: 'Not modified: If-None-Match names the current ETag (or is *).', headers: ['ETag'] },
+};
+
 /** The route table: every endpoint of the service. */
 export const OPERATIONS: readonly Operation[] = [
   ...FORMATS.map(([path, operationId, schema, body, system]): Operation => ({
@@ -188,28 +227,28 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'get', path: '/api/v1/presets', operationId: 'listPresets', tag: 'Presets', scope: 'presets:read',
     summary: 'List presets', description: "The workspace's presets, most recently updated first.",
     parameters: ['offset', 'limit', 'status'],
-    answers: { '200': { description: 'A page of presets and how many the filter lists.', content: json('PresetList') } },
+    answers: { '200': { description: 'A page of presets and how many the filter lists.', content: json('PresetList'), headers: [FEED_POSITION_HEADER] } },
     errors: API_ERRORS,
   },
   {
     method: 'get', path: '/api/v1/presets/{slug}', operationId: 'getPreset', tag: 'Presets', scope: 'presets:read',
-    summary: 'Get a preset', description: 'One preset with its designated version. The ETag is its stream revision, for If-Match.',
-    parameters: ['slug'],
-    answers: { '200': { description: 'The preset.', content: json('PresetAnswer'), headers: ['ETag'] } },
+    summary: 'Get a preset', description: 'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304).',
+    parameters: ['slug', 'If-None-Match'],
+    answers: { '200': { description: 'The preset.', content: json('PresetAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
   {
     method: 'get', path: '/api/v1/presets/{slug}/versions', operationId: 'listPresetVersions', tag: 'Presets', scope: 'presets:read',
-    summary: "List a preset's versions", description: 'Its versions, ascending.',
-    parameters: ['slug', 'offset', 'limit'],
-    answers: { '200': { description: 'A page of versions and how many there are.', content: json('VersionList') } },
+    summary: "List a preset's versions", description: "Its versions, ascending. The ETag is the preset's stream revision: the list changes only with it.",
+    parameters: ['slug', 'offset', 'limit', 'If-None-Match'],
+    answers: { '200': { description: 'A page of versions and how many there are.', content: json('VersionList'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
   {
     method: 'get', path: '/api/v1/presets/{slug}/versions/{version}', operationId: 'getPresetVersion', tag: 'Presets', scope: 'presets:read',
-    summary: 'Get one version of a preset', description: 'One version, by its number.',
-    parameters: ['slug', 'version'],
-    answers: { '200': { description: 'The version.', content: json('VersionAnswer') } },
+    summary: 'Get one version of a preset', description: 'One version, by its number. A version never changes: its ETag is its id.',
+    parameters: ['slug', 'version', 'If-None-Match'],
+    answers: { '200': { description: 'The version.', content: json('VersionAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
   {
@@ -281,6 +320,7 @@ export const OPERATIONS: readonly Operation[] = [
     },
     errors: [...API_ERRORS, '503'],
   },
+  ...RESOLVE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   {
     method: 'get', path: '/health/live', operationId: 'getLiveness', tag: 'Service',
@@ -362,6 +402,10 @@ const PARAMETERS: Record<string, JsonSchema> = {
     name: 'If-Match', in: 'header', description: 'An ETag of the preset ("<revision>"), or *: change it only if it is still at that revision (else 412).',
     schema: { type: 'string' },
   },
+  'If-None-Match': {
+    name: 'If-None-Match', in: 'header', description: 'ETags (comma-separated) or *: a 304 without a body when one names the current ETag (weak comparison, RFC 9110).',
+    schema: { type: 'string' },
+  },
   'Last-Event-ID': {
     name: 'Last-Event-ID', in: 'header', description: 'The live stream resumes after this position (what a reconnecting EventSource sends).',
     schema: { type: 'string', pattern: '^\\d{1,40}$' },
@@ -372,7 +416,16 @@ const PARAMETERS: Record<string, JsonSchema> = {
 
 const HEADERS: Record<Header, JsonSchema> = {
   'X-Request-Id': { description: "The request's id (the client's, when it sent a sane one): it names the request in the log.", required: true, schema: { type: 'string' } },
-  ETag: { description: 'The preset\'s stream revision as a strong ETag, `"<revision>"` (of the document, for /api/v1/openapi.json).', required: true, schema: { type: 'string' } },
+  ETag: {
+    description: 'A strong ETag: the preset\'s stream revision, `"<revision>"` (a preset, its versions list, a write\'s answer); a version\'s id (a version); '
+      + 'a digest of the document (/api/v1/openapi.json).',
+    required: true, schema: { type: 'string' },
+  },
+  [FEED_POSITION_HEADER]: {
+    description: 'The feed position (of /api/v1/events) up to which this answer reflects every event, when the read model has one: follow the feed after it '
+      + '(Last-Event-ID) to keep what was listed current.',
+    required: false, schema: { type: 'string', pattern: '^\\d+$' },
+  },
   Location: { description: 'The preset (200), or what to poll (202).', required: true, schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
   'WWW-Authenticate': { description: 'The bearer challenge.', required: true, schema: { type: 'string' } },
@@ -384,7 +437,10 @@ const ERRORS: Record<Exclude<Status, '200' | '201' | '202' | '204' | '304'>, Ans
   '401': { description: 'Missing, malformed or unknown API key.', headers: ['WWW-Authenticate'] },
   '403': { description: 'The key lacks the scope (metadata.required_scope).' },
   '404': { description: 'No such preset, version, label, webhook or route in this workspace.' },
-  '409': { description: 'Lost a race with a concurrent write: retry; or the preset is archived (metadata.reason "preset_archived"), or a webhook limit.' },
+  '409': {
+    description: 'Lost a race with a concurrent write: retry; or the preset is archived (metadata.reason "preset_archived"), or a webhook limit; '
+      + 'resolving: the preset is disabled or archived (metadata.reason "preset_disabled", "preset_archived").',
+  },
   '412': { description: 'If-Match names a revision the preset is no longer at: read it again.' },
   '413': { description: 'The body is larger than BODY_LIMIT_BYTES.' },
   '415': { description: 'The body is not application/json in UTF-8.' },

@@ -33,8 +33,8 @@ describe('creating and versioning presets', () => {
     expect(p.created_at).toMatch(ISO);
     expect(p.updated_at).toBe(p.created_at);
     const v = p.designated_version;
-    expect(Object.keys(v).sort()).toEqual(['config', 'created_at', 'creator_id', 'id', 'note', 'preset_id', 'system_prompt', 'updated_at', 'version']);
-    expect(v).toMatchObject({ preset_id: p.id, version: 1, system_prompt: 'You are terse.', note: null, creator_id: 'user-writer' });
+    expect(Object.keys(v).sort()).toEqual(['config', 'created_at', 'creator_id', 'id', 'note', 'preset_id', 'source_format', 'system_prompt', 'updated_at', 'version']);
+    expect(v).toMatchObject({ preset_id: p.id, version: 1, system_prompt: 'You are terse.', note: null, source_format: 'chat_completions', creator_id: 'user-writer' });
     expect(v.id).toMatch(UUID);
     expect(p.designated_version_id).toBe(v.id);
     expect(v.config).toEqual({

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
 import { notFound } from '../errors';
+import { ifNoneMatchNames } from '../etag';
 import { openApiDocument } from '../openapi';
 import type { AppContext, AppState } from '../types';
 
@@ -65,8 +66,7 @@ export const docsRoutes = (): Router<AppState, AppContext> => {
     }
     ctx.set('ETag', documentJson.etag);
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.status = 200;
-    if (ctx.fresh) {
+    if (ifNoneMatchNames(ctx.get('If-None-Match'), documentJson.etag)) {
       ctx.status = 304;
       return;
     }

@@ -1,23 +1,48 @@
 import Router from '@koa/router';
 import type * as t from 'io-ts';
+import type { ParameterizedContext } from 'koa';
 import type { Page, ReadModelQueries } from '../../../projections/readmodel/readModel';
 import type { PresetStatus } from '../../presets/events';
 import { badRequest, notFound } from '../errors';
-import { etagOf } from '../etag';
+import { etagOf, ifNoneMatchNames } from '../etag';
 import { sendDataJson } from '../jsonData';
 import { requireScope } from '../middleware/auth';
 import { queryReader } from '../query';
 import type { PresetList, VersionAnswer, VersionList } from '../schemas';
 import type { AppContext, AppState } from '../types';
 
+export interface ReadDeps {
+  readModel: ReadModelQueries;
+  /**
+   * The feed position every event up to which the read model reflects (its projector's
+   * checkpoint), read before a list: a consumer that lists, then follows the feed after it, misses nothing.
+   */
+  projectedPosition?: () => Promise<bigint | null>;
+}
+
+type Ctx = ParameterizedContext<AppState, AppContext>;
+
+/**
+ * The answer is a 200 with this ETag, unless the request's If-None-Match names it (or is `*`):
+ * then a 304 without a body (RFC 9110). True when it answered 304.
+ */
+const notModified = (ctx: Ctx, etag: string): boolean => {
+  ctx.set('ETag', etag);
+  if (!ifNoneMatchNames(ctx.get('If-None-Match'), etag)) return false;
+  ctx.status = 304;
+  return true;
+};
+
 /** Reads, all from the read model, all scoped to the caller's workspace. */
-export const readRoutes = (router: Router<AppState, AppContext>, readModel: ReadModelQueries) => {
+export const readRoutes = (router: Router<AppState, AppContext>, { readModel, projectedPosition }: ReadDeps) => {
   const read = requireScope('presets:read');
 
   router.get('/api/v1/presets', read, async (ctx) => {
     const statuses = parseStatusFilter(ctx.query.status);
     const page = parsePage(ctx.query);
+    const position = await projectedPosition?.();
     const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page, statuses);
+    if (position !== undefined && position !== null) ctx.set(FEED_POSITION_HEADER, position.toString());
     const body: t.TypeOf<typeof PresetList> = { data: items, total_count: total };
     ctx.body = body;
   });
@@ -26,7 +51,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
   const presetOf = async (workspaceId: string, slug: string) => {
     const record = await readModel.getPreset(workspaceId, slug);
     if (!record) throw noSuchPreset(slug);
-    return record.view;
+    return record;
   };
 
   router.get('/api/v1/presets/:slug', read, async (ctx) => {
@@ -34,14 +59,16 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     const preset = await readModel.getPresetJson(ctx.state.caller.workspaceId, slug);
     if (!preset) throw noSuchPreset(slug);
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
-    ctx.set('ETag', etagOf(preset.revision));
+    if (notModified(ctx, etagOf(preset.revision))) return;
     sendDataJson(ctx, preset.json);
   });
 
   router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {
     const page = parsePage(ctx.query);
-    const preset = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
-    const { items, total } = await readModel.listVersions(preset.id, page);
+    const { view, revision } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    // Versions are only ever added, each by an event of the preset's stream: the list is as new as the revision.
+    if (notModified(ctx, etagOf(revision))) return;
+    const { items, total } = await readModel.listVersions(view.id, page);
     const body: t.TypeOf<typeof VersionList> = { data: items, total_count: total };
     ctx.body = body;
   });
@@ -50,13 +77,18 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
     const raw = ctx.params.version!;
     const number = /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : NaN;
     if (Number.isNaN(number)) throw badRequest('the version must be a whole number from 1', [{ path: 'version', message: `got ${JSON.stringify(raw)}` }]);
-    const preset = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
-    const version = await readModel.getVersion(preset.id, number);
-    if (!version) throw notFound(`preset ${JSON.stringify(preset.slug)} has no version ${number}`);
+    const { view } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    const version = await readModel.getVersion(view.id, number);
+    if (!version) throw notFound(`preset ${JSON.stringify(view.slug)} has no version ${number}`);
+    // A version never changes: its id names it for good.
+    if (notModified(ctx, `"${version.id}"`)) return;
     const body: t.TypeOf<typeof VersionAnswer> = { data: version };
     ctx.body = body;
   });
 };
+
+/** The header of a list answer that gives the read model's feed position (ReadDeps.projectedPosition). */
+export const FEED_POSITION_HEADER = 'Feed-Position';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;
