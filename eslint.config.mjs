@@ -30,7 +30,7 @@ export default tseslint.config(
   {
     // src/ reaches into projections/ only at the composition root and for the read-model port.
     files: ['src/**/*.ts'],
-    ignores: ['src/service.ts', 'src/backends.ts', 'src/projectorMain.ts', 'src/workers/**'],
+    ignores: ['src/service.ts', 'src/backends.ts', 'src/projectorMain.ts', 'src/workers/**', 'src/client/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -38,6 +38,24 @@ export default tseslint.config(
           patterns: [
             { regex: '(^|/)projections/(?!readmodel/readModel$)', message: 'Only the composition root uses projections/ beyond the read-model port.' },
             { group: ['**/scripts/**', '**/test/**', '**/bench/**'], message: 'The service does not depend on scripts, tests or benchmarks.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // src/client/ runs in a gateway's process: the pure core (resolution, formats, the domain's events and the
+    // pure projection it keeps its copy with), never the service's HTTP layer, stores or composition root.
+    files: ['src/client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '(^|/)projections/(?!(presetProjection|readmodel/readModel)$)', message: 'The client keeps its copy with the pure projection only.' },
+            { group: [...composition, '**/src/http/**', '**/http/**', '**/eventstore/**', '**/sqlite/**', '**/webhooks/**', '**/auth/**', '**/threads/**'],
+              message: 'The client has no dependency on the server: its stores, HTTP layer or composition root.' },
+            { group: ['**/scripts/**', '**/test/**', '**/bench/**'], message: 'The client does not depend on scripts, tests or benchmarks.' },
           ],
         },
       ],
