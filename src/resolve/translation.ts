@@ -253,7 +253,7 @@ const effort: Row = {
     }
     if (!present(value)) return;
     if (to === 'messages' && !MESSAGES_EFFORTS.includes(value as string)) {
-      return drop(origin, `messages' efforts are ${MESSAGES_EFFORTS.join(', ')}; without thinking set, it does not reason`);
+      return drop(origin, `messages' efforts are ${MESSAGES_EFFORTS.join(', ')}`);
     }
     const [toField, toKey] = REASONING_AT[to];
     put(`${toField}.${toKey}`, value, origin);
@@ -322,11 +322,11 @@ const otherReasoning: Row = {
   at: { chat_completions: '`reasoning.*`', responses: '`reasoning.*`' },
   how: 'as is; responses takes `summary` auto/concise/detailed, `mode` standard/pro, `context` auto/all_turns/current_turn',
   reads: { chat_completions: ['reasoning'], responses: ['reasoning'] },
-  translate({ from, to, src, put, drop }) {
+  translate({ from, to, src, put, placed, drop }) {
     if (from === 'messages') return;
     const whole = src.config.reasoning;
     // An empty reasoning object says nothing, but between the two formats that have one it stays.
-    if (isObject(whole) && Object.keys(whole).length === 0 && to !== 'messages') put('reasoning', {}, 'reasoning');
+    if (isObject(whole) && Object.keys(whole).length === 0 && to !== 'messages' && placed('reasoning') === undefined) put('reasoning', {}, 'reasoning');
     for (const [key, value] of src.rest('reasoning')) {
       if (to === 'messages') drop(`reasoning.${key}`, `messages has no reasoning ${key}`);
       else if (to === 'responses' && !fitsResponsesReasoning(key, value)) drop(`reasoning.${key}`, `responses does not take this reasoning ${key}`);

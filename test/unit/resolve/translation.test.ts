@@ -177,6 +177,10 @@ describe('reasoning', () => {
     expect(translateConfig('chat_completions', 'messages', { reasoning_effort: 'high' }).config).toEqual({ output_config: { effort: 'high' } });
   });
 
+  it('an empty reasoning object beside reasoning_effort is no conflict', () => {
+    expect(translateConfig('chat_completions', 'responses', { reasoning: {}, reasoning_effort: 'low' })).toMatchObject({ config: { reasoning: { effort: 'low' } }, dropped: [] });
+  });
+
   it('on and off: enabled false turns thinking off and drops a budget; enabled true alone is adaptive thinking', () => {
     const off = translateConfig('chat_completions', 'messages', { reasoning: { enabled: false, max_tokens: 100 } });
     expect(off.config).toEqual({ thinking: { type: 'disabled' } });
