@@ -5,6 +5,8 @@
  * `--compare DIR`: another checkout, built (`npm run build` there), runs as a fourth target and a
  * second rebuild in the same alternation, and the report ends with this service against it.
  * `--webhooks N` (0: none): webhook delivery, once, after the rounds (bench/webhooks.ts).
+ * `--resolve-rounds N` (0: none): using a preset (bench/resolve.ts): HTTP resolve against raw Koa, N rounds; then the
+ * in-process client for `--client-seconds`, and propagation of `--propagation-writes` writes to it.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -15,11 +17,13 @@ import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
 import { growthSizes, runGrowth, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
 import { runWebhookBench, type WebhookBenchResult } from './webhooks';
+import { runResolveBench, type ResolveBenchResult } from './resolve';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
 const opts = flags({
   duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, growth: '10000,1000000', profile: '', compare: '',
   webhooks: 4, 'webhook-events': 5000, 'webhook-rate': 100, 'webhook-seconds': 10,
+  'resolve-rounds': 3, 'client-seconds': 5, 'propagation-writes': 200,
 });
 if (opts.compare) compareWith(opts.compare);
 const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
@@ -81,9 +85,15 @@ const main = async () => {
   const webhooks = opts.webhooks > 0
     ? await runWebhookBench({ webhooks: opts.webhooks, events: opts['webhook-events'], rate: opts['webhook-rate'], seconds: opts['webhook-seconds'] }, log)
     : undefined;
+  const resolve = opts['resolve-rounds'] > 0
+    ? await runResolveBench({
+      rounds: opts['resolve-rounds'], duration: opts.duration, warmup: opts.warmup, connections: opts.connections,
+      clientSeconds: opts['client-seconds'], writes: opts['propagation-writes'],
+    }, log)
+    : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
-  report({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
+  report({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, resolve, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
 };
 
 /** One more run of a scenario with `node --cpu-prof` on the service (not part of the numbers above). */
@@ -98,9 +108,12 @@ const profileService = async (scenario: Scenario): Promise<ProfileSummary> => {
 };
 
 type RoundRow = Row & { round: number };
-interface Run { rows: RoundRow[]; rebuilds: RebuildResult[]; comparedRebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; webhooks?: WebhookBenchResult; profile?: ProfileSummary; seconds: number; load: number[] }
+interface Run {
+  rows: RoundRow[]; rebuilds: RebuildResult[]; comparedRebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult;
+  webhooks?: WebhookBenchResult; resolve?: ResolveBenchResult; profile?: ProfileSummary; seconds: number; load: number[];
+}
 
-const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, profile, seconds, load }: Run) => {
+const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, resolve, profile, seconds, load }: Run) => {
   const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
   const med = (s: Scenario, t: Target) => {
     const rs = of(s, t);
@@ -162,6 +175,22 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
       `webhooks: replay of ${f(webhooks.replayed.deliveries / webhooks.webhooks)} events to each: ${f(webhooks.replayed.perSecond)} deliveries/s (${f(webhooks.replayed.deliveries)} in ${f(webhooks.replayed.seconds, 2)} s)`,
       `webhooks: ${f(opts['webhook-rate'])} writes/s for ${f(opts['webhook-seconds'])} s: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
     ] : []),
+    ...(resolve ? [
+      '',
+      `using a preset: POST /api/v1/resolve/chat/completions naming one hot preset, against raw Koa answering the same POST (${opts['resolve-rounds']} round(s), medians):`,
+      '',
+      '| resolve  | target  |  req/s | p50 ms | p99 ms | errors | non-2xx | CPU µs/req |',
+      '|----------|---------|-------:|-------:|-------:|-------:|--------:|-----------:|',
+      ...(['service', 'rawKoa'] as const).map((t) => {
+        const of = resolve.http.rows.filter((r) => r.target === t);
+        const m = resolve.http[t];
+        return `| resolve  | ${t.padEnd(7)} | ${f(m.rps).padStart(6)} | ${f(m.p50, 1).padStart(6)} | ${f(m.p99, 1).padStart(6)} | ${String(of.reduce((a, r) => a + r.errors, 0)).padStart(6)} | ${String(of.reduce((a, r) => a + r.non2xx, 0)).padStart(7)} | ${f(median(of.map((r) => r.cpuUsPerRequest))).padStart(10)} |`;
+      }),
+      '',
+      `resolve: service/rawKoa ${f(resolve.http.ratio, 2)}× req/s (rounds ${resolve.http.roundRatios.map((r) => `${f(r, 2)}×`).join(', ')})`,
+      `resolve client: ${f(resolve.client.perSecond)} resolves/s on one core (${f(resolve.client.resolves)} in ${f(resolve.client.seconds, 2)} s, one caller awaiting each; ${f(resolve.client.cpuUsPerResolve, 1)} µs CPU per resolve)`,
+      `resolve propagation: from a write's answer to the client resolving its version p50 ${f(resolve.propagation.p50, 1)} ms, p99 ${f(resolve.propagation.p99, 1)} ms, max ${f(resolve.propagation.max, 1)} ms over ${f(resolve.propagation.writes - resolve.propagation.missing)} writes, ${resolve.propagation.missing} missing`,
+    ] : []),
     '',
   ];
   const ratio = (a: number, b: number) => a / b;
@@ -195,6 +224,12 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
     ['peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale, growth)', service.every((r) => r.peakRssMb <= 200) && (!rebuild || rebuild.peakRssMb <= 200) && scale.every((r) => r.peakRssMb <= 200) && (growth?.runs ?? []).every((g) => g.peakRssMb <= 200)],
     ...(growth && growth.runs.length > 1 ? [[`no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`, growth.growthMb <= growth.allowanceMb] as [string, boolean]] : []),
     ...(webhooks ? [['webhooks: every write delivered to every webhook, no failed request', webhooks.lag.missing === 0 && webhooks.errors === 0 && webhooks.replayed.deliveries === webhooks.webhooks * opts['webhook-events']] as [string, boolean]] : []),
+    ...(resolve ? [
+      ['resolve over HTTP ≥ 0.6× raw Koa', resolve.http.ratio >= 0.6],
+      ['resolve in process ≥ 100,000 resolves/s on one core', resolve.client.perSecond >= 100_000],
+      ['propagation to the client p99 ≤ 1 s, every write seen', resolve.propagation.p99 <= 1000 && resolve.propagation.missing === 0],
+      ['resolve: 0 errors and 0 non-2xx', resolve.http.rows.every((r) => r.errors === 0 && r.non2xx === 0)],
+    ] as Array<[string, boolean]> : []),
     ['0 errors and 0 non-2xx (every target, every round)', [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0)],
   ];
   for (const [name, ok] of targets) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${name}`);
@@ -208,7 +243,7 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
 
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, webhooks, ratios, roundRatios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
+  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, webhooks, resolve, ratios, roundRatios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
   log(`results written to ${file}`);
 };
 

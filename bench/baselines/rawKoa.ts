@@ -16,6 +16,12 @@ router.post('/api/v1/presets/:slug/chat/completions', async (ctx) => {
   const body = JSON.parse(raw.toString('utf8')) as { model?: unknown };
   ctx.body = { data: { slug: ctx.params.slug, model: body.model ?? null, version: 1 } };
 });
+// The resolve bench's POST: the same body read the same way, a small JSON answer.
+router.post('/api/v1/resolve/chat/completions', async (ctx) => {
+  const raw = await getRawBody(ctx.req, { length: ctx.request.length, limit: 1024 * 1024 });
+  const body = JSON.parse(raw.toString('utf8')) as { model?: unknown };
+  ctx.body = { data: { request: { model: body.model ?? null }, preset: { version: 1 }, dropped: [] } };
+});
 router.get('/api/v1/presets/:slug', (ctx) => {
   ctx.body = { data: { slug: ctx.params.slug, name: ctx.params.slug, status: 'active', designated_version: { version: 1 } } };
 });

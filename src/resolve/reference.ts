@@ -27,9 +27,10 @@ export interface PresetReference {
 
 export const PRESET_MARK = '@preset/';
 const VERSION_NUMBER = /^[1-9]\d{0,8}$/;
+const DESIGNATED: Pin = { kind: 'designated' };
 
 /** `slug[@pin]`, or the problems with it (their paths point at `where`). */
-const parseSlugAndPin = (text: string, where: string): E.Either<ValidationProblem[], Pick<PresetReference, 'slug' | 'pin'>> => {
+const parseSlugAndPin = (text: string, where: string): { slug: string; pin: Pin } | ValidationProblem[] => {
   const at = text.indexOf('@');
   const slug = at < 0 ? text : text.slice(0, at);
   const pin = at < 0 ? undefined : text.slice(at + 1);
@@ -37,7 +38,7 @@ const parseSlugAndPin = (text: string, where: string): E.Either<ValidationProble
   if (!SLUG.test(slug)) {
     problems.push({ path: where, message: `${JSON.stringify(slug)} is not a preset slug: 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit` });
   }
-  let parsed: Pin = { kind: 'designated' };
+  let parsed: Pin = DESIGNATED;
   if (pin !== undefined) {
     if (/^\d+$/.test(pin)) {
       if (VERSION_NUMBER.test(pin)) parsed = { kind: 'version', number: Number(pin) };
@@ -52,7 +53,7 @@ const parseSlugAndPin = (text: string, where: string): E.Either<ValidationProble
       });
     }
   }
-  return problems.length > 0 ? E.left(problems) : E.right({ slug, pin: parsed });
+  return problems.length > 0 ? problems : { slug, pin: parsed };
 };
 
 export type ReferenceProblem = { kind: 'none' } | { kind: 'malformed'; problems: ValidationProblem[] };
@@ -68,18 +69,10 @@ export const parsePresetReference = (body: { model?: unknown; preset?: unknown }
   if (mark >= 0 && preset !== undefined) {
     return E.left({ kind: 'malformed', problems: [{ path: '$.preset', message: 'the preset is named twice, in model and in preset: name it once' }] });
   }
-  if (mark >= 0) {
-    const given = model!.slice(0, mark);
-    return E.bimap(
-      (problems: ValidationProblem[]): ReferenceProblem => ({ kind: 'malformed', problems }),
-      (ref: Pick<PresetReference, 'slug' | 'pin'>): PresetReference => ({ ...ref, in: 'model', ...(given !== '' ? { model: given } : {}) }),
-    )(parseSlugAndPin(model!.slice(mark + PRESET_MARK.length), '$.model'));
-  }
-  if (preset !== undefined) {
-    return E.bimap(
-      (problems: ValidationProblem[]): ReferenceProblem => ({ kind: 'malformed', problems }),
-      (ref: Pick<PresetReference, 'slug' | 'pin'>): PresetReference => ({ ...ref, in: 'preset' }),
-    )(parseSlugAndPin(preset, '$.preset'));
-  }
-  return E.left({ kind: 'none' });
+  if (mark < 0 && preset === undefined) return E.left({ kind: 'none' });
+  const parsed = mark >= 0 ? parseSlugAndPin(model!.slice(mark + PRESET_MARK.length), '$.model') : parseSlugAndPin(preset!, '$.preset');
+  if (Array.isArray(parsed)) return E.left({ kind: 'malformed', problems: parsed });
+  if (mark < 0) return E.right({ slug: parsed.slug, pin: parsed.pin, in: 'preset' });
+  const given = model!.slice(0, mark);
+  return E.right(given === '' ? { slug: parsed.slug, pin: parsed.pin, in: 'model' } : { slug: parsed.slug, pin: parsed.pin, in: 'model', model: given });
 };

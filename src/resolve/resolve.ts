@@ -20,10 +20,14 @@ type Json = Record<string, unknown>;
 
 /** The body as a request of `format` that may carry `preset`, or why it is not one. */
 export const checkBody = (format: FormatName, body: unknown): E.Either<ResolveFailure, Json> => {
+  const codec = RESOLVE_REQUEST_CODECS[format];
+  // `is` accepts exactly what `decode` does (test/unit/formats/isMatchesDecode.test.ts) at a fraction
+  // of the cost: decode only to say what is wrong.
+  if (JsonObject.is(body) && codec.is(body)) return E.right(body);
   const message = `the body is not a valid ${format} request`;
   const object = JsonObject.decode(body);
   if (E.isLeft(object)) return E.left(invalid(message, formatErrors(object.left)));
-  const decoded = RESOLVE_REQUEST_CODECS[format].decode(body);
+  const decoded = codec.decode(body);
   return E.isLeft(decoded) ? E.left(invalid(message, formatErrors(decoded.left))) : E.right(object.right);
 };
 
@@ -115,11 +119,14 @@ export const resolveRequest = async (format: FormatName, body: unknown, source: 
   }
 
   // The request as sent, its preset reference gone and its model settled: form 2's model, else its own.
-  const { preset: _reference, ...request } = checked.right;
-  if (reference.right.in === 'model') {
-    if (reference.right.model !== undefined) request.model = reference.right.model;
-    else delete request.model;
+  // (No delete: it would turn the object into a slow dictionary.)
+  const request: Json = {};
+  const fromModel = reference.right.in === 'model';
+  for (const key in checked.right) {
+    if (key === 'preset' || (key === 'model' && fromModel)) continue;
+    request[key] = checked.right[key];
   }
+  if (fromModel && reference.right.model !== undefined) request.model = reference.right.model;
   const translation = translationOf(version, from, format);
   const merged = mergeRequest(format, request, translation, version.system_prompt);
   if (format === 'messages' && typeof merged.request.model !== 'string') {

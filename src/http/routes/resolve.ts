@@ -4,8 +4,10 @@ import type { ReadModelQueries } from '../../../projections/readmodel/readModel'
 import { resolveRequest } from '../../resolve/resolve';
 import { ApiError } from '../errors';
 import { requireScope } from '../middleware/auth';
+import { sendDataJson } from '../jsonData';
 import { jsonBody } from '../middleware/jsonBody';
 import { readModelSource } from '../presetSource';
+import { resolutionJson } from '../resolutionJson';
 import type { AppContext, AppState } from '../types';
 import { FORMAT_ROUTES } from './writes';
 
@@ -24,7 +26,7 @@ export const resolveRoutes = (router: Router<AppState, AppContext>, deps: Resolv
     router.post(`/api/v1/resolve/${path}`, requireScope('presets:read'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
       const resolved = await resolveRequest(format, ctx.state.body, readModelSource(deps.readModel, ctx.state.caller.workspaceId));
       if (E.isLeft(resolved)) throw new ApiError(resolved.left.status, resolved.left.message, resolved.left.metadata);
-      ctx.body = { data: resolved.right };
+      sendDataJson(ctx, resolutionJson(resolved.right));
     });
   }
 };
