@@ -20,6 +20,9 @@ export interface ReadDeps {
   projectedPosition?: () => Promise<bigint | null>;
 }
 
+/** The header of a list answer that gives the read model's feed position (ReadDeps.projectedPosition). */
+export const FEED_POSITION_HEADER = 'Feed-Position';
+
 type Ctx = ParameterizedContext<AppState, AppContext>;
 
 /**
@@ -87,8 +90,6 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
   });
 };
 
-/** The header of a list answer that gives the read model's feed position (ReadDeps.projectedPosition). */
-export const FEED_POSITION_HEADER = 'Feed-Position';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;
