@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
 import type { EventStore } from '../../eventstore/eventStore';
+import { eventDataCodecs, type PresetEventType } from '../../presets/events';
 import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
 import { ApiError, notFound } from '../errors';
 import { eventJson, revisionNumber } from '../eventJson';
@@ -54,14 +55,31 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     const live = ctx.method === 'GET' && ctx.accepts('application/json', 'text/event-stream') === 'text/event-stream';
     if (live) return streamEvents(ctx, deps, streamPrefix);
     const q = queryReader(ctx.query);
-    const after = q.position('after', ctx.query.after);
+    const direction = q.oneOf('direction', DIRECTIONS, 'forwards');
+    const types = q.someOf('type', EVENT_TYPES);
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
+    if (direction === 'backwards') {
+      q.absent('after', 'reading backwards pages with "before"');
+      const before = q.position('before', ctx.query.before);
+      q.done();
+      // One more than asked: whether it exists says if there is an older page.
+      const page = await deps.feed.readAllBackwards({ before, limit: limit + 1, streamPrefix, types });
+      const data = page.slice(0, limit).map((e) => eventJson(e));
+      ctx.body = { data, next_before: page.length > limit ? data[data.length - 1]!.position : null };
+      return;
+    }
+    q.absent('before', 'reading forwards pages with "after" ("before" is for direction=backwards)');
+    const after = q.position('after', ctx.query.after);
     q.done();
-    const data = (await deps.feed.readAll({ after, limit, streamPrefix })).map((e) => eventJson(e));
+    const data = (await deps.feed.readAll({ after, limit, streamPrefix, types })).map((e) => eventJson(e));
     // The feed has no end, so the cursor is given on every non-empty page; null: nothing new yet.
     ctx.body = { data, next_after: data.length > 0 ? data[data.length - 1]!.position : null };
   });
 };
+
+const DIRECTIONS = ['forwards', 'backwards'] as const;
+/** The event types a `type` filter may name: every type of the published contract. */
+export const EVENT_TYPES = Object.keys(eventDataCodecs) as PresetEventType[];
 
 /**
  * The live form of /api/v1/events: catch up after Last-Event-ID (or ?after, or from the start),
@@ -73,6 +91,9 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   const lastEventId = ctx.get('Last-Event-ID');
   const afterQuery = q.position('after', ctx.query.after);
   const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId) : afterQuery;
+  const types = q.someOf('type', EVENT_TYPES);
+  q.absent('before', 'a live stream reads forwards, after Last-Event-ID or "after"');
+  if (ctx.query.direction !== undefined && ctx.query.direction !== 'forwards') q.absent('direction', 'a live stream reads forwards');
   q.done();
   ctx.status = 200; // before the head is written: Koa ignores a status set after it
   const connection = deps.sse.open(ctx.res, { heartbeatMs: deps.sseHeartbeatMs });
@@ -82,6 +103,7 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   const subscription = deps.feed.subscribe(
     after === undefined ? 'start' : { after },
     async (recorded) => {
+      if (types && !types.includes(recorded.type as PresetEventType)) return;
       const json = eventJson(recorded);
       await connection.send(json.position, json.type, JSON.stringify(json));
     },
