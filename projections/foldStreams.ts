@@ -1,8 +1,8 @@
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { decodeEvent } from '../src/presets/events';
 import { parsePresetStreamName } from '../src/presets/streamName';
-import { projectPresetEvent, versionToLookUp } from './presetProjection';
-import type { PresetRecord, ProjectionChange, VersionView } from './readmodel/readModel';
+import { streamFold } from './presetProjection';
+import type { PresetRecord, ProjectionChange } from './readmodel/readModel';
 
 /**
  * A rebuild's projection, stream by stream (events as `EventStore.readStreams` gives them): each
@@ -16,13 +16,13 @@ export const foldStreams = async (
   write: (changes: ProjectionChange[], events: number) => Promise<void>,
 ): Promise<number> => {
   let stream: string | undefined;
-  let current: PresetRecord | null = null;
+  let fold = streamFold();
   let written: PresetRecord | null = null;
-  let versions = new Map<string, VersionView>();
   let events = 0;
   for await (const page of pages) {
     const changes: ProjectionChange[] = [];
     const putCurrent = () => {
+      const current = fold.current();
       if (current && current !== written) changes.push({ kind: 'putPreset', record: current });
       written = current;
     };
@@ -30,18 +30,9 @@ export const foldStreams = async (
       if (recorded.stream !== stream) {
         putCurrent();
         if (!parsePresetStreamName(recorded.stream)) throw new Error(`${recorded.stream} is not a preset stream`);
-        [stream, current, written, versions] = [recorded.stream, null, null, new Map()];
+        [stream, fold, written] = [recorded.stream, streamFold(), null];
       }
-      const stored = decodeEvent(recorded);
-      const wanted = versionToLookUp(stored);
-      const designated = wanted ? versions.get(`${wanted.presetId}/${wanted.version}`) ?? null : undefined;
-      for (const change of projectPresetEvent(current, stored, designated)) {
-        if (change.kind === 'putPreset') current = change.record;
-        else {
-          versions.set(`${change.version.preset_id}/${change.version.version}`, change.version);
-          changes.push(change);
-        }
-      }
+      for (const change of fold.apply(decodeEvent(recorded))) if (change.kind === 'putVersion') changes.push(change);
     }
     // A stream that goes on in the next page is written now as it stands, and again at its end:
     // the later document has the higher revision, so it wins.

@@ -1,5 +1,5 @@
 import type { StoredPresetEvent, VersionData } from '../src/presets/events';
-import type { PresetRecord, ProjectionChange, VersionView } from './readmodel/readModel';
+import type { PresetRecord, PresetView, ProjectionChange, VersionView } from './readmodel/readModel';
 
 /**
  * The read side of a preset, as a pure function: given the document as the read model holds it
@@ -15,6 +15,7 @@ const versionView = (presetId: string, version: VersionData, occurredAt: string)
   version: version.number,
   config: version.config,
   system_prompt: version.systemPrompt,
+  note: version.note ?? null,
   creator_id: version.creatorId,
   created_at: occurredAt,
   updated_at: occurredAt,
@@ -28,49 +29,80 @@ export const projectPresetEvent = (current: PresetRecord | null, stored: StoredP
   // Already reflected: replay after a crash, or a second projector. Nothing to do.
   if (current && current.revision >= stored.revision) return [];
   const { event } = stored;
+  const at = (view: PresetView): ProjectionChange => ({ kind: 'putPreset', record: { revision: stored.revision, view } });
+  if (event.type === 'PresetCreated') {
+    const d = event.data;
+    const version = versionView(d.presetId, d.version, d.occurredAt);
+    return [
+      { kind: 'putVersion', version },
+      at({
+        id: d.presetId,
+        name: d.name,
+        slug: d.slug,
+        description: null,
+        status: 'active',
+        status_updated_at: null,
+        created_at: d.occurredAt,
+        updated_at: d.occurredAt,
+        creator_user_id: d.creatorUserId,
+        workspace_id: d.workspaceId,
+        labels: {},
+        designated_version_id: version.id,
+        designated_version: version,
+      }),
+    ];
+  }
+  if (!current) throw new ProjectionGap(`${stored.stream}@${stored.revision}: ${event.type} of a preset the read model does not hold`);
+  const view = current.view;
+  // Documents projected before labels existed have none.
+  const labels = view.labels ?? {};
   switch (event.type) {
-    case 'PresetCreated': {
-      const d = event.data;
-      const version = versionView(d.presetId, d.version, d.occurredAt);
-      const record: PresetRecord = {
-        revision: stored.revision,
-        view: {
-          id: d.presetId,
-          name: d.name,
-          slug: d.slug,
-          description: null,
-          status: 'active',
-          status_updated_at: null,
-          created_at: d.occurredAt,
-          updated_at: d.occurredAt,
-          creator_user_id: d.creatorUserId,
-          workspace_id: d.workspaceId,
-          designated_version_id: version.id,
-          designated_version: version,
-        },
-      };
-      return [{ kind: 'putVersion', version }, { kind: 'putPreset', record }];
-    }
     case 'PresetVersionAdded': {
-      if (!current) throw new ProjectionGap(`${stored.stream}@${stored.revision}: version added to a preset the read model does not hold`);
       const d = event.data;
       const version = versionView(d.presetId, d.version, d.occurredAt);
-      const record: PresetRecord = {
-        revision: stored.revision,
-        view: { ...current.view, updated_at: d.occurredAt, designated_version_id: version.id, designated_version: version },
-      };
-      return [{ kind: 'putVersion', version }, { kind: 'putPreset', record }];
+      return [{ kind: 'putVersion', version }, at({ ...view, updated_at: d.occurredAt, designated_version_id: version.id, designated_version: version })];
     }
     case 'PresetVersionDesignated': {
       const d = event.data;
-      if (!current || !designated || designated.id !== d.versionId) {
+      if (!designated || designated.id !== d.versionId) {
         throw new ProjectionGap(`${stored.stream}@${stored.revision}: designated version ${d.versionNumber} is not in the read model`);
       }
-      const record: PresetRecord = {
-        revision: stored.revision,
-        view: { ...current.view, updated_at: d.occurredAt, designated_version_id: designated.id, designated_version: designated },
-      };
-      return [{ kind: 'putPreset', record }];
+      return [at({ ...view, updated_at: d.occurredAt, designated_version_id: designated.id, designated_version: designated })];
+    }
+    case 'PresetDetailsChanged': {
+      const { name, description, occurredAt } = event.data;
+      return [at({ ...view, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}), updated_at: occurredAt })];
+    }
+    case 'PresetStatusChanged':
+      return [at({ ...view, status: event.data.status, status_updated_at: event.data.occurredAt, updated_at: event.data.occurredAt })];
+    case 'PresetLabelMoved':
+      return [at({ ...view, labels: { ...labels, [event.data.label]: event.data.versionNumber }, updated_at: event.data.occurredAt })];
+    case 'PresetLabelRemoved': {
+      const { [event.data.label]: _removed, ...rest } = labels;
+      return [at({ ...view, labels: rest, updated_at: event.data.occurredAt })];
     }
   }
+};
+
+/**
+ * One stream folded from nothing, in revision order, each designated version looked up among the
+ * stream's own versions (the decider only designates those): what a rebuild and a past state need,
+ * with no read of the read model.
+ */
+export const streamFold = () => {
+  let current: PresetRecord | null = null;
+  const versions = new Map<number, VersionView>();
+  return {
+    /** Projects the next event of the stream; returns its changes. */
+    apply(stored: StoredPresetEvent): ProjectionChange[] {
+      const wanted = versionToLookUp(stored);
+      const changes = projectPresetEvent(current, stored, wanted ? (versions.get(wanted.version) ?? null) : undefined);
+      for (const change of changes) {
+        if (change.kind === 'putPreset') current = change.record;
+        else versions.set(change.version.version, change.version);
+      }
+      return changes;
+    },
+    current: () => current,
+  };
 };

@@ -19,6 +19,7 @@ import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
+import { presetAt } from '../projections/presetAt';
 import { startProjectorThread } from '../projections/projectorThread';
 import type { ReadModel } from '../projections/readmodel/readModel';
 
@@ -64,6 +65,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     eventStore, feed: eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
     handle: createPresetCommandHandler({ eventStore, states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE) }),
     waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),
+    presetAt: (workspaceId, slug, revision) => presetAt(eventStore, workspaceId, slug, revision),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,

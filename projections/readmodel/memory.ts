@@ -65,9 +65,11 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
       const record = presets.get(presetKey(workspaceId, slug));
       return record ? presetJsonOf(record) : null;
     },
-    async listPresets(workspaceId, page) {
+    async listPresets(workspaceId, page, statuses) {
       open();
-      const all: PresetView[] = [...presets.values()].map((r) => r.view).filter((v) => v.workspace_id === workspaceId)
+      const all: PresetView[] = [...presets.values()]
+        .map((r) => r.view)
+        .filter((v) => v.workspace_id === workspaceId && (!statuses || statuses.includes(v.status)))
         // the stored ones' order: updated_at descending, then slug (binary, as SQLite compares)
         .sort((a, b) => (a.updated_at === b.updated_at ? (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0) : a.updated_at < b.updated_at ? 1 : -1));
       return pageOf(all, page);

@@ -71,6 +71,7 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       presets.createIndexes([
         { key: { workspace_id: 1, slug: 1 }, unique: true },
         { key: { workspace_id: 1, updated_at: -1, slug: 1 } }, // the list order
+        { key: { workspace_id: 1, status: 1, updated_at: -1, slug: 1 } }, // ... of some statuses
         { key: { id: 1 }, unique: true },
       ]),
       versions.createIndex({ preset_id: 1, version: 1 }, { unique: true }),
@@ -109,8 +110,9 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       const record = await getPreset(workspaceId, slug);
       return record && presetJsonOf(record);
     },
-    listPresets: (workspaceId, page) => guard(async () => {
-      const { docs, total } = await findPage(presets, { workspace_id: workspaceId }, { updated_at: -1, slug: 1 }, page);
+    listPresets: (workspaceId, page, statuses) => guard(async () => {
+      const filter = statuses ? { workspace_id: workspaceId, status: { $in: [...statuses] } } : { workspace_id: workspaceId };
+      const { docs, total } = await findPage(presets, filter, { updated_at: -1, slug: 1 }, page);
       return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total };
     }),
     getVersion: (presetId, version) => guard(async () => {

@@ -1,3 +1,5 @@
+import type { PresetStatus } from '../../src/presets/events';
+
 /**
  * The read model: preset documents shaped as the API answers them, and their versions.
  * Two implementations: `sqlite.ts` (embedded default) and `mongodb.ts`.
@@ -12,6 +14,8 @@ export interface VersionView {
   version: number;
   config: Record<string, unknown>;
   system_prompt: string;
+  /** Why the version was made, in its creator's words; null when none was given. */
+  note: string | null;
   creator_id: string;
   created_at: string;
   updated_at: string;
@@ -22,12 +26,15 @@ export interface PresetView {
   name: string;
   slug: string;
   description: string | null;
-  status: 'active';
+  status: PresetStatus;
+  /** When the status last changed; null until it does. */
   status_updated_at: string | null;
   created_at: string;
   updated_at: string;
   creator_user_id: string;
   workspace_id: string;
+  /** Label → version number (an empty object when none). */
+  labels: Record<string, number>;
   designated_version_id: string;
   designated_version: VersionView;
 }
@@ -99,8 +106,8 @@ export interface ReadModelQueries {
   getPreset(workspaceId: string, slug: string): Promise<PresetRecord | null>;
   /** The same document, serialized. */
   getPresetJson(workspaceId: string, slug: string): Promise<PresetJson | null>;
-  /** Most recently updated first. */
-  listPresets(workspaceId: string, page: Page): Promise<PageOf<PresetView>>;
+  /** Most recently updated first; only the presets of these statuses when given. */
+  listPresets(workspaceId: string, page: Page, statuses?: readonly PresetStatus[]): Promise<PageOf<PresetView>>;
   getVersion(presetId: string, version: number): Promise<VersionView | null>;
   /** Ascending by version number. */
   listVersions(presetId: string, page: Page): Promise<PageOf<VersionView>>;

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { openDatabase, storeFault } from '../../src/sqlite/connection';
 import { presetViewJson, versionViewJson } from './documentJson';
 import type { Checkpoint, PresetJson, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
@@ -16,6 +17,7 @@ CREATE TABLE IF NOT EXISTS presets (
   id           TEXT NOT NULL UNIQUE,
   revision     INTEGER NOT NULL,
   updated_at   TEXT NOT NULL,
+  status       TEXT NOT NULL DEFAULT 'active',
   doc          TEXT NOT NULL,
   PRIMARY KEY (workspace_id, slug)
 );
@@ -36,8 +38,8 @@ CREATE TABLE IF NOT EXISTS checkpoints (
  * rebuild's worker threads make off the writing thread and hand to `applyRows`.
  */
 export interface SqliteRows {
-  /** workspace_id, slug, id, revision, updated_at, doc */
-  presets: Array<[string, string, string, bigint, string, string]>;
+  /** workspace_id, slug, id, revision, updated_at, status, doc */
+  presets: Array<[string, string, string, bigint, string, string, string]>;
   /** preset_id, version, doc */
   versions: Array<[string, number, string]>;
 }
@@ -47,12 +49,23 @@ export const sqliteRows = (changes: ProjectionChange[]): SqliteRows => {
   for (const change of changes) {
     if (change.kind === 'putPreset') {
       const { view, revision } = change.record;
-      rows.presets.push([view.workspace_id, view.slug, view.id, revision, view.updated_at, presetViewJson(view)]);
+      rows.presets.push([view.workspace_id, view.slug, view.id, revision, view.updated_at, view.status, presetViewJson(view)]);
     } else {
       rows.versions.push([change.version.preset_id, change.version.version, versionViewJson(change.version)]);
     }
   }
   return rows;
+};
+
+/**
+ * Files written before statuses existed have no status column: every preset in them is active,
+ * which is the column's default. Their documents lack the newer fields (labels, notes) until
+ * `npm run rebuild` writes them again.
+ */
+const migrate = (db: Database.Database) => {
+  const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('presets') as string[]);
+  if (!columns.includes('status')) db.exec("ALTER TABLE presets ADD COLUMN status TEXT NOT NULL DEFAULT 'active'");
+  db.exec('CREATE INDEX IF NOT EXISTS presets_by_status ON presets (workspace_id, status, updated_at DESC, slug)');
 };
 
 export interface SqliteReadModel extends ReadModel {
@@ -63,21 +76,36 @@ export interface SqliteReadModel extends ReadModel {
 export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean }): SqliteReadModel => {
   const db = openDatabase(options.file, options.bulkLoad ? 'bulkLoad' : 'normal');
   db.exec(SCHEMA);
+  migrate(db);
   const q = {
     putPreset: db.prepare(`
-      INSERT INTO presets (workspace_id, slug, id, revision, updated_at, doc) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (workspace_id, slug) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at, doc = excluded.doc
+      INSERT INTO presets (workspace_id, slug, id, revision, updated_at, status, doc) VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (workspace_id, slug) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at, status = excluded.status, doc = excluded.doc
       WHERE excluded.revision > presets.revision`),
     putVersion: db.prepare('INSERT INTO preset_versions (preset_id, version, doc) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     putCheckpoint: db.prepare(
       'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position'),
     checkpoint: db.prepare('SELECT position FROM checkpoints WHERE name = ?'),
     getPreset: db.prepare('SELECT revision, doc FROM presets WHERE workspace_id = ? AND slug = ?').safeIntegers(true),
-    listPresets: db.prepare('SELECT doc FROM presets WHERE workspace_id = ? ORDER BY updated_at DESC, slug LIMIT ? OFFSET ?'),
-    countPresets: db.prepare('SELECT COUNT(*) AS n FROM presets WHERE workspace_id = ?'),
     getVersion: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? AND version = ?'),
     listVersions: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? ORDER BY version LIMIT ? OFFSET ?'),
     countVersions: db.prepare('SELECT COUNT(*) AS n FROM preset_versions WHERE preset_id = ?'),
+  };
+
+  // The list's statement for each set of statuses asked for (a handful: none, one, two, three).
+  const listings = new Map<number, { list: Database.Statement; count: Database.Statement }>();
+  const listing = (statuses?: readonly string[]) => {
+    const n = statuses?.length ?? 0;
+    let found = listings.get(n);
+    if (!found) {
+      const where = n === 0 ? '' : ` AND status IN (${Array(n).fill('?').join(', ')})`;
+      found = {
+        list: db.prepare(`SELECT doc FROM presets WHERE workspace_id = ?${where} ORDER BY updated_at DESC, slug LIMIT ? OFFSET ?`),
+        count: db.prepare(`SELECT COUNT(*) AS n FROM presets WHERE workspace_id = ?${where}`),
+      };
+      listings.set(n, found);
+    }
+    return found;
   };
 
   const applyAll = db.transaction((rows: SqliteRows, checkpoint?: Checkpoint) => {
@@ -112,10 +140,14 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
       const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
       return row ? ({ workspaceId, slug, revision: row.revision, json: row.doc } satisfies PresetJson) : null;
     }),
-    listPresets: (workspaceId, page) => guard(() => ({
-      items: docs<PresetView>(q.listPresets.all(workspaceId, page.limit, page.offset)),
-      total: (q.countPresets.get(workspaceId) as { n: number }).n,
-    })),
+    listPresets: (workspaceId, page, statuses) => guard(() => {
+      const { list, count } = listing(statuses);
+      const wanted = statuses ?? [];
+      return {
+        items: docs<PresetView>(list.all(workspaceId, ...wanted, page.limit, page.offset)),
+        total: (count.get(workspaceId, ...wanted) as { n: number }).n,
+      };
+    }),
     getVersion: (presetId, version) => guard(() => {
       const row = q.getVersion.get(presetId, version) as { doc: string } | undefined;
       return row ? (JSON.parse(row.doc) as VersionView) : null;

@@ -99,8 +99,10 @@ export const toolChoice = oneOf('string or object', { string: t.string, object }
 export const imageConfig = oneOf('string, number, or list', { string: t.string, number: finite, array: listOf(t.unknown) });
 
 /** Characters are Unicode code points, so an emoji counts once, as a user would count it. */
-const charCount = (s: string): number => (s.length <= 1 ? s.length : [...s].length);
+export const charCount = (s: string): number => (s.length <= 1 ? s.length : [...s].length);
 export const maxChars = (n: number) => refine(t.string, (s) => charCount(s) <= n, `string of at most ${n} characters`);
+export const charsBetween = (min: number, max: number) =>
+  refine(t.string, (s) => charCount(s) >= min && charCount(s) <= max, `string of ${min} to ${max} characters`);
 export const sessionId = maxChars(256);
 
 /**

@@ -9,14 +9,17 @@ import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
+import { lifecycleRoutes } from './routes/lifecycle';
 import { readRoutes } from './routes/reads';
 import { writeRoutes, type WriteDeps } from './routes/writes';
 import type { AppContext, AppState } from './types';
+import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
 /** Slugs are 1–128 URL-safe characters, starting with a letter or digit (so never `.` or `..`). */
 export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
 export interface AppDeps extends WriteDeps, EventRouteDeps {
+  readModel: ReadModelQueries;
   logger: Logger;
   keyRing: KeyRing;
   /** For /health/ready: are the stores open and has the projector caught up? */
@@ -58,6 +61,7 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   eventRoutes(api, deps);
   writeRoutes(api, deps);
   designateRoutes(api, deps);
+  lifecycleRoutes(api, deps);
   app.use(authenticate(deps.keyRing));
   if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute));
   app.use(api.routes()).use(api.allowedMethods());

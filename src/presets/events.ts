@@ -30,7 +30,12 @@ export type EventMetadata = t.TypeOf<typeof EventMetadata>;
 const Config = t.record(t.string, t.unknown);
 const versionFields = { id: t.string, number: t.number, config: Config, systemPrompt: t.string };
 
-export const VersionData = t.type({ ...versionFields, creatorId: t.string });
+/** At most this many characters (code points) in a note on a change. */
+export const MAX_NOTE_CHARS = 1000;
+/** Why a change was made, in the words of whoever made it; optional on every event that carries one. */
+const withNote = t.partial({ note: t.string });
+
+export const VersionData = t.intersection([t.type({ ...versionFields, creatorId: t.string }), withNote]);
 export type VersionData = t.TypeOf<typeof VersionData>;
 
 const presetCreatedOf = <V extends t.Mixed>(version: V) => t.type({
@@ -47,25 +52,78 @@ const presetVersionAddedOf = <V extends t.Mixed>(version: V) => t.type({ presetI
 export const PresetCreatedData = presetCreatedOf(VersionData);
 export const PresetVersionAddedData = presetVersionAddedOf(VersionData);
 
-export const PresetVersionDesignatedData = t.type({
+const presetVersionDesignatedFields = {
   presetId: t.string,
   versionId: t.string,
   versionNumber: t.number,
   previousVersionNumber: t.number,
   occurredAt: t.string,
-});
+};
+export const PresetVersionDesignatedData = t.intersection([t.type(presetVersionDesignatedFields), withNote]);
+
+/** A preset's status: `disabled` may not be used, `archived` is hidden and frozen until restored. */
+export const PresetStatus = t.keyof({ active: null, disabled: null, archived: null });
+export type PresetStatus = t.TypeOf<typeof PresetStatus>;
+
+/** Only the details that changed are present. */
+export const PresetDetailsChangedData = t.intersection([
+  t.type({ presetId: t.string, occurredAt: t.string }),
+  t.partial({ name: t.string, description: t.union([t.string, t.null]), note: t.string }),
+]);
+
+export const PresetStatusChangedData = t.intersection([
+  t.type({ presetId: t.string, status: PresetStatus, previousStatus: PresetStatus, occurredAt: t.string }),
+  withNote,
+]);
+
+/** A label is a named pointer to one version; `previousVersionNumber` is null when the label is new. */
+export const PresetLabelMovedData = t.intersection([
+  t.type({
+    presetId: t.string,
+    label: t.string,
+    versionNumber: t.number,
+    versionId: t.string,
+    previousVersionNumber: t.union([t.number, t.null]),
+    occurredAt: t.string,
+  }),
+  withNote,
+]);
+
+/** `versionNumber`: the version the label named when it was removed. */
+export const PresetLabelRemovedData = t.intersection([
+  t.type({ presetId: t.string, label: t.string, versionNumber: t.number, occurredAt: t.string }),
+  withNote,
+]);
 
 export type PresetCreated = { type: 'PresetCreated'; data: t.TypeOf<typeof PresetCreatedData> };
 export type PresetVersionAdded = { type: 'PresetVersionAdded'; data: t.TypeOf<typeof PresetVersionAddedData> };
 export type PresetVersionDesignated = { type: 'PresetVersionDesignated'; data: t.TypeOf<typeof PresetVersionDesignatedData> };
-export type PresetEvent = PresetCreated | PresetVersionAdded | PresetVersionDesignated;
+export type PresetDetailsChanged = { type: 'PresetDetailsChanged'; data: t.TypeOf<typeof PresetDetailsChangedData> };
+export type PresetStatusChanged = { type: 'PresetStatusChanged'; data: t.TypeOf<typeof PresetStatusChangedData> };
+export type PresetLabelMoved = { type: 'PresetLabelMoved'; data: t.TypeOf<typeof PresetLabelMovedData> };
+export type PresetLabelRemoved = { type: 'PresetLabelRemoved'; data: t.TypeOf<typeof PresetLabelRemovedData> };
+export type PresetEvent =
+  | PresetCreated
+  | PresetVersionAdded
+  | PresetVersionDesignated
+  | PresetDetailsChanged
+  | PresetStatusChanged
+  | PresetLabelMoved
+  | PresetLabelRemoved;
 export type PresetEventType = PresetEvent['type'];
 
 export const eventDataCodecs = {
   PresetCreated: PresetCreatedData,
   PresetVersionAdded: PresetVersionAddedData,
   PresetVersionDesignated: PresetVersionDesignatedData,
-} as const;
+  PresetDetailsChanged: PresetDetailsChangedData,
+  PresetStatusChanged: PresetStatusChangedData,
+  PresetLabelMoved: PresetLabelMovedData,
+  PresetLabelRemoved: PresetLabelRemovedData,
+} as const satisfies Record<PresetEventType, t.Mixed>;
+
+/** Every event type, in the order they were introduced. */
+export const PRESET_EVENT_TYPES = Object.keys(eventDataCodecs) as PresetEventType[];
 
 /**
  * Schema version 1, only for the published `*.v1.json` schemas: decodeEvent upcasts instead.
@@ -74,10 +132,14 @@ export const eventDataCodecs = {
 const VersionDataV1 = t.intersection([t.type(versionFields), t.partial({ creatorId: t.string })]);
 
 /** Every schema version's codecs: `npm run schemas:generate` writes `schemas/events/` from these. */
-export const codecsBySchemaVersion: Record<number, { metadata: t.Mixed; data: Record<PresetEventType, t.Mixed> }> = {
+export const codecsBySchemaVersion: Record<number, { metadata: t.Mixed; data: Partial<Record<PresetEventType, t.Mixed>> }> = {
   1: {
     metadata: metadataOf(1),
-    data: { PresetCreated: presetCreatedOf(VersionDataV1), PresetVersionAdded: presetVersionAddedOf(VersionDataV1), PresetVersionDesignated: PresetVersionDesignatedData },
+    data: {
+      PresetCreated: presetCreatedOf(VersionDataV1),
+      PresetVersionAdded: presetVersionAddedOf(VersionDataV1),
+      PresetVersionDesignated: t.type(presetVersionDesignatedFields),
+    },
   },
   [CURRENT_SCHEMA_VERSION]: { metadata: EventMetadata, data: eventDataCodecs },
 };

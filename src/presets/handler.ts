@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/Either';
 import { ConcurrencyConflict, type EventStore } from '../eventstore/eventStore';
 import { foldFromStore, type StreamStates } from '../eventstore/states';
-import { presetDecider, type AddPresetVersion, type DecisionError, type DesignateVersion, type PresetCommand, type PresetState } from './decider';
+import {
+  presetDecider,
+  type AddPresetVersion,
+  type ChangePreset,
+  type DecisionError,
+  type DesignateVersion,
+  type MoveLabel,
+  type PresetCommand,
+  type PresetState,
+  type RemoveLabel,
+} from './decider';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, toNewEvent, type EventMetadata, type PresetEvent, type SourceFormat } from './events';
 import { presetStreamName } from './streamName';
 
@@ -13,7 +23,12 @@ import { presetStreamName } from './streamName';
  * the change is neither lost nor doubled, and the client may retry.
  */
 type Request<C> = Omit<C, 'now' | 'newPresetId' | 'newVersionId'>;
-export type PresetCommandRequest = Request<AddPresetVersion> | Request<DesignateVersion>;
+export type PresetCommandRequest =
+  | Request<AddPresetVersion>
+  | Request<DesignateVersion>
+  | Request<ChangePreset>
+  | Request<MoveLabel>
+  | Request<RemoveLabel>;
 
 export interface CommandContext {
   requestId: string;

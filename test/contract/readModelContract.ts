@@ -9,7 +9,7 @@ export interface ReadModelFixture {
 
 const version = (presetId: string, n: number, at: string): VersionView => ({
   id: randomUUID(), preset_id: presetId, version: n, config: { model: `m-${n}`, temperature: n / 10 },
-  system_prompt: `prompt ${n}`, creator_id: 'user-1', created_at: at, updated_at: at,
+  system_prompt: `prompt ${n}`, note: n === 1 ? null : `note ${n}`, creator_id: 'user-1', created_at: at, updated_at: at,
 });
 
 const record = (workspaceId: string, slug: string, presetId: string, v: VersionView, revision: bigint, createdAt = v.created_at): PresetRecord => ({
@@ -17,7 +17,7 @@ const record = (workspaceId: string, slug: string, presetId: string, v: VersionV
   view: {
     id: presetId, name: slug, slug, description: null, status: 'active', status_updated_at: null,
     created_at: createdAt, updated_at: v.created_at, creator_user_id: 'user-1', workspace_id: workspaceId,
-    designated_version_id: v.id, designated_version: v,
+    labels: {}, designated_version_id: v.id, designated_version: v,
   },
 });
 
@@ -102,6 +102,36 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     const page = await rm.listPresets(workspace, { offset: 1, limit: 1 });
     expect(page.items.map((p) => p.slug)).toEqual(['p2']);
     expect(page.total).toBe(3);
+  });
+
+  it('lists only the statuses asked for, counting what it lists, and keeps each document’s status, labels and notes', async () => {
+    const statuses = ['active', 'disabled', 'archived', 'active'] as const;
+    for (const [i, status] of statuses.entries()) {
+      const id = randomUUID();
+      const r = record(workspace, `s${i}`, id, version(id, 2, `2026-01-0${i + 1}T00:00:00.000Z`), 3n);
+      const changed: PresetRecord = {
+        ...r,
+        view: { ...r.view, status, status_updated_at: status === 'active' ? null : '2026-02-01T00:00:00.000Z', labels: { production: 2, 'canary.eu-1': 1 } },
+      };
+      await rm.apply(changesFor(changed), { name: checkpointName(), position: BigInt(i + 1) });
+    }
+    const listed = async (wanted?: Array<(typeof statuses)[number]>) => {
+      const page = await rm.listPresets(workspace, { offset: 0, limit: 10 }, wanted);
+      return { slugs: page.items.map((p) => p.slug), total: page.total };
+    };
+    expect(await listed(['active', 'disabled'])).toEqual({ slugs: ['s3', 's1', 's0'], total: 3 });
+    expect(await listed(['archived'])).toEqual({ slugs: ['s2'], total: 1 });
+    expect(await listed()).toEqual({ slugs: ['s3', 's2', 's1', 's0'], total: 4 });
+    expect((await rm.listPresets(workspace, { offset: 1, limit: 1 }, ['active'])).items.map((p) => p.slug)).toEqual(['s0']);
+    const archived = (await rm.getPreset(workspace, 's2'))!.view;
+    expect(archived).toMatchObject({ status: 'archived', status_updated_at: '2026-02-01T00:00:00.000Z', labels: { production: 2, 'canary.eu-1': 1 } });
+    expect(archived.designated_version.note).toBe('note 2');
+    // A later document of the same preset moves it between statuses in the list.
+    const moved: PresetRecord = { ...(await rm.getPreset(workspace, 's2'))!, revision: 4n };
+    moved.view = { ...moved.view, status: 'active', updated_at: '2026-03-01T00:00:00.000Z' };
+    await rm.apply([{ kind: 'putPreset', record: moved }], { name: checkpointName(), position: 9n });
+    expect(await listed(['archived'])).toEqual({ slugs: [], total: 0 });
+    expect((await listed(['active'])).slugs[0]).toBe('s2');
   });
 
   it('lists a preset’s versions in ascending order, with paging and a total', async () => {

@@ -56,7 +56,7 @@ describe.each(FORMATS)('POST /api/v1/presets/{slug}/$path?dry_run=true', ({ path
     expect(dry.headers.get('etag')).toBeNull();
     expect(dry.headers.get('location')).toBeNull();
     const preview = (await dry.json()).data;
-    expect(preview).toEqual({ config, system_prompt: systemPrompt, source_format: format });
+    expect(preview).toEqual({ config, system_prompt: systemPrompt, source_format: format, note: null });
 
     // Nothing stored: no preset in the read model, no stream, no event in the workspace feed.
     expect((await svc.request(`/api/v1/presets/${slug}`)).status).toBe(404);
@@ -101,6 +101,18 @@ describe.each(FORMATS)('POST /api/v1/presets/{slug}/$path?dry_run=true', ({ path
 });
 
 describe('the dry_run parameter', () => {
+  it('reads the Preset-Note header as the write does: the preview\'s note is the version\'s note', async () => {
+    const headers = { 'Preset-Note': encodeURIComponent('Shorter answers — per ticket #42') };
+    const dry = await svc.request('/api/v1/presets/dry-note/messages?dry_run=true', { method: 'POST', json: FORMATS[1].body, headers });
+    expect(dry.status).toBe(200);
+    const preview = (await dry.json()).data;
+    expect(preview.note).toBe('Shorter answers — per ticket #42');
+    const real = await svc.request('/api/v1/presets/dry-note/messages', { method: 'POST', json: FORMATS[1].body, headers });
+    expect((await real.json()).data.designated_version.note).toBe(preview.note);
+    const badNote = await svc.request('/api/v1/presets/dry-note/messages?dry_run=true', { method: 'POST', json: FORMATS[1].body, headers: { 'Preset-Note': '%E0%A4%A' } });
+    expect(badNote.status).toBe(400);
+  });
+
   it('dry_run=false writes as without it', async () => {
     const res = await svc.request('/api/v1/presets/dry-false/responses?dry_run=false', { method: 'POST', json: FORMATS[2].body });
     expect(res.status).toBe(200);

@@ -22,19 +22,19 @@ describe('creating and versioning presets', () => {
     expect(Object.keys(body)).toEqual(['data']);
     const p = body.data;
     expect(Object.keys(p).sort()).toEqual([
-      'created_at', 'creator_user_id', 'description', 'designated_version', 'designated_version_id', 'id', 'name',
+      'created_at', 'creator_user_id', 'description', 'designated_version', 'designated_version_id', 'id', 'labels', 'name',
       'slug', 'status', 'status_updated_at', 'updated_at', 'workspace_id',
     ]);
     expect(p).toMatchObject({
-      name: 'support-bot', slug: 'support-bot', description: null, status: 'active', status_updated_at: null,
+      name: 'support-bot', slug: 'support-bot', description: null, status: 'active', status_updated_at: null, labels: {},
       creator_user_id: 'user-writer', workspace_id: WORKSPACE_A,
     });
     expect(p.id).toMatch(UUID);
     expect(p.created_at).toMatch(ISO);
     expect(p.updated_at).toBe(p.created_at);
     const v = p.designated_version;
-    expect(Object.keys(v).sort()).toEqual(['config', 'created_at', 'creator_id', 'id', 'preset_id', 'system_prompt', 'updated_at', 'version']);
-    expect(v).toMatchObject({ preset_id: p.id, version: 1, system_prompt: 'You are terse.', creator_id: 'user-writer' });
+    expect(Object.keys(v).sort()).toEqual(['config', 'created_at', 'creator_id', 'id', 'note', 'preset_id', 'system_prompt', 'updated_at', 'version']);
+    expect(v).toMatchObject({ preset_id: p.id, version: 1, system_prompt: 'You are terse.', note: null, creator_id: 'user-writer' });
     expect(v.id).toMatch(UUID);
     expect(p.designated_version_id).toBe(v.id);
     expect(v.config).toEqual({

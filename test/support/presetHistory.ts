@@ -16,8 +16,17 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
   const context = () => ({ requestId: randomUUID(), sourceFormat: 'chat_completions' as const });
   const add = (workspaceId: string, slug: string, systemPrompt: string, config: Record<string, unknown> = { model: 'openai/gpt-4o' }) =>
     handle({ type: 'AddPresetVersion', workspaceId, slug, actorUserId: 'user-1', config, systemPrompt }, context());
-  const designate = (workspaceId: string, slug: string, version: number) =>
-    handle({ type: 'DesignateVersion', workspaceId, slug, actorUserId: 'user-2', version }, context());
+  const designate = (workspaceId: string, slug: string, version: number, note?: string) =>
+    handle({ type: 'DesignateVersion', workspaceId, slug, actorUserId: 'user-2', version, note }, context());
+  const change = (workspaceId: string, slug: string, fields: { name?: string; description?: string | null; status?: 'active' | 'disabled' | 'archived' }) =>
+    handle({ type: 'ChangePreset', workspaceId, slug, actorUserId: 'user-3', ...fields }, context());
+  const label = (workspaceId: string, slug: string, name: string, version: number | null, note?: string) =>
+    handle(
+      version === null
+        ? { type: 'RemoveLabel', workspaceId, slug, actorUserId: 'user-3', label: name }
+        : { type: 'MoveLabel', workspaceId, slug, actorUserId: 'user-3', label: name, version, note },
+      context(),
+    );
   const [a, b] = WORKSPACES;
   await add(a, 'support-bot', 'Be terse.', { model: 'openai/gpt-4o', temperature: 0.3 });
   await add(a, 'support-bot', 'Be kind.', { model: 'openai/gpt-4o', temperature: 0.5, tools: [{ type: 'function', function: { name: 'f' } }] });
@@ -27,7 +36,18 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
   await add(b, 'support-bot', 'Another workspace, same slug.');
   await add(a, 'summarise', 'Summarise in one line.');
   await designate(a, 'summarise', 1);
-  await designate(a, 'summarise', 2); // and forward again
+  await designate(a, 'summarise', 2, 'and forward again');
+  // The lifecycle: details, labels and statuses, with notes.
+  await change(a, 'support-bot', { name: 'Support bot', description: 'Answers tickets.' });
+  await label(a, 'support-bot', 'production', 1, 'the rolled-back one');
+  await label(a, 'support-bot', 'staging', 3);
+  await label(a, 'support-bot', 'production', 2);
+  await label(a, 'support-bot', 'staging', null);
+  await change(a, 'summarise', { status: 'disabled', description: null });
+  await change(a, 'summarise', { status: 'archived' });
+  await change(a, 'summarise', { status: 'disabled' }); // restored, but not to be used
+  await change(b, 'support-bot', { status: 'archived' });
+  await change(b, 'support-bot', { status: 'active', name: 'Restored' });
   for (let i = 0; i < extraPresets; i++) {
     for (let v = 0; v <= i % 3; v++) await add(i % 2 ? a : b, `p-${i}`, `prompt ${i}.${v}`, { model: 'm', seed: v });
   }

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { ConcurrencyConflict, StoreUnavailable } from '../../eventstore/eventStore';
-import { PreconditionFailed } from '../../presets/handler';
+import { DecisionRejected, PreconditionFailed } from '../../presets/handler';
 import { ApiError, defaultMessage, envelope } from '../errors';
 import type { AppContext, AppState } from '../types';
 
@@ -30,6 +30,20 @@ export const errorHandler = (): Middleware<AppState, AppContext> => async (ctx, 
 
 interface Classified { status: number; message: string; metadata: Record<string, unknown>; headers: Record<string, string> }
 
+/** What the decider refused, as the client should hear it. Another workspace's preset of a slug is a different stream: "not found" too. */
+const rejected = ({ reason }: DecisionRejected): Classified => {
+  switch (reason.type) {
+    case 'PresetNotFound':
+    case 'VersionNotFound':
+    case 'LabelNotFound':
+      return { status: 404, message: reason.message, metadata: {}, headers: {} };
+    case 'PresetArchived':
+      return { status: 409, message: reason.message, metadata: { reason: 'preset_archived' }, headers: {} };
+    case 'PresetInconsistent':
+      return { status: 500, message: 'internal error; it has been logged', metadata: {}, headers: {} };
+  }
+};
+
 const classify = (error: unknown): Classified => {
   if (error instanceof ApiError) return { status: error.status, message: error.message, metadata: error.metadata, headers: error.headers };
   // Before ConcurrencyConflict, of which it is a subclass.
@@ -39,6 +53,7 @@ const classify = (error: unknown): Classified => {
   if (error instanceof ConcurrencyConflict) {
     return { status: 409, message: 'the preset was changed by a concurrent request; retry', metadata: {}, headers: {} };
   }
+  if (error instanceof DecisionRejected) return rejected(error);
   if (error instanceof StoreUnavailable) {
     return { status: 503, message: 'storage is unavailable; nothing was stored, retry later', metadata: {}, headers: { 'Retry-After': '5' } };
   }

@@ -6,7 +6,8 @@ import { badRequest } from '../errors';
 /**
  * `?dry_run=true` on the three create-or-version routes: the body is validated exactly as for a
  * write and the answer is what the write would store as the version's config and system prompt;
- * nothing is stored. A preview for people who paste a request before saving it as a version.
+ * nothing is stored. A preview for people who paste a request before saving it as a version. The
+`Preset-Note` header is read too, as the write would read it.
  */
 export const DryRunAnswer = t.type(
   {
@@ -17,6 +18,8 @@ export const DryRunAnswer = t.type(
       system_prompt: t.string,
       /** The request format the body was read as. */
       source_format: SourceFormat,
+      /** The version's `note`, from the `Preset-Note` header; null when none. */
+      note: t.union([t.string, t.null]),
     }),
   },
   'DryRunAnswer',
@@ -30,6 +33,6 @@ export const isDryRun = (raw: string | string[] | undefined): boolean => {
   throw badRequest('invalid query parameters', [{ path: 'dry_run', message: `must be true or false, got ${JSON.stringify(raw)}` }]);
 };
 
-export const dryRunAnswer = (format: SourceFormatName, draft: PresetDraft): DryRunAnswer => ({
-  data: { config: draft.config, system_prompt: draft.systemPrompt, source_format: format },
+export const dryRunAnswer = (format: SourceFormatName, draft: PresetDraft, note: string | undefined): DryRunAnswer => ({
+  data: { config: draft.config, system_prompt: draft.systemPrompt, source_format: format, note: note ?? null },
 });

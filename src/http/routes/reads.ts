@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Page, ReadModelQueries } from '../../../projections/readmodel/readModel';
+import type { PresetStatus } from '../../presets/events';
 import { badRequest, notFound } from '../errors';
 import { etagOf } from '../etag';
 import { sendDataJson } from '../jsonData';
@@ -12,8 +13,9 @@ export const readRoutes = (router: Router<AppState, AppContext>, readModel: Read
   const read = requireScope('presets:read');
 
   router.get('/api/v1/presets', read, async (ctx) => {
+    const statuses = parseStatusFilter(ctx.query.status);
     const page = parsePage(ctx.query);
-    const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page);
+    const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page, statuses);
     ctx.body = { data: items, total_count: total };
   });
 
@@ -60,4 +62,21 @@ export const parsePage = (query: Record<string, string | string[] | undefined>):
   const page = { offset: q.int('offset', 0, 999_999_999, 0), limit: q.int('limit', 1, MAX_LIMIT, DEFAULT_LIMIT) };
   q.done();
   return page;
+};
+
+/** Archived presets are hidden unless asked for; `all` lists every status. */
+export const LISTED_BY_DEFAULT: readonly PresetStatus[] = ['active', 'disabled'];
+const STATUS_FILTERS: Record<string, readonly PresetStatus[] | undefined> = {
+  active: ['active'],
+  disabled: ['disabled'],
+  archived: ['archived'],
+  all: undefined,
+};
+
+export const parseStatusFilter = (raw: string | string[] | undefined): readonly PresetStatus[] | undefined => {
+  if (raw === undefined) return LISTED_BY_DEFAULT;
+  if (typeof raw === 'string' && Object.hasOwn(STATUS_FILTERS, raw)) return STATUS_FILTERS[raw];
+  throw badRequest('invalid query parameters', [
+    { path: 'status', message: `must be one of ${Object.keys(STATUS_FILTERS).join(', ')}, got ${JSON.stringify(raw)}` },
+  ]);
 };

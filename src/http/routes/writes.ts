@@ -4,11 +4,12 @@ import type { ParameterizedContext } from 'koa';
 import { toDraft, type FormatName } from '../../formats';
 import type { PresetCommandHandler } from '../../presets/handler';
 import type { PresetVersionAdded, PresetCreated } from '../../presets/events';
-import type { PresetJson, PresetView, ReadModelQueries } from '../../../projections/readmodel/readModel';
+import type { PresetJson } from '../../../projections/readmodel/readModel';
 import { badRequest } from '../errors';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { etagOf, parseIfMatch } from '../etag';
+import { noteOf } from '../note';
 import { sendDataJson } from '../jsonData';
 import type { AppContext, AppState } from '../types';
 import { dryRunAnswer, isDryRun } from './dryRun';
@@ -24,7 +25,8 @@ export const FORMAT_ROUTES: ReadonlyArray<[string, FormatName]> = [
 export interface WriteDeps {
   handle: PresetCommandHandler;
   waitForPreset: (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetJson | null>;
-  readModel: ReadModelQueries;
+  /** The preset's document at a revision of its stream, folded from the events (null when there is none). */
+  presetAt?: (workspaceId: string, slug: string, revision: bigint) => Promise<PresetJson | null>;
   bodyLimitBytes: number;
   readYourWritesTimeoutMs: number;
 }
@@ -37,19 +39,24 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
       const dryRun = isDryRun(ctx.query.dry_run);
       const draft = toDraft(format, ctx.state.body);
       if (E.isLeft(draft)) throw badRequest(`the body is not a valid ${format} request`, draft.left);
+      const { config, systemPrompt } = draft.right;
+      const note = noteOf(ctx);
       if (dryRun) {
-        ctx.body = dryRunAnswer(format, draft.right);
+        ctx.body = dryRunAnswer(format, draft.right, note);
         return;
       }
       const outcome = await deps.handle(
-        { type: 'AddPresetVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, config: draft.right.config, systemPrompt: draft.right.systemPrompt },
+        { type: 'AddPresetVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, config, systemPrompt, note },
         { requestId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
       );
       const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
       const { id, number } = event.data.version;
       await answerWrite(ctx, deps, {
-        slug, revision: outcome.revision, presetId: event.data.presetId, version: { id, number },
-        pendingLocation: versionLocation(slug, number), occurredAt: event.data.occurredAt,
+        slug,
+        revision: outcome.revision,
+        presetId: event.data.presetId,
+        version: { id, number },
+        pendingLocation: versionLocation(slug, number),
       });
     });
   }
@@ -61,41 +68,31 @@ export interface WrittenPreset {
   /** The stream revision the write left: waited for, and the ETag of the 200 answer. */
   revision: bigint;
   presetId: string;
-  /** The version the write added or designated. */
-  version: { id: string; number: number };
+  /** The version the write added or designated, if it was about one. */
+  version?: { id: string; number: number };
   /** Where a 202 answer points the client to poll. */
   pendingLocation: string;
-  /** When the write's event happened (none for a no-op): the preset's updated_at as of the write. */
-  occurredAt?: string;
 }
 
 /**
- * Read-your-writes, shared by every write route: 200 with the preset from the read model once
- * the projector has passed the write, else 202 pending. Never an error for a write that happened.
+ * Read-your-writes, shared by every write route: 200 with the preset as this write left it, from
+ * the read model once the projector has passed the write, else 202 pending. Never an error for a
+ * write that happened. If later writes already moved the preset on, its document at the write's
+ * revision is folded from the events instead (`presetAt`).
  */
 export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext>, deps: WriteDeps, written: WrittenPreset): Promise<void> => {
   const { slug, revision, presetId, version } = written;
-  const record = await deps.waitForPreset(ctx.state.caller.workspaceId, slug, revision, deps.readYourWritesTimeoutMs);
+  const workspaceId = ctx.state.caller.workspaceId;
+  const record = await deps.waitForPreset(workspaceId, slug, revision, deps.readYourWritesTimeoutMs);
   if (!record) {
     ctx.status = 202;
     ctx.set('Location', written.pendingLocation);
-    ctx.body = { data: { preset_id: presetId, slug, version: version.number, version_id: version.id, status: 'pending' } };
+    ctx.body = { data: { preset_id: presetId, slug, ...(version ? { version: version.number, version_id: version.id } : {}), status: 'pending' } };
     return;
   }
+  const exact = record.revision === revision ? record : ((await deps.presetAt?.(workspaceId, slug, revision)) ?? record);
   ctx.status = 200;
   ctx.set('Location', presetLocation(slug));
-  ctx.set('ETag', etagOf(revision));
-  if (record.revision === revision) sendDataJson(ctx, record.json);
-  else ctx.body = { data: await asOfWrite(deps.readModel, JSON.parse(record.json) as PresetView, written) };
-};
-
-/**
- * The answer describes the preset as this write left it: if later writes already moved it on,
- * the version this request added or designated is shown as the designated one.
- */
-const asOfWrite = async (readModel: ReadModelQueries, view: PresetView, written: WrittenPreset): Promise<PresetView> => {
-  const version = await readModel.getVersion(view.id, written.version.number);
-  if (!version) return view;
-  const updatedAt = written.occurredAt ?? view.updated_at;
-  return { ...view, updated_at: updatedAt, designated_version_id: version.id, designated_version: version };
+  ctx.set('ETag', etagOf(exact.revision));
+  sendDataJson(ctx, exact.json);
 };

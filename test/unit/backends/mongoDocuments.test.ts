@@ -5,13 +5,13 @@ import {
 import type { PresetView, VersionView } from '../../../projections/readmodel/readModel';
 
 const version: VersionView = {
-  id: 'v-1', preset_id: 'p-1', version: 2, config: { model: 'm', temperature: 0.2 }, system_prompt: 'hi',
+  id: 'v-1', preset_id: 'p-1', version: 2, config: { model: 'm', temperature: 0.2 }, system_prompt: 'hi', note: null,
   creator_id: 'u-1', created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z',
 };
 const preset: PresetView = {
   id: 'p-1', name: 'Alpha', slug: 'alpha', description: null, status: 'active', status_updated_at: null,
   created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', creator_user_id: 'u-1',
-  workspace_id: 'w-1', designated_version_id: 'v-1', designated_version: version,
+  workspace_id: 'w-1', labels: {}, designated_version_id: 'v-1', designated_version: version,
 };
 
 // The driver does not export WriteError at run time (a type only); its instances expose these getters.

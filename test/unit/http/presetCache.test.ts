@@ -14,12 +14,12 @@ const W = randomUUID();
 const recordAt = (slug: string, revision: bigint, prompt: string): PresetRecord => {
   const at = new Date(Date.UTC(2026, 0, 1) + Number(revision) * 1000).toISOString();
   const presetId = `id-${slug}`;
-  const version = { id: randomUUID(), preset_id: presetId, version: Number(revision) + 1, config: { model: 'm/x' }, system_prompt: prompt, creator_id: 'u', created_at: at, updated_at: at };
+  const version = { id: randomUUID(), preset_id: presetId, version: Number(revision) + 1, config: { model: 'm/x' }, system_prompt: prompt, note: null, creator_id: 'u', created_at: at, updated_at: at };
   return {
     revision,
     view: {
       id: presetId, name: slug, slug, description: null, status: 'active', status_updated_at: null, created_at: at, updated_at: at,
-      creator_user_id: 'u', workspace_id: W, designated_version_id: version.id, designated_version: version,
+      creator_user_id: 'u', workspace_id: W, labels: {}, designated_version_id: version.id, designated_version: version,
     },
   };
 };

@@ -1,5 +1,13 @@
-import { presetDecider, type AddPresetVersion, type DesignateVersion } from '../../../src/presets/decider';
-import type { PresetCreated, PresetEvent, PresetVersionAdded, PresetVersionDesignated } from '../../../src/presets/events';
+import { presetDecider, type AddPresetVersion, type ChangePreset, type DesignateVersion, type MoveLabel, type RemoveLabel } from '../../../src/presets/decider';
+import type {
+  PresetCreated,
+  PresetEvent,
+  PresetLabelMoved,
+  PresetStatus,
+  PresetStatusChanged,
+  PresetVersionAdded,
+  PresetVersionDesignated,
+} from '../../../src/presets/events';
 import { DeciderSpecification } from '../../support/deciderSpecification';
 
 const given = DeciderSpecification.for(presetDecider);
@@ -82,14 +90,18 @@ describe('adding a version', () => {
 
 describe('evolve', () => {
   it('starts absent, then tracks the versions and the designated one through the stream', () => {
-    expect(initialState()).toEqual({ status: 'absent' });
+    expect(initialState()).toEqual({ exists: false });
     expect([created].reduce(evolve, initialState())).toEqual({
-      status: 'active',
+      exists: true,
       presetId: 'preset-1',
       workspaceId: 'ws-1',
       slug: 'bot',
+      name: 'bot',
+      description: null,
+      status: 'active',
       versionIds: ['version-1'],
       designatedVersion: 1,
+      labels: {},
     });
     expect([created, added(2)].reduce(evolve, initialState())).toMatchObject({ versionIds: ['version-1', 'version-2'], designatedVersion: 2 });
     expect([...threeVersions, designated(1, 3)].reduce(evolve, initialState())).toMatchObject({ designatedVersion: 1 });
@@ -114,5 +126,126 @@ describe('designating a version (rollback)', () => {
   it('a new version after a rollback is numbered after the last one and becomes designated', () => {
     given([...threeVersions, designated(1, 3)]).when(add({ newVersionId: 'version-4' })).then([added(4)]);
     expect([...threeVersions, designated(1, 3), added(4)].reduce(evolve, initialState())).toMatchObject({ designatedVersion: 4 });
+  });
+});
+
+describe('the lifecycle', () => {
+  const at = '2026-03-03T00:00:00.000Z';
+  const change = (fields: Omit<Partial<ChangePreset>, 'type'>): ChangePreset => ({
+    type: 'ChangePreset',
+    workspaceId: 'ws-1',
+    slug: 'bot',
+    actorUserId: 'editor',
+    now: new Date(at),
+    ...fields,
+  });
+  const label = (name: string, version: number, note?: string): MoveLabel => ({
+    type: 'MoveLabel',
+    workspaceId: 'ws-1',
+    slug: 'bot',
+    actorUserId: 'releaser',
+    now: new Date(at),
+    label: name,
+    version,
+    ...(note ? { note } : {}),
+  });
+  const unlabel = (name: string): RemoveLabel => ({ type: 'RemoveLabel', workspaceId: 'ws-1', slug: 'bot', actorUserId: 'releaser', now: new Date(at), label: name });
+  const statusChanged = (status: PresetStatus, previousStatus: PresetStatus): PresetStatusChanged => ({
+    type: 'PresetStatusChanged',
+    data: { presetId: 'preset-1', status, previousStatus, occurredAt: at },
+  });
+  const labelMoved = (name: string, n: number, previous: number | null, note?: string): PresetLabelMoved => ({
+    type: 'PresetLabelMoved',
+    data: { presetId: 'preset-1', label: name, versionNumber: n, versionId: `version-${n}`, previousVersionNumber: previous, occurredAt: at, ...(note ? { note } : {}) },
+  });
+
+  it('changes only the details that differ, in one event, and the status in another', () => {
+    given(threeVersions)
+      .when(change({ name: 'Support bot', description: 'Answers tickets.', note: 'renamed for the team' }))
+      .then([
+        {
+          type: 'PresetDetailsChanged',
+          data: { presetId: 'preset-1', name: 'Support bot', description: 'Answers tickets.', occurredAt: at, note: 'renamed for the team' },
+        },
+      ]);
+    given(threeVersions)
+      .when(change({ name: 'bot', description: 'Answers tickets.', status: 'disabled' }))
+      .then([
+        { type: 'PresetDetailsChanged', data: { presetId: 'preset-1', description: 'Answers tickets.', occurredAt: at } },
+        statusChanged('disabled', 'active'),
+      ]);
+  });
+
+  it('changes nothing when nothing differs', () => {
+    given(threeVersions).when(change({ name: 'bot', description: null, status: 'active' })).thenNothing();
+    given(threeVersions).when(change({})).thenNothing();
+  });
+
+  it('refuses to change a preset that does not exist', () => {
+    given([]).when(change({ status: 'archived' })).thenRejects({ type: 'PresetNotFound' });
+  });
+
+  it('freezes an archived preset except for its status and details, and restores it', () => {
+    const archived = [...threeVersions, statusChanged('archived', 'active')];
+    given(archived).when(add({ newVersionId: 'version-4' })).thenRejects({ type: 'PresetArchived' });
+    given(archived).when(designate(1)).thenRejects({ type: 'PresetArchived' });
+    given(archived).when(label('production', 2)).thenRejects({ type: 'PresetArchived' });
+    given([...threeVersions, labelMoved('production', 2, null), statusChanged('archived', 'active')])
+      .when(unlabel('production'))
+      .thenRejects({ type: 'PresetArchived' });
+    given(archived).when(change({ description: 'kept for the audit' })).then([
+      { type: 'PresetDetailsChanged', data: { presetId: 'preset-1', description: 'kept for the audit', occurredAt: at } },
+    ]);
+    given(archived).when(change({ status: 'disabled' })).then([statusChanged('disabled', 'archived')]);
+    given([...archived, statusChanged('active', 'archived')]).when(add({ newVersionId: 'version-4' })).then([added(4)]);
+  });
+
+  it('a disabled preset still takes versions, labels and designations (only its use is refused)', () => {
+    const disabled = [...threeVersions, statusChanged('disabled', 'active')];
+    given(disabled).when(add({ newVersionId: 'version-4' })).then([added(4)]);
+    given(disabled).when(label('staging', 3)).then([labelMoved('staging', 3, null)]);
+    given(disabled).when(designate(2)).then([{ ...designated(2, 3), data: { ...designated(2, 3).data, occurredAt: '2026-03-02T00:00:00.000Z' } }]);
+  });
+
+  it('creates a label, moves it naming where it was, and stores nothing when it already names the version', () => {
+    given(threeVersions).when(label('production', 2, 'release 2')).then([labelMoved('production', 2, null, 'release 2')]);
+    given([...threeVersions, labelMoved('production', 2, null)]).when(label('production', 3)).then([labelMoved('production', 3, 2)]);
+    given([...threeVersions, labelMoved('production', 2, null)]).when(label('production', 2)).thenNothing();
+  });
+
+  it('refuses a label on a version that does not exist', () => {
+    for (const n of [0, 4, 2.5]) given(threeVersions).when(label('production', n)).thenRejects({ type: 'VersionNotFound' });
+  });
+
+  it('removes a label, naming the version it pointed at, and refuses one that is not there', () => {
+    given([...threeVersions, labelMoved('staging', 3, null)])
+      .when(unlabel('staging'))
+      .then([{ type: 'PresetLabelRemoved', data: { presetId: 'preset-1', label: 'staging', versionNumber: 3, occurredAt: at } }]);
+    given(threeVersions).when(unlabel('staging')).thenRejects({ type: 'LabelNotFound' });
+    // Names of Object.prototype's own members are just labels.
+    given(threeVersions).when(unlabel('constructor')).thenRejects({ type: 'LabelNotFound' });
+    given(threeVersions).when(label('constructor', 1)).then([labelMoved('constructor', 1, null)]);
+  });
+
+  it('folds labels, statuses and details into the state', () => {
+    const state = [
+      ...threeVersions,
+      labelMoved('production', 2, null),
+      labelMoved('staging', 3, null),
+      labelMoved('production', 3, 2),
+      { type: 'PresetLabelRemoved', data: { presetId: 'preset-1', label: 'staging', versionNumber: 3, occurredAt: at } } as PresetEvent,
+      { type: 'PresetDetailsChanged', data: { presetId: 'preset-1', name: 'Bot', description: 'd', occurredAt: at } } as PresetEvent,
+      statusChanged('disabled', 'active'),
+    ].reduce(evolve, initialState());
+    expect(state).toMatchObject({ labels: { production: 3 }, name: 'Bot', description: 'd', status: 'disabled', designatedVersion: 3 });
+  });
+
+  it('keeps a version note, and a designation note, on their events', () => {
+    given([created]).when(add({ newVersionId: 'version-2', note: 'cheaper model' })).then([
+      { ...added(2), data: { ...added(2).data, version: { ...added(2).data.version, note: 'cheaper model' } } },
+    ]);
+    given(threeVersions).when(designate(1, { note: 'incident 42' })).then([
+      { ...designated(1, 3), data: { ...designated(1, 3).data, note: 'incident 42' } },
+    ]);
   });
 });

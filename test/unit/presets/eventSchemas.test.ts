@@ -5,7 +5,7 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { renderEventSchemas, SCHEMA_DIR } from '../../../scripts/generate-event-schemas';
 import { decide, evolve, initialState } from '../../../src/presets/decider';
-import { codecsBySchemaVersion, CURRENT_SCHEMA_VERSION, type PresetEvent } from '../../../src/presets/events';
+import { codecsBySchemaVersion, CURRENT_SCHEMA_VERSION, PRESET_EVENT_TYPES, type PresetEvent } from '../../../src/presets/events';
 import { toJsonSchema, type JsonSchema } from '../../../src/presets/jsonSchema';
 
 const dir = join(__dirname, '..', '..', '..', SCHEMA_DIR);
@@ -22,6 +22,7 @@ describe('the published event schemas', () => {
     for (let v = 1; v <= CURRENT_SCHEMA_VERSION; v++) {
       for (const name of ['EventMetadata', 'PresetCreated', 'PresetVersionAdded', 'PresetVersionDesignated']) expect(names).toContain(`${name}.v${v}.json`);
     }
+    for (const type of PRESET_EVENT_TYPES) expect(names).toContain(`${type}.v${CURRENT_SCHEMA_VERSION}.json`);
   });
 
   it('refuse to publish a codec the walker cannot express, rather than publish a looser schema', () => {
@@ -69,6 +70,15 @@ const one = (e: E.Either<unknown, PresetEvent[]>) => (E.isRight(e) ? e.right[0]!
 const created = one(decide(add, initialState()));
 const added = one(decide({ ...add, newVersionId: 'v2' }, evolve(initialState(), created)));
 const designated = one(decide({ ...add, type: 'DesignateVersion', version: 1 }, [created, added].reduce(evolve, initialState())));
+const history = [created, added].reduce(evolve, initialState());
+const all = (e: E.Either<unknown, PresetEvent[]>) => (E.isRight(e) ? e.right : (() => { throw new Error('no events'); })());
+const base = { workspaceId: 'ws', slug: 'bot', actorUserId: 'u', now: new Date(0) };
+const [renamed, disabled] = all(decide({ ...base, type: 'ChangePreset', name: 'Bot', description: 'Answers.', status: 'disabled', note: 'why' }, history));
+const [undescribed] = all(decide({ ...base, type: 'ChangePreset', description: null }, evolve(history, renamed!)));
+const labelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 2, note: 'ship it' }, history));
+const relabelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 1 }, evolve(history, labelled)));
+const unlabelled = one(decide({ ...base, type: 'RemoveLabel', label: 'production' }, evolve(history, labelled)));
+const notedAdd = one(decide({ ...add, newVersionId: 'v3', note: 'faster model' }, history));
 const withoutCreator = (e: PresetEvent) => ({ ...e.data, version: { ...(e.data as { version: object }).version, creatorId: undefined } });
 const samples: Record<number, Record<string, unknown[]>> = {
   1: {
@@ -79,9 +89,13 @@ const samples: Record<number, Record<string, unknown[]>> = {
   },
   2: {
     EventMetadata: [{ requestId: 'r', actorUserId: 'u', schemaVersion: 2 }, { requestId: 'r', actorUserId: 'u', schemaVersion: 2, sourceFormat: 'responses' }],
-    PresetCreated: [created.data],
-    PresetVersionAdded: [added.data],
-    PresetVersionDesignated: [designated.data],
+    PresetCreated: [created.data, one(decide({ ...add, note: 'first' }, initialState())).data],
+    PresetVersionAdded: [added.data, notedAdd.data],
+    PresetVersionDesignated: [designated.data, one(decide({ ...add, type: 'DesignateVersion', version: 1, note: 'roll back' }, history)).data],
+    PresetDetailsChanged: [renamed!.data, undescribed!.data],
+    PresetStatusChanged: [disabled!.data],
+    PresetLabelMoved: [labelled.data, relabelled.data],
+    PresetLabelRemoved: [unlabelled.data],
   },
 };
 

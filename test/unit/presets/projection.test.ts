@@ -24,7 +24,7 @@ describe('the preset projection', () => {
   it('turns PresetCreated into the response document and its first version', () => {
     const changes = projectPresetEvent(null, stored(created, 0n));
     const version = {
-      id: 'v1', preset_id: 'p1', version: 1, config: { model: 'm' }, system_prompt: 'S1', creator_id: 'u1',
+      id: 'v1', preset_id: 'p1', version: 1, config: { model: 'm' }, system_prompt: 'S1', note: null, creator_id: 'u1',
       created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
     };
     expect(changes).toEqual([
@@ -36,7 +36,7 @@ describe('the preset projection', () => {
           view: {
             id: 'p1', name: 'bot', slug: 'bot', description: null, status: 'active', status_updated_at: null,
             created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', creator_user_id: 'u1',
-            workspace_id: 'ws', designated_version_id: 'v1', designated_version: version,
+            workspace_id: 'ws', labels: {}, designated_version_id: 'v1', designated_version: version,
           },
         },
       },
@@ -63,6 +63,64 @@ describe('the preset projection', () => {
 
   it('refuses a version for a preset it does not hold, rather than inventing one', () => {
     expect(() => projectPresetEvent(null, stored(added, 1n))).toThrow(ProjectionGap);
+  });
+});
+
+describe('the lifecycle in the preset document', () => {
+  const [, put] = projectPresetEvent(null, stored(created, 0n));
+  const start = (put as { record: PresetRecord }).record;
+  const apply = (events: PresetEvent[], from: PresetRecord = start) =>
+    events.reduce((current, event) => {
+      const changes = projectPresetEvent(current, stored(event, current.revision + 1n));
+      expect(changes).toHaveLength(1); // the document only: no version is written
+      return (changes[0] as { record: PresetRecord }).record;
+    }, from);
+  const t = (day: number) => `2026-02-0${day}T00:00:00.000Z`;
+
+  it('shows the name, description, status with its time, and labels, each moving updated_at', () => {
+    const record = apply([
+      { type: 'PresetDetailsChanged', data: { presetId: 'p1', name: 'Support bot', description: 'Answers.', occurredAt: t(1) } },
+      { type: 'PresetLabelMoved', data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(2) } },
+      { type: 'PresetLabelMoved', data: { presetId: 'p1', label: 'staging', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(3) } },
+      { type: 'PresetLabelRemoved', data: { presetId: 'p1', label: 'production', versionNumber: 1, occurredAt: t(4) } },
+      { type: 'PresetStatusChanged', data: { presetId: 'p1', status: 'disabled', previousStatus: 'active', occurredAt: t(5) } },
+    ]);
+    expect(record.revision).toBe(5n);
+    expect(record.view).toMatchObject({
+      name: 'Support bot',
+      description: 'Answers.',
+      labels: { staging: 1 },
+      status: 'disabled',
+      status_updated_at: t(5),
+      updated_at: t(5),
+      created_at: '2026-01-01T00:00:00.000Z',
+      designated_version_id: 'v1',
+    });
+    const cleared = apply([{ type: 'PresetDetailsChanged', data: { presetId: 'p1', description: null, occurredAt: t(6) } }], record);
+    expect(cleared.view).toMatchObject({ name: 'Support bot', description: null, status_updated_at: t(5), updated_at: t(6) });
+  });
+
+  it('shows a version’s note on the version, null when none was given', () => {
+    const noted: PresetEvent = { ...added, data: { ...added.data, version: { ...added.data.version, note: 'cheaper' } } } as PresetEvent;
+    const [version, preset] = projectPresetEvent(start, stored(noted, 1n));
+    expect((version as { version: { note: string } }).version.note).toBe('cheaper');
+    expect((preset as { record: PresetRecord }).record.view.designated_version.note).toBe('cheaper');
+    expect(start.view.designated_version.note).toBeNull();
+  });
+
+  it('adds labels to a document projected before labels existed', () => {
+    const { labels: _none, ...old } = start.view;
+    const record = apply(
+      [{ type: 'PresetLabelMoved', data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(1) } }],
+      { ...start, view: old as PresetView },
+    );
+    expect(record.view.labels).toEqual({ production: 1 });
+  });
+
+  it('refuses a lifecycle event for a preset it does not hold', () => {
+    expect(() =>
+      projectPresetEvent(null, stored({ type: 'PresetStatusChanged', data: { presetId: 'p1', status: 'archived', previousStatus: 'active', occurredAt: t(1) } }, 1n)),
+    ).toThrow(ProjectionGap);
   });
 });
 
