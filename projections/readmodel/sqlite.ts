@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase, storeFault } from '../../src/sqlite/connection';
 import { presetViewJson, versionViewJson } from './documentJson';
-import type { Checkpoint, PresetJson, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
+import { foldCase, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
 
 /**
  * The embedded read model: one SQLite file beside the event store's. The documents are stored as
@@ -92,18 +92,22 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     countVersions: db.prepare('SELECT COUNT(*) AS n FROM preset_versions WHERE preset_id = ?'),
   };
 
-  // The list's statement for each set of statuses asked for (a handful: none, one, two, three).
-  const listings = new Map<number, { list: Database.Statement; count: Database.Statement }>();
-  const listing = (statuses?: readonly string[]) => {
+  // SQLite's own lower() folds ASCII only: a search folds case as the other read models do.
+  db.function('fold_case', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? foldCase(text) : text));
+  // The list's statement for each set of statuses asked for (a handful: none, one, two, three),
+  // with or without a search (a substring of the slug or the name: a scan of the workspace's presets).
+  const listings = new Map<string, { list: Database.Statement; count: Database.Statement }>();
+  const listing = (statuses: readonly string[] | undefined, search: boolean) => {
     const n = statuses?.length ?? 0;
-    let found = listings.get(n);
+    let found = listings.get(`${n}|${search}`);
     if (!found) {
-      const where = n === 0 ? '' : ` AND status IN (${Array(n).fill('?').join(', ')})`;
+      const where = (n === 0 ? '' : ` AND status IN (${Array(n).fill('?').join(', ')})`)
+        + (search ? " AND (instr(fold_case(slug), ?) > 0 OR instr(fold_case(json_extract(doc, '$.name')), ?) > 0)" : '');
       found = {
         list: db.prepare(`SELECT doc FROM presets WHERE workspace_id = ?${where} ORDER BY updated_at DESC, slug LIMIT ? OFFSET ?`),
         count: db.prepare(`SELECT COUNT(*) AS n FROM presets WHERE workspace_id = ?${where}`),
       };
-      listings.set(n, found);
+      listings.set(`${n}|${search}`, found);
     }
     return found;
   };
@@ -140,9 +144,9 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
       const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
       return row ? ({ workspaceId, slug, revision: row.revision, json: row.doc } satisfies PresetJson) : null;
     }),
-    listPresets: (workspaceId, page, statuses) => guard(() => {
-      const { list, count } = listing(statuses);
-      const wanted = statuses ?? [];
+    listPresets: (workspaceId, page, statuses, search) => guard(() => {
+      const { list, count } = listing(statuses, Boolean(search));
+      const wanted = [...(statuses ?? []), ...(search ? [foldCase(search), foldCase(search)] : [])];
       return {
         items: docs<PresetView>(list.all(workspaceId, ...wanted, page.limit, page.offset)),
         total: (count.get(workspaceId, ...wanted) as { n: number }).n,

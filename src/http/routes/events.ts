@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
 import type { EventStore } from '../../eventstore/eventStore';
-import { eventDataCodecs, type PresetEventType } from '../../presets/events';
+import { PRESET_EVENT_TYPES, type PresetEventType } from '../../presets/events';
 import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
 import { ApiError, notFound } from '../errors';
 import { eventJson, revisionNumber } from '../eventJson';
@@ -56,7 +56,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     if (live) return streamEvents(ctx, deps, streamPrefix);
     const q = queryReader(ctx.query);
     const direction = q.oneOf('direction', DIRECTIONS, 'forwards');
-    const types = q.someOf('type', EVENT_TYPES);
+    const types = q.someOf('type', PRESET_EVENT_TYPES);
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
     if (direction === 'backwards') {
       q.absent('after', 'reading backwards pages with "before"');
@@ -78,8 +78,6 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
 };
 
 const DIRECTIONS = ['forwards', 'backwards'] as const;
-/** The event types a `type` filter may name: every type of the published contract. */
-export const EVENT_TYPES = Object.keys(eventDataCodecs) as PresetEventType[];
 
 /**
  * The live form of /api/v1/events: catch up after Last-Event-ID (or ?after, or from the start),
@@ -91,7 +89,7 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   const lastEventId = ctx.get('Last-Event-ID');
   const afterQuery = q.position('after', ctx.query.after);
   const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId) : afterQuery;
-  const types = q.someOf('type', EVENT_TYPES);
+  const types = q.someOf('type', PRESET_EVENT_TYPES);
   q.absent('before', 'a live stream reads forwards, after Last-Event-ID or "after"');
   if (ctx.query.direction !== undefined && ctx.query.direction !== 'forwards') q.absent('direction', 'a live stream reads forwards');
   q.done();
