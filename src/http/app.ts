@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { KeyRing } from '../auth/apiKeys';
+import { serveConsole } from './console';
 import { badRequest } from './errors';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
@@ -26,6 +27,8 @@ export interface AppDeps extends WriteDeps, EventRouteDeps {
   readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
   /** Requests per minute per API key; unset: no limit. */
   rateLimitPerMinute?: number;
+  /** Where the built web console is (served at `/`); unset: no console. */
+  consoleDir?: string;
 }
 
 /** The Koa application, with every dependency passed in: no module-level state. */
@@ -49,6 +52,8 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   const healthRoutes = health.routes() as unknown as Koa.Middleware<AppState, AppContext>;
   const healthMethods = health.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
   app.use((ctx, next) => (ctx.path.startsWith('/health/') ? healthRoutes(ctx, () => healthMethods(ctx, next)) : next()));
+  // The console's page and assets need no key: before the auth middleware.
+  if (deps.consoleDir) app.use(serveConsole(deps.consoleDir));
 
   const api = new Router<AppState, AppContext>();
   api.param('slug', async (slug, ctx, next) => {
