@@ -36,20 +36,26 @@ export const describeEvent = (event: PresetEvent): Described => {
     case 'PresetVersionAdded':
       return { what: `added version ${String(version.number)}`, note, format, version: numberOf(version.number) };
     case 'PresetVersionDesignated':
-      return { what: `designated version ${String(d.versionNumber)} (was version ${String(d.previousVersionNumber)})`, note, version: numberOf(d.versionNumber) };
+      return {
+        what: `designated version ${String(d.versionNumber)} (was version ${String(d.previousVersionNumber)})`,
+        note,
+        version: numberOf(d.versionNumber),
+      };
     case 'PresetDetailsChanged': {
       const parts: string[] = [];
       if ('name' in d) parts.push(`renamed it to ${quoted(d.name)}`);
-      if ('description' in d) parts.push(d.description === null ? 'removed the description' : `set the description to ${quoted(d.description)}`);
+      if ('description' in d)
+        parts.push(d.description === null ? 'removed the description' : `set the description to ${quoted(d.description)}`);
       return { what: parts.join(' and ') || 'changed its details', note };
     }
     case 'PresetStatusChanged':
       return { what: `changed the status from ${String(d.previousStatus)} to ${String(d.status)}`, note };
     case 'PresetLabelMoved':
       return {
-        what: d.previousVersionNumber === null || d.previousVersionNumber === undefined
-          ? `put the label ${quoted(d.label)} on version ${String(d.versionNumber)}`
-          : `moved the label ${quoted(d.label)} from version ${String(d.previousVersionNumber)} to version ${String(d.versionNumber)}`,
+        what:
+          d.previousVersionNumber === null || d.previousVersionNumber === undefined
+            ? `put the label ${quoted(d.label)} on version ${String(d.versionNumber)}`
+            : `moved the label ${quoted(d.label)} from version ${String(d.previousVersionNumber)} to version ${String(d.versionNumber)}`,
         note,
         version: numberOf(d.versionNumber),
       };

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 
@@ -21,6 +21,9 @@ export interface TestBrowser {
  * close, and each `open` is a new context besides (its own storage: a new tab's sessionStorage).
  */
 export const launchBrowser = async (): Promise<TestBrowser> => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary`);
+  }
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   const contexts: BrowserContext[] = [];
   return {

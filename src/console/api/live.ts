@@ -81,7 +81,7 @@ export const followEvents = (options: LiveOptions): (() => void) => {
 
   const run = async () => {
     options.onState('connecting');
-    for (let failures = 0; !stopped.signal.aborted; ) {
+    for (let failures = 0; !stopped.signal.aborted;) {
       const outcome = await connectOnce();
       if (outcome === 'denied') {
         options.onState('denied');

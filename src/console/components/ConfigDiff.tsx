@@ -12,13 +12,28 @@ const differ = create({ arrays: { detectMove: false } });
  * value). Each changed field says in words whether it was added, removed or changed, so the diff
  * does not rely on colour alone.
  */
-export const ConfigDiff = ({ left, right, leftName, rightName }: { left: unknown; right: unknown; leftName: string; rightName: string }) => {
+export const ConfigDiff = ({
+  left,
+  right,
+  leftName,
+  rightName,
+}: {
+  left: unknown;
+  right: unknown;
+  leftName: string;
+  rightName: string;
+}) => {
   const [showUnchanged, setShowUnchanged] = useState(false);
   const html = useMemo(() => {
     const delta = differ.diff(left, right);
     return delta === undefined ? undefined : format(delta, left);
   }, [left, right]);
-  if (html === undefined) return <p>The configs of {leftName} and {rightName} are the same.</p>;
+  if (html === undefined)
+    return (
+      <p>
+        The configs of {leftName} and {rightName} are the same.
+      </p>
+    );
   return (
     <div>
       <label>

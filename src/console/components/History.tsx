@@ -7,7 +7,19 @@ import { Time } from './Time';
  * A preset's history from its events, newest first: who, when, what, from which request format,
  * and the note given with the change. Each added version links to its diff with the one before.
  */
-export const History = ({ slug, events, more, onMore, busy }: { slug: string; events: PresetEvent[]; more: boolean; onMore: () => void; busy: boolean }) => (
+export const History = ({
+  slug,
+  events,
+  more,
+  onMore,
+  busy,
+}: {
+  slug: string;
+  events: PresetEvent[];
+  more: boolean;
+  onMore: () => void;
+  busy: boolean;
+}) => (
   <>
     <ol class="timeline" reversed start={events[0] ? events[0].revision + 1 : undefined}>
       {events.map((event) => {

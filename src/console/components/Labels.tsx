@@ -7,7 +7,14 @@ const LABEL = /^[a-z0-9][a-z0-9_.-]{0,35}$/;
  * A preset's labels (named pointers to versions): move one (or make it) to a version, or remove
  * it. `frozen`: the preset is archived, so label changes are refused (409) and not offered.
  */
-export const Labels = ({ labels, versions, busy, frozen, onMove, onRemove }: {
+export const Labels = ({
+  labels,
+  versions,
+  busy,
+  frozen,
+  onMove,
+  onRemove,
+}: {
   labels: Record<string, number>;
   versions: Version[];
   busy: boolean;
@@ -18,7 +25,14 @@ export const Labels = ({ labels, versions, busy, frozen, onMove, onRemove }: {
   const names = Object.keys(labels).sort();
   const [label, setLabel] = useState('');
   const [version, setVersion] = useState(String(versions[0]?.version ?? 1));
-  const problem = label === '' ? undefined : !LABEL.test(label) ? '1–36 of a–z 0–9 _ . -, starting with a letter or digit' : label === 'latest' ? '"latest" is reserved' : undefined;
+  const problem =
+    label === ''
+      ? undefined
+      : !LABEL.test(label)
+        ? '1–36 of a–z 0–9 _ . -, starting with a letter or digit'
+        : label === 'latest'
+          ? '"latest" is reserved'
+          : undefined;
   return (
     <>
       {names.length === 0 ? (
@@ -43,7 +57,13 @@ export const Labels = ({ labels, versions, busy, frozen, onMove, onRemove }: {
                 <td>v{labels[name]}</td>
                 {!frozen && (
                   <td>
-                    <button type="button" class="secondary outline small" disabled={busy} aria-label={`Remove the label ${name}`} onClick={() => onRemove(name)}>
+                    <button
+                      type="button"
+                      class="secondary outline small"
+                      disabled={busy}
+                      aria-label={`Remove the label ${name}`}
+                      onClick={() => onRemove(name)}
+                    >
                       Remove
                     </button>
                   </td>

@@ -38,7 +38,10 @@ export const LiveProvider = ({ children }: { children: ComponentChildren }) => {
     };
     // Follow from the newest event: the views load what came before it themselves.
     call<{ data: PresetEvent[] }>('/api/v1/events?direction=backwards&limit=1')
-      .then(({ body }) => body.data[0]?.position ?? null, () => null)
+      .then(
+        ({ body }) => body.data[0]?.position ?? null,
+        () => null,
+      )
       .then((after) => {
         if (cancelled) return;
         stop = followEvents({

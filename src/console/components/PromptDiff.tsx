@@ -7,8 +7,16 @@ import { useMemo, useState } from 'preact/hooks';
  */
 export const PromptDiff = ({ left, right, leftName, rightName }: { left: string; right: string; leftName: string; rightName: string }) => {
   const [byWord, setByWord] = useState(false);
-  const parts = useMemo<ChangeObject<string>[]>(() => (byWord ? diffWordsWithSpace(left, right) : diffLines(left, right)), [left, right, byWord]);
-  if (left === right) return <p>The system prompts of {leftName} and {rightName} are the same.</p>;
+  const parts = useMemo<ChangeObject<string>[]>(
+    () => (byWord ? diffWordsWithSpace(left, right) : diffLines(left, right)),
+    [left, right, byWord],
+  );
+  if (left === right)
+    return (
+      <p>
+        The system prompts of {leftName} and {rightName} are the same.
+      </p>
+    );
   return (
     <div>
       <fieldset class="inline">
@@ -20,7 +28,12 @@ export const PromptDiff = ({ left, right, leftName, rightName }: { left: string;
           <input type="radio" name="prompt-diff-mode" checked={byWord} onChange={() => setByWord(true)} /> by word
         </label>
       </fieldset>
-      <pre class="code text-diff" tabIndex={0} aria-label={`System prompt changes from ${leftName} to ${rightName}`} data-testid="prompt-diff">
+      <pre
+        class="code text-diff"
+        tabIndex={0}
+        aria-label={`System prompt changes from ${leftName} to ${rightName}`}
+        data-testid="prompt-diff"
+      >
         {parts.map((part, i) =>
           part.added ? (
             <ins key={i} class={byWord ? 'word' : 'line'}>

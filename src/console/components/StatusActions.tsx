@@ -16,7 +16,15 @@ const ACTIONS: Record<PresetStatus, Array<{ to: PresetStatus; label: string; exp
   ],
 };
 
-export const StatusActions = ({ status, busy, onChange }: { status: PresetStatus; busy: boolean; onChange: (to: PresetStatus) => void }) => (
+export const StatusActions = ({
+  status,
+  busy,
+  onChange,
+}: {
+  status: PresetStatus;
+  busy: boolean;
+  onChange: (to: PresetStatus) => void;
+}) => (
   <div class="actions">
     {ACTIONS[status].map((action) => (
       <button

@@ -12,7 +12,13 @@ import { PromptDiff } from './PromptDiff';
  * from it would keep (the service's own dry run: `?dry_run=true`), then save it as a new version.
  * Saving sends the same body, with If-Match when the preset exists, so nothing changed meanwhile.
  */
-export const TryBody = ({ slug, etag, designated, onSaved, idPrefix }: {
+export const TryBody = ({
+  slug,
+  etag,
+  designated,
+  onSaved,
+  idPrefix,
+}: {
   slug: string;
   /** The ETag of the preset as shown; null for a preset that does not exist yet. */
   etag: string | null;
@@ -54,14 +60,23 @@ export const TryBody = ({ slug, etag, designated, onSaved, idPrefix }: {
     e.preventDefault();
     void run(async () => {
       setPreview(undefined);
-      const { body } = await call<{ data: DryRun }>(`/api/v1/presets/${encodeURIComponent(slug)}/${path}?dry_run=true`, { method: 'POST', json: parse(), note });
+      const { body } = await call<{ data: DryRun }>(`/api/v1/presets/${encodeURIComponent(slug)}/${path}?dry_run=true`, {
+        method: 'POST',
+        json: parse(),
+        note,
+      });
       setPreview({ dryRun: body.data, text, format, note });
     });
   };
 
   const save = () =>
     run(async () => {
-      const answer = await call<{ data: Preset }>(`/api/v1/presets/${encodeURIComponent(slug)}/${path}`, { method: 'POST', json: parse(), ifMatch: etag, note });
+      const answer = await call<{ data: Preset }>(`/api/v1/presets/${encodeURIComponent(slug)}/${path}`, {
+        method: 'POST',
+        json: parse(),
+        ifMatch: etag,
+        note,
+      });
       setPreview(undefined);
       setText('');
       setNote('');
@@ -84,7 +99,15 @@ export const TryBody = ({ slug, etag, designated, onSaved, idPrefix }: {
           ))}
         </select>
         <label for={`${idPrefix}-body`}>Request body (JSON)</label>
-        <textarea id={`${idPrefix}-body`} rows={8} spellcheck={false} required value={text} onInput={(e) => setText(e.currentTarget.value)} class="code" />
+        <textarea
+          id={`${idPrefix}-body`}
+          rows={8}
+          spellcheck={false}
+          required
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+          class="code"
+        />
         <label for={`${idPrefix}-note`}>Note for the new version (optional)</label>
         <input id={`${idPrefix}-note`} type="text" maxLength={1000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
         <button type="submit" class="secondary" aria-busy={busy && !preview} disabled={busy}>
@@ -102,8 +125,18 @@ export const TryBody = ({ slug, etag, designated, onSaved, idPrefix }: {
           {designated && (
             <details>
               <summary>Compared with version {designated.version}, the designated one</summary>
-              <ConfigDiff left={designated.config} right={preview.dryRun.config} leftName={`version ${designated.version}`} rightName="the preview" />
-              <PromptDiff left={designated.system_prompt} right={preview.dryRun.system_prompt} leftName={`version ${designated.version}`} rightName="the preview" />
+              <ConfigDiff
+                left={designated.config}
+                right={preview.dryRun.config}
+                leftName={`version ${designated.version}`}
+                rightName="the preview"
+              />
+              <PromptDiff
+                left={designated.system_prompt}
+                right={preview.dryRun.system_prompt}
+                leftName={`version ${designated.version}`}
+                rightName="the preview"
+              />
             </details>
           )}
           <button type="button" onClick={save} disabled={busy || !current} aria-busy={busy}>

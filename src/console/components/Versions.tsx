@@ -7,7 +7,17 @@ import { Time } from './Time';
  * A preset's versions, newest first: designate one (rollback), and pick any two to compare.
  * `frozen`: the preset is archived, so designating is refused (409) and not offered.
  */
-export const Versions = ({ slug, versions, designated, labels, busy, frozen, onDesignate, more, onMore }: {
+export const Versions = ({
+  slug,
+  versions,
+  designated,
+  labels,
+  busy,
+  frozen,
+  onDesignate,
+  more,
+  onMore,
+}: {
   slug: string;
   versions: Version[];
   designated: number;
@@ -22,7 +32,10 @@ export const Versions = ({ slug, versions, designated, labels, busy, frozen, onD
   const newest = versions[0]?.version ?? 1;
   const [from, setFrom] = useState(String(Math.max(1, newest - 1)));
   const [to, setTo] = useState(String(newest));
-  const labelsOf = (n: number) => Object.keys(labels).filter((l) => labels[l] === n).sort();
+  const labelsOf = (n: number) =>
+    Object.keys(labels)
+      .filter((l) => labels[l] === n)
+      .sort();
   return (
     <>
       <form
@@ -83,21 +96,36 @@ export const Versions = ({ slug, versions, designated, labels, busy, frozen, onD
                 <td role="cell" data-label="Created">
                   <Time iso={v.created_at} />
                 </td>
-                <td role="cell" data-label="By">{v.creator_id}</td>
-                <td role="cell" data-label="Model">{typeof v.config.model === 'string' ? v.config.model : '—'}</td>
-                <td role="cell" data-label="Note">{v.note ?? ''}</td>
+                <td role="cell" data-label="By">
+                  {v.creator_id}
+                </td>
+                <td role="cell" data-label="Model">
+                  {typeof v.config.model === 'string' ? v.config.model : '—'}
+                </td>
+                <td role="cell" data-label="Note">
+                  {v.note ?? ''}
+                </td>
                 <td role="cell" class="row-actions">
                   {v.version === designated ? (
                     <span class="badge designated">designated</span>
                   ) : (
                     !frozen && (
-                      <button type="button" class="secondary small" disabled={busy} aria-label={`Designate version ${v.version}`} onClick={() => onDesignate(v.version)}>
+                      <button
+                        type="button"
+                        class="secondary small"
+                        disabled={busy}
+                        aria-label={`Designate version ${v.version}`}
+                        onClick={() => onDesignate(v.version)}
+                      >
                         Designate
                       </button>
                     )
                   )}
                   {v.version > 1 && (
-                    <Link href={`/presets/${encodeURIComponent(slug)}/diff/${v.version - 1}/${v.version}`} aria-label={`Compare version ${v.version - 1} with version ${v.version}`}>
+                    <Link
+                      href={`/presets/${encodeURIComponent(slug)}/diff/${v.version - 1}/${v.version}`}
+                      aria-label={`Compare version ${v.version - 1} with version ${v.version}`}
+                    >
                       diff
                     </Link>
                   )}

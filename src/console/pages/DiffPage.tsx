@@ -14,16 +14,22 @@ export const DiffPage = ({ slug, from, to }: { slug: string; from: number; to: n
   const heading = usePageTitle(`${slug}: version ${from} → ${to}`);
   const [, navigate] = useLocation();
   const base = `/api/v1/presets/${encodeURIComponent(slug)}`;
-  const pair = useLoad(async (signal) => {
-    const [left, right] = await Promise.all(
-      [from, to].map(async (n) => (await call<{ data: Version }>(`${base}/versions/${n}`, { signal })).body.data),
-    );
-    return { left: left!, right: right! };
-  }, [base, from, to]);
-  const numbers = useLoad(async (signal) => {
-    const page = (await call<ListPage<Version>>(`${base}/versions?limit=100`, { signal })).body;
-    return page.total_count;
-  }, [base]);
+  const pair = useLoad(
+    async (signal) => {
+      const [left, right] = await Promise.all(
+        [from, to].map(async (n) => (await call<{ data: Version }>(`${base}/versions/${n}`, { signal })).body.data),
+      );
+      return { left: left!, right: right! };
+    },
+    [base, from, to],
+  );
+  const numbers = useLoad(
+    async (signal) => {
+      const page = (await call<ListPage<Version>>(`${base}/versions?limit=100`, { signal })).body;
+      return page.total_count;
+    },
+    [base],
+  );
 
   const choose = (nextFrom: number, nextTo: number) => navigate(`/presets/${encodeURIComponent(slug)}/diff/${nextFrom}/${nextTo}`);
   const count = numbers.data ?? Math.max(from, to);
@@ -32,7 +38,13 @@ export const DiffPage = ({ slug, from, to }: { slug: string; from: number; to: n
   const rightName = `version ${to}`;
   return (
     <>
-      <Breadcrumb trail={[{ href: '/', label: 'Presets' }, { href: `/presets/${encodeURIComponent(slug)}`, label: slug }]} current={`v${from} → v${to}`} />
+      <Breadcrumb
+        trail={[
+          { href: '/', label: 'Presets' },
+          { href: `/presets/${encodeURIComponent(slug)}`, label: slug },
+        ]}
+        current={`v${from} → v${to}`}
+      />
       <h1 ref={heading} tabIndex={-1}>
         {slug}: version {from} → version {to}
       </h1>
@@ -69,7 +81,12 @@ export const DiffPage = ({ slug, from, to }: { slug: string; from: number; to: n
           </section>
           <section aria-labelledby="prompt-diff-heading">
             <h2 id="prompt-diff-heading">System prompt</h2>
-            <PromptDiff left={pair.data.left.system_prompt} right={pair.data.right.system_prompt} leftName={leftName} rightName={rightName} />
+            <PromptDiff
+              left={pair.data.left.system_prompt}
+              right={pair.data.right.system_prompt}
+              leftName={leftName}
+              rightName={rightName}
+            />
           </section>
         </>
       )}

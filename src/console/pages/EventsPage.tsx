@@ -32,34 +32,39 @@ export const EventsPage = () => {
   const [busy, setBusy] = useState(false);
 
   /** One page older than `older` (the newest page when undefined). */
-  const page = useCallback(async (older: string | number | undefined): Promise<Feed> => {
-    if (!preset) {
-      const params = new URLSearchParams({ direction: 'backwards', limit: String(PAGE) });
-      if (older !== undefined) params.set('before', String(older));
-      if (type) params.set('type', type);
-      const body = (await call<{ data: PresetEvent[]; next_before: string | null }>(`/api/v1/events?${params}`)).body;
-      return { events: body.data, older: body.next_before };
-    }
-    // One preset's stream, by revision. The newest page starts a page before the revision its ETag
-    // names and reads to the end (the stream may have grown since); an older one ends where the
-    // page after it started.
-    const base = `/api/v1/presets/${encodeURIComponent(preset)}`;
-    const events: PresetEvent[] = [];
-    let from: number;
-    if (typeof older === 'number') {
-      from = Math.max(0, older - PAGE);
-      events.push(...(await call<{ data: PresetEvent[] }>(`${base}/events?from=${from}&limit=${older - from}`)).body.data);
-    } else {
-      const { etag } = await call(base);
-      from = Math.max(0, Number(/^"(\d+)"$/.exec(etag ?? '')?.[1] ?? 0) + 1 - PAGE);
-      for (let next: number | null = from; next !== null; ) {
-        const body: { data: PresetEvent[]; next_from: number | null } = (await call<{ data: PresetEvent[]; next_from: number | null }>(`${base}/events?from=${next}&limit=1000`)).body;
-        events.push(...body.data);
-        next = body.next_from;
+  const page = useCallback(
+    async (older: string | number | undefined): Promise<Feed> => {
+      if (!preset) {
+        const params = new URLSearchParams({ direction: 'backwards', limit: String(PAGE) });
+        if (older !== undefined) params.set('before', String(older));
+        if (type) params.set('type', type);
+        const body = (await call<{ data: PresetEvent[]; next_before: string | null }>(`/api/v1/events?${params}`)).body;
+        return { events: body.data, older: body.next_before };
       }
-    }
-    return { events: events.filter((e) => !type || e.type === type).reverse(), older: from > 0 ? from : null };
-  }, [call, preset, type]);
+      // One preset's stream, by revision. The newest page starts a page before the revision its ETag
+      // names and reads to the end (the stream may have grown since); an older one ends where the
+      // page after it started.
+      const base = `/api/v1/presets/${encodeURIComponent(preset)}`;
+      const events: PresetEvent[] = [];
+      let from: number;
+      if (typeof older === 'number') {
+        from = Math.max(0, older - PAGE);
+        events.push(...(await call<{ data: PresetEvent[] }>(`${base}/events?from=${from}&limit=${older - from}`)).body.data);
+      } else {
+        const { etag } = await call(base);
+        from = Math.max(0, Number(/^"(\d+)"$/.exec(etag ?? '')?.[1] ?? 0) + 1 - PAGE);
+        for (let next: number | null = from; next !== null;) {
+          const body: { data: PresetEvent[]; next_from: number | null } = (
+            await call<{ data: PresetEvent[]; next_from: number | null }>(`${base}/events?from=${next}&limit=1000`)
+          ).body;
+          events.push(...body.data);
+          next = body.next_from;
+        }
+      }
+      return { events: events.filter((e) => !type || e.type === type).reverse(), older: from > 0 ? from : null };
+    },
+    [call, preset, type],
+  );
 
   const reload = useCallback(async () => {
     setBusy(true);
@@ -123,7 +128,13 @@ export const EventsPage = () => {
         <div>
           <label for="event-preset">Preset (slug)</label>
           <div role="group">
-            <input id="event-preset" type="text" spellcheck={false} value={presetInput} onInput={(e) => setPresetInput(e.currentTarget.value)} />
+            <input
+              id="event-preset"
+              type="text"
+              spellcheck={false}
+              value={presetInput}
+              onInput={(e) => setPresetInput(e.currentTarget.value)}
+            />
             <button type="submit" class="secondary">
               Filter
             </button>

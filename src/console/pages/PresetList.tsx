@@ -39,12 +39,15 @@ export const PresetList = () => {
     return () => clearTimeout(timer);
   }, [search]);
 
-  const list = useLoad(async (signal) => {
-    const params = new URLSearchParams({ offset: String(offset), limit: String(PAGE_SIZE) });
-    if (status) params.set('status', status);
-    if (query) params.set('q', query);
-    return (await call<ListPage<Preset>>(`/api/v1/presets?${params}`, { signal })).body;
-  }, [offset, status, query]);
+  const list = useLoad(
+    async (signal) => {
+      const params = new URLSearchParams({ offset: String(offset), limit: String(PAGE_SIZE) });
+      if (status) params.set('status', status);
+      if (query) params.set('q', query);
+      return (await call<ListPage<Preset>>(`/api/v1/presets?${params}`, { signal })).body;
+    },
+    [offset, status, query],
+  );
 
   // Any change in the workspace may reorder the list: load it again, at most every 250 ms.
   const pending = useRef<ReturnType<typeof setTimeout>>();
@@ -86,7 +89,8 @@ export const PresetList = () => {
       </form>
       <Failure failure={list.error} />
       <p role="status" aria-live="polite" class="muted">
-        {list.data && (total === 0 ? 'No preset matches.' : `Presets ${offset + 1}–${offset + shown.length} of ${total}, most recently updated first.`)}
+        {list.data &&
+          (total === 0 ? 'No preset matches.' : `Presets ${offset + 1}–${offset + shown.length} of ${total}, most recently updated first.`)}
       </p>
       {shown.length > 0 && (
         <div class="overflow-auto">
@@ -107,7 +111,9 @@ export const PresetList = () => {
                     <Link href={`/presets/${encodeURIComponent(p.slug)}`}>{p.name}</Link>
                     {p.name !== p.slug && <div class="muted slug">{p.slug}</div>}
                   </th>
-                  <td role="cell" data-label="Designated">v{p.designated_version.version}</td>
+                  <td role="cell" data-label="Designated">
+                    v{p.designated_version.version}
+                  </td>
                   <td role="cell" data-label="Labels">
                     <LabelList labels={p.labels ?? {}} />
                   </td>
@@ -128,14 +134,16 @@ export const PresetList = () => {
           </table>
         </div>
       )}
-      <nav aria-label="Pages of presets" class="pager">
-        <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-          Previous page
-        </button>
-        <button type="button" class="secondary" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
-          Next page
-        </button>
-      </nav>
+      {total > PAGE_SIZE && (
+        <nav aria-label="Pages of presets" class="pager">
+          <button type="button" class="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+            Previous page
+          </button>
+          <button type="button" class="secondary" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
+            Next page
+          </button>
+        </nav>
+      )}
       <NewPreset onCreated={(slug) => navigate(`/presets/${encodeURIComponent(slug)}`)} />
     </>
   );
@@ -160,7 +168,9 @@ const NewPreset = ({ onCreated }: { onCreated: (slug: string) => void }) => {
         aria-describedby="new-slug-help"
         onInput={(e) => setSlug(e.currentTarget.value)}
       />
-      <small id="new-slug-help">1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit. A slug already in use adds a version to that preset.</small>
+      <small id="new-slug-help">
+        1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit. A slug already in use adds a version to that preset.
+      </small>
       {valid && <TryBody slug={slug} etag={null} idPrefix="new" onSaved={() => onCreated(slug)} />}
     </details>
   );

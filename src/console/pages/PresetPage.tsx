@@ -57,16 +57,19 @@ export const PresetPage = ({ slug }: { slug: string }) => {
   }, [base, call]);
 
   /** The newest events, from a little before the revision the ETag names to the end of the stream. */
-  const loadHistory = useCallback(async (etag: string | null) => {
-    const from = Math.max(0, revisionOf(etag) - (HISTORY_PAGE - 1));
-    const events: PresetEvent[] = [];
-    for (let next: number | null = from; next !== null; ) {
-      const page: EventPage = (await call<EventPage>(`${base}/events?from=${next}&limit=1000`)).body;
-      events.push(...page.data);
-      next = page.next_from;
-    }
-    setHistory({ events: events.reverse(), from });
-  }, [base, call]);
+  const loadHistory = useCallback(
+    async (etag: string | null) => {
+      const from = Math.max(0, revisionOf(etag) - (HISTORY_PAGE - 1));
+      const events: PresetEvent[] = [];
+      for (let next: number | null = from; next !== null;) {
+        const page: EventPage = (await call<EventPage>(`${base}/events?from=${next}&limit=1000`)).body;
+        events.push(...page.data);
+        next = page.next_from;
+      }
+      setHistory({ events: events.reverse(), from });
+    },
+    [base, call],
+  );
 
   const load = useCallback(async () => {
     try {
@@ -141,140 +144,144 @@ export const PresetPage = ({ slug }: { slug: string }) => {
     }
   };
 
-  if (loadFailure && !shown) {
-    return (
-      <>
-        <h1 ref={heading} tabIndex={-1}>
-          {slug}
-        </h1>
-        <Failure failure={loadFailure} />
-        <Link href="/">Back to the presets</Link>
-      </>
-    );
-  }
-  if (!shown) {
-    return (
-      <h1 ref={heading} tabIndex={-1} aria-busy="true">
-        {slug}
-      </h1>
-    );
-  }
-
-  const { preset } = shown;
-  const designated = preset.designated_version;
-  const frozen = preset.status === 'archived';
+  const preset = shown?.preset;
+  const frozen = preset?.status === 'archived';
   const changeStatus = (to: PresetStatus) => void write(`The status is now ${to}`, base, { method: 'PATCH', json: { status: to } });
   return (
     <>
-      <Breadcrumb trail={[{ href: '/', label: 'Presets' }]} current={preset.slug} />
+      <Breadcrumb trail={[{ href: '/', label: 'Presets' }]} current={slug} />
       <header class="preset-header">
-        <h1 ref={heading} tabIndex={-1}>
-          {preset.name}
+        {/* One heading from the first render on: it keeps the focus it was given while the preset loads. */}
+        <h1 ref={heading} tabIndex={-1} aria-busy={!preset && !loadFailure ? 'true' : undefined}>
+          {preset?.name ?? slug}
         </h1>
-        <p>
-          <code>{preset.slug}</code> <StatusBadge status={preset.status} />{' '}
-          <span class="muted">
-            {preset.status_updated_at ? (
-              <>
-                status since <Time iso={preset.status_updated_at} />
-              </>
-            ) : (
-              <>
-                created <Time iso={preset.created_at} />
-              </>
-            )}
-            {' · '}updated <Time iso={preset.updated_at} />
-          </span>
-        </p>
-        {preset.description && <p>{preset.description}</p>}
-      </header>
-
-      <div role="status" aria-live="polite" class="messages">
-        {message && <p class="success">{message}</p>}
-        {liveNews && <p class="muted">Live: {liveNews}</p>}
-      </div>
-      <Failure failure={actionFailure} />
-
-      <div class="preset-layout">
-        <section aria-labelledby="history-heading" class="history">
-          <h2 id="history-heading">History</h2>
-          <History slug={preset.slug} events={history.events} more={history.from > 0} onMore={showOlderEvents} busy={olderBusy} />
-        </section>
-
-        <aside class="current">
-          <section aria-labelledby="designated-heading">
-            <h2 id="designated-heading">Designated version: v{designated.version}</h2>
-            <p class="muted">
-              by {designated.creator_id}, <Time iso={designated.created_at} />
-              {designated.note && <> — “{designated.note}”</>}
-            </p>
-            <h3>Config</h3>
-            <JsonBlock value={designated.config} label={`Config of version ${designated.version}`} />
-            <h3>System prompt</h3>
-            <TextBlock text={designated.system_prompt} label={`System prompt of version ${designated.version}`} />
-          </section>
-          <section aria-labelledby="labels-heading">
-            <h2 id="labels-heading">Labels</h2>
-            <Labels
-              labels={preset.labels ?? {}}
-              versions={versions.items}
-              busy={busy}
-              frozen={frozen}
-              onMove={(label, version) =>
-                void write(`Label ${label} now names version ${version}`, `${base}/labels/${encodeURIComponent(label)}`, { method: 'PUT', json: { version } })
-              }
-              onRemove={(label) => void write(`Label ${label} removed`, `${base}/labels/${encodeURIComponent(label)}`, { method: 'DELETE' })}
-            />
-          </section>
-
-          <section aria-labelledby="manage-heading">
-            <h2 id="manage-heading">Status</h2>
-            <p>
-              This preset is <StatusBadge status={preset.status} />.
-              {frozen && ' It is archived: set it back to active to add versions, move labels or designate.'}
-            </p>
-            <label for="change-note">Note for your next change here (optional)</label>
-            <input id="change-note" type="text" maxLength={1000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-            <StatusActions status={preset.status} busy={busy} onChange={changeStatus} />
-          </section>
-
-        </aside>
-      </div>
-
-      <section aria-labelledby="versions-heading">
-        <h2 id="versions-heading">Versions</h2>
-        {versions.items.length > 0 && (
-          <Versions
-            key={versions.items[0]!.version}
-            slug={preset.slug}
-            versions={versions.items}
-            designated={designated.version}
-            labels={preset.labels ?? {}}
-            busy={busy}
-            frozen={frozen}
-            onDesignate={(version) => void write(`Version ${version} is now the designated version`, `${base}/designated-version`, { method: 'PUT', json: { version } })}
-            more={versions.from > 0}
-            onMore={() => void showOlderVersions()}
-          />
+        {preset && (
+          <p>
+            <code>{preset.slug}</code> <StatusBadge status={preset.status} />{' '}
+            <span class="muted">
+              {preset.status_updated_at ? (
+                <>
+                  status since <Time iso={preset.status_updated_at} />
+                </>
+              ) : (
+                <>
+                  created <Time iso={preset.created_at} />
+                </>
+              )}
+              {' · '}updated <Time iso={preset.updated_at} />
+            </span>
+          </p>
         )}
-      </section>
+        {preset?.description && <p>{preset.description}</p>}
+      </header>
+      {!preset && loadFailure && (
+        <>
+          <Failure failure={loadFailure} />
+          <Link href="/">Back to the presets</Link>
+        </>
+      )}
+      {preset && shown && (
+        <>
+          <div role="status" aria-live="polite" class="messages">
+            {message && <p class="success">{message}</p>}
+            {liveNews && <p class="muted">Live: {liveNews}</p>}
+          </div>
+          <Failure failure={actionFailure} />
 
-      {!frozen && (
-        <TryBody
-          slug={preset.slug}
-          etag={shown.etag}
-          designated={designated}
-          idPrefix="try"
-          onSaved={(saved, etag, status) => {
-            if (saved && status === 200) {
-              setShown({ preset: saved, etag });
-              setMessage(`Version ${saved.designated_version.version} saved and designated.`);
-              void Promise.all([loadVersions(), loadHistory(etag)]);
-            } else {
-              setMessage('Version saved; the page shows it once the service has caught up.');
-            }
-          }}
-        />
+          <div class="preset-layout">
+            <section aria-labelledby="history-heading" class="history">
+              <h2 id="history-heading">History</h2>
+              <History slug={preset.slug} events={history.events} more={history.from > 0} onMore={showOlderEvents} busy={olderBusy} />
+            </section>
+
+            <aside class="current">
+              <section aria-labelledby="designated-heading">
+                <h2 id="designated-heading">Designated version: v{preset.designated_version.version}</h2>
+                <p class="muted">
+                  by {preset.designated_version.creator_id}, <Time iso={preset.designated_version.created_at} />
+                  {preset.designated_version.note && <> — “{preset.designated_version.note}”</>}
+                </p>
+                <h3>Config</h3>
+                <JsonBlock value={preset.designated_version.config} label={`Config of version ${preset.designated_version.version}`} />
+                <h3>System prompt</h3>
+                <TextBlock
+                  text={preset.designated_version.system_prompt}
+                  label={`System prompt of version ${preset.designated_version.version}`}
+                />
+              </section>
+              <section aria-labelledby="labels-heading">
+                <h2 id="labels-heading">Labels</h2>
+                <Labels
+                  labels={preset.labels ?? {}}
+                  versions={versions.items}
+                  busy={busy}
+                  frozen={frozen}
+                  onMove={(label, version) =>
+                    void write(`Label ${label} now names version ${version}`, `${base}/labels/${encodeURIComponent(label)}`, {
+                      method: 'PUT',
+                      json: { version },
+                    })
+                  }
+                  onRemove={(label) =>
+                    void write(`Label ${label} removed`, `${base}/labels/${encodeURIComponent(label)}`, { method: 'DELETE' })
+                  }
+                />
+              </section>
+
+              <section aria-labelledby="manage-heading">
+                <h2 id="manage-heading">Status</h2>
+                <p>
+                  This preset is <StatusBadge status={preset.status} />.
+                  {frozen && ' It is archived: set it back to active to add versions, move labels or designate.'}
+                </p>
+                <label for="change-note">Note for your next change here (optional)</label>
+                <input id="change-note" type="text" maxLength={1000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />
+                <StatusActions status={preset.status} busy={busy} onChange={changeStatus} />
+              </section>
+            </aside>
+          </div>
+
+          <section aria-labelledby="versions-heading">
+            <h2 id="versions-heading">Versions</h2>
+            {versions.items.length > 0 && (
+              <Versions
+                key={versions.items[0]!.version}
+                slug={preset.slug}
+                versions={versions.items}
+                designated={preset.designated_version.version}
+                labels={preset.labels ?? {}}
+                busy={busy}
+                frozen={frozen}
+                onDesignate={(version) =>
+                  void write(`Version ${version} is now the designated version`, `${base}/designated-version`, {
+                    method: 'PUT',
+                    json: { version },
+                  })
+                }
+                more={versions.from > 0}
+                onMore={() => void showOlderVersions()}
+              />
+            )}
+          </section>
+
+          {!frozen && (
+            <TryBody
+              slug={preset.slug}
+              etag={shown.etag}
+              designated={preset.designated_version}
+              idPrefix="try"
+              onSaved={(saved, etag, status) => {
+                if (saved && status === 200) {
+                  setShown({ preset: saved, etag });
+                  setMessage(`Version ${saved.designated_version.version} saved and designated.`);
+                  void Promise.all([loadVersions(), loadHistory(etag)]);
+                } else {
+                  setMessage('Version saved; the page shows it once the service has caught up.');
+                }
+              }}
+            />
+          )}
+        </>
       )}
     </>
   );
