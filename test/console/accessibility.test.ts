@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../support/browser';
+import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, focused, openPreset, pageWidth, postVersion, signedIn } from '../support/consolePage';
 import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
 
@@ -91,7 +91,10 @@ describe('with the keyboard alone', () => {
   beforeEach(async () => {
     ({ page } = await browser.open(1280));
   });
-  afterEach(async () => page.context().close());
+  afterEach(async () => {
+    await keepLastPicture(page);
+    await page.context().close();
+  });
 
   /** Presses Tab (or Shift+Tab) until the focused element is the one asked for (by its accessible text), as a person would. */
   const tabTo = async (name: string | RegExp, { back = false, max = 80 } = {}) => {
@@ -106,14 +109,15 @@ describe('with the keyboard alone', () => {
   it('signs in, opens a preset from the list, designates a version and opens a diff', async () => {
     await page.goto(`${svc.url}/`);
     // The key field has the focus when the page opens; Enter submits.
+    await page.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id === 'api-key');
     await page.keyboard.type(KEYS.writer);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Presets' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Presets', exact: true }).waitFor();
     await page.locator('table.presets tr[data-slug="support-bot"]').waitFor();
 
     await tabTo('support-bot');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 2, name: 'History' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'History', exact: true }).waitFor();
     await page.locator('table.versions tr[data-version="1"]').waitFor();
     // The view's heading takes the focus, so a screen reader says where the link led.
     expect((await focused(page)).tag).toBe('H1');
@@ -125,7 +129,7 @@ describe('with the keyboard alone', () => {
 
     await tabTo('Compare version 2 with version 3');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'support-bot: version 2 → version 3' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'support-bot: version 2 → version 3', exact: true }).waitFor();
     expect(await page.getByTestId('prompt-diff').textContent()).toContain('Rule 3: be kind.');
   });
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, screenshotDir, type TestBrowser } from '../support/browser';
+import { keepLastPicture, launchBrowser, screenshotDir, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, localStorageLength, openPreset, postVersion, sessionKey, signedIn, signIn } from '../support/consolePage';
 import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
 
@@ -28,6 +28,7 @@ beforeEach(async () => {
   ({ page, problems } = await browser.open(1280));
 });
 afterEach(async () => {
+  await keepLastPicture(page);
   // No uncaught exception and no Content-Security-Policy violation on any page.
   expect(faults(problems)).toEqual([]);
   await page.context().close();
@@ -49,7 +50,7 @@ describe('signing in', () => {
     expect(new Set(authorizations)).toEqual(new Set([`Bearer ${KEYS.writer}`]));
     // A reload keeps the session (same tab); signing out ends it.
     await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Presets' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Presets', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await sessionKey(page)).toBeNull();
@@ -81,11 +82,12 @@ describe('presets', () => {
     expect(await row.locator('[data-label="Designated"]').textContent()).toBe('v3');
     expect(await row.locator('[data-label="Status"]').textContent()).toContain('active');
     await row.getByRole('link', { name: 'listed-bot' }).click();
-    await page.getByRole('heading', { level: 2, name: 'History' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'History', exact: true }).waitFor();
     await versionRow(1).waitFor();
     expect(await page.locator('table.versions tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-version')))).toEqual(['3', '2', '1']);
     expect(await versionRow(2).locator('[data-label="Note"]').textContent()).toBe('release 2');
     const history = page.locator('ol.timeline li');
+    await history.nth(2).waitFor();
     expect(await history.count()).toBe(3);
     expect(await history.first().textContent()).toContain('user-writer added version 3 from an OpenAI chat-completions body');
     expect(await history.first().textContent()).toContain('release 3');
@@ -111,7 +113,7 @@ describe('a preset', () => {
     await page.getByLabel('Compare version', { exact: true }).selectOption('1');
     await page.getByLabel('with version', { exact: true }).selectOption('3');
     await page.getByRole('button', { name: 'Compare' }).click();
-    await page.getByRole('heading', { level: 1, name: 'diffed: version 1 → version 3' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'diffed: version 1 → version 3', exact: true }).waitFor();
     const config = page.getByTestId('config-diff');
     await config.waitFor();
     const temperature = config.locator('li[data-key="temperature"]');
@@ -136,10 +138,11 @@ describe('a preset', () => {
     await page.getByLabel('Note for your next change here (optional)').fill('v3 answers too long');
     await page.getByRole('button', { name: 'Designate version 1' }).click();
     await page.getByText('Version 1 is now the designated version.').waitFor();
-    await page.getByRole('heading', { name: 'Designated version: v1' }).waitFor();
+    await page.getByRole('heading', { name: 'Designated version: v1', exact: true }).waitFor();
     const { data } = await apiPreset(svc, 'rolled-back');
     expect(data.designated_version.version).toBe(1);
     const latest = page.locator('ol.timeline li').first();
+    await latest.filter({ hasText: 'designated version 1' }).waitFor();
     expect(await latest.textContent()).toContain('user-writer designated version 1 (was version 3)');
     expect(await latest.textContent()).toContain('v3 answers too long');
   });
@@ -172,7 +175,7 @@ describe('a preset', () => {
     expect((await apiPreset(svc, 'shelved')).data.status).toBe('archived');
     // Archived: frozen, so neither designating nor labels nor a new body are offered.
     expect(await page.getByRole('button', { name: 'Put label' }).count()).toBe(0);
-    expect(await page.getByRole('heading', { name: 'Try a body' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Try a body', exact: true }).count()).toBe(0);
     const listed = await (await svc.request('/api/v1/presets?limit=100')).json();
     expect(listed.data.map((p: { slug: string }) => p.slug)).not.toContain('shelved');
     await page.getByRole('button', { name: 'Restore', exact: true }).click();
@@ -180,6 +183,7 @@ describe('a preset', () => {
     const restored = (await apiPreset(svc, 'shelved')).data;
     expect(restored.status).toBe('active');
     expect(restored.status_updated_at).not.toBeNull();
+    await page.locator('ol.timeline li').first().filter({ hasText: 'changed the status from archived to active' }).waitFor();
     const history = await page.locator('ol.timeline li').allTextContents();
     expect(history[0]).toContain('changed the status from archived to active');
     expect(history[1]).toContain('changed the status from active to archived');
@@ -237,8 +241,8 @@ describe('live', () => {
 
     await postVersion(svc, 'live-bot', 2, 'added elsewhere');
     await presetPage.locator('table.versions tr[data-version="2"]').waitFor();
-    await presetPage.getByRole('heading', { name: 'Designated version: v2' }).waitFor();
-    expect(await presetPage.locator('ol.timeline li').first().textContent()).toContain('added version 2');
+    await presetPage.getByRole('heading', { name: 'Designated version: v2', exact: true }).waitFor();
+    await presetPage.locator('ol.timeline li').first().filter({ hasText: 'added version 2' }).waitFor();
     await presetPage.getByText('Live: user-writer added version 2.').waitFor();
     await list.locator('table.presets tr[data-slug="live-bot"] [data-label="Designated"]', { hasText: 'v2' }).waitFor();
     expect(loads).toEqual([]); // neither page was loaded again
@@ -297,7 +301,7 @@ describe('events', () => {
     await postVersion(svc, 'evented-other', 1);
     await signedIn(page, svc, KEYS.writer);
     await page.getByRole('link', { name: 'Events' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Events', exact: true }).waitFor();
     const entries = page.locator('ol.feed li');
     await entries.first().waitFor();
     const positions = (await entries.locator('.when code').allTextContents()).filter((_, i) => i % 2 === 1).map(BigInt);

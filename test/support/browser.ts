@@ -56,3 +56,14 @@ export const screenshotDir = (): string => {
   mkdirSync(dir, { recursive: true });
   return dir;
 };
+
+/**
+ * The page as the test left it, in test-results/pages/ (ignored by git): what a failed test saw,
+ * whatever failed.
+ */
+export const keepLastPicture = async (page: Page): Promise<void> => {
+  const name = (expect.getState().currentTestName ?? 'test').replace(/[^\w.-]+/g, '_').slice(0, 120);
+  const dir = join(__dirname, '..', '..', 'test-results', 'pages');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
+};

@@ -15,13 +15,13 @@ export const signIn = async (page: Page, svc: TestService, key: string) => {
 /** Signs in and waits for the list and for the live feed to be connected. */
 export const signedIn = async (page: Page, svc: TestService, key: string) => {
   await signIn(page, svc, key);
-  await page.getByRole('heading', { level: 1, name: 'Presets' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Presets', exact: true }).waitFor();
   await page.getByText('Updates: live').waitFor();
 };
 
 export const openPreset = async (page: Page, svc: TestService, slug: string) => {
   await page.goto(`${svc.url}/#/presets/${encodeURIComponent(slug)}`);
-  await page.getByRole('heading', { level: 2, name: 'History' }).waitFor();
+  await page.getByRole('heading', { level: 2, name: 'History', exact: true }).waitFor();
   await page.getByText('Updates: live').waitFor();
 };
 

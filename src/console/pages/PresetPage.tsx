@@ -132,8 +132,9 @@ export const PresetPage = ({ slug }: { slug: string }) => {
       setNote('');
       if (answer.status === 200) {
         setShown({ preset: answer.body.data, etag: answer.etag });
+        // Said once the page shows the change everywhere, history included.
+        await Promise.all([loadVersions(), loadHistory(answer.etag)]).catch(() => undefined);
         setMessage(`${done}.`);
-        await Promise.all([loadVersions(), loadHistory(answer.etag)]);
       } else {
         setMessage(`${done}; the page shows it once the service has caught up.`);
       }
@@ -273,8 +274,9 @@ export const PresetPage = ({ slug }: { slug: string }) => {
               onSaved={(saved, etag, status) => {
                 if (saved && status === 200) {
                   setShown({ preset: saved, etag });
-                  setMessage(`Version ${saved.designated_version.version} saved and designated.`);
-                  void Promise.all([loadVersions(), loadHistory(etag)]);
+                  void Promise.all([loadVersions(), loadHistory(etag)])
+                    .catch(() => undefined)
+                    .then(() => setMessage(`Version ${saved.designated_version.version} saved and designated.`));
                 } else {
                   setMessage('Version saved; the page shows it once the service has caught up.');
                 }
