@@ -105,6 +105,47 @@ describe('presets', () => {
   });
 });
 
+describe('paging and creating', () => {
+  it('pages the list 25 at a time, most recently updated first', async () => {
+    const { page: paged, problems: pagedProblems } = await browser.open(1280);
+    const crowd = await startTestService();
+    try {
+      for (let i = 1; i <= 27; i++) await postVersion(crowd, `crowd-${String(i).padStart(2, '0')}`, 1);
+      await signedIn(paged, crowd, KEYS.writer);
+      const slugs = () => paged.locator('table.presets tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-slug')));
+      await paged.getByText('Presets 1–25 of 27, most recently updated first.').waitFor();
+      expect((await slugs())[0]).toBe('crowd-27');
+      await paged.getByRole('button', { name: 'Next page' }).click();
+      await paged.getByText('Presets 26–27 of 27, most recently updated first.').waitFor();
+      expect(await slugs()).toEqual(['crowd-02', 'crowd-01']);
+      expect(await paged.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+      await paged.getByRole('button', { name: 'Previous page' }).click();
+      await paged.getByText('Presets 1–25 of 27, most recently updated first.').waitFor();
+      expect(faults(pagedProblems)).toEqual([]);
+    } finally {
+      await paged.context().close();
+      await crowd.stop();
+      removeDir(crowd.dataDir);
+    }
+  });
+
+  it('creates a preset from a pasted body, previewed first, and opens it', async () => {
+    await signedIn(page, svc, KEYS.writer);
+    await page.getByText('New preset').click();
+    await page.getByLabel('Slug', { exact: true }).fill('made-in-console');
+    await page.getByLabel('Request format').selectOption('responses');
+    await page.getByLabel('Request body (JSON)').fill(JSON.stringify({ model: 'openai/o4-mini', instructions: 'Classify the ticket.', input: 'x', reasoning: { effort: 'low' } }));
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByTestId('dry-run').waitFor();
+    expect((await apiPreset(svc, 'made-in-console')).status).toBe(404);
+    await page.getByRole('button', { name: 'Create made-in-console' }).click();
+    await page.getByRole('heading', { level: 1, name: 'made-in-console', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Designated version: v1', exact: true }).waitFor();
+    const created = (await apiPreset(svc, 'made-in-console')).data;
+    expect(created.designated_version).toMatchObject({ config: { model: 'openai/o4-mini', reasoning: { effort: 'low' } }, system_prompt: 'Classify the ticket.' });
+  });
+});
+
 describe('a preset', () => {
   it('shows the diff of versions 1 and 3: the changed config fields and the changed prompt line', async () => {
     for (let n = 1; n <= 3; n++) await postVersion(svc, 'diffed', n);

@@ -30,21 +30,23 @@ export const PresetList = () => {
   const [status, setStatus] = useState('');
   const [offset, setOffset] = useState(0);
 
-  // The search runs once typing pauses, from the first page.
+  // The search runs once typing pauses, from the first page; nothing else moves the page.
   useEffect(() => {
+    const next = search.trim();
+    if (next === query) return;
     const timer = setTimeout(() => {
-      setQuery(search.trim());
+      setQuery(next);
       setOffset(0);
     }, 250);
     return () => clearTimeout(timer);
-  }, [search]);
+  }, [search, query]);
 
   const list = useLoad(
     async (signal) => {
       const params = new URLSearchParams({ offset: String(offset), limit: String(PAGE_SIZE) });
       if (status) params.set('status', status);
       if (query) params.set('q', query);
-      return (await call<ListPage<Preset>>(`/api/v1/presets?${params}`, { signal })).body;
+      return { ...(await call<ListPage<Preset>>(`/api/v1/presets?${params}`, { signal })).body, offset };
     },
     [offset, status, query],
   );
@@ -90,7 +92,9 @@ export const PresetList = () => {
       <Failure failure={list.error} />
       <p role="status" aria-live="polite" class="muted">
         {list.data &&
-          (total === 0 ? 'No preset matches.' : `Presets ${offset + 1}–${offset + shown.length} of ${total}, most recently updated first.`)}
+          (total === 0
+            ? 'No preset matches.'
+            : `Presets ${list.data.offset + 1}–${list.data.offset + shown.length} of ${total}, most recently updated first.`)}
       </p>
       {shown.length > 0 && (
         <div class="overflow-auto">
