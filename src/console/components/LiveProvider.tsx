@@ -36,27 +36,36 @@ export const LiveProvider = ({ children }: { children: ComponentChildren }) => {
     const notify = (event: PresetEvent | null) => {
       for (const listener of [...listeners.current]) listener(event);
     };
-    // Follow from the newest event: the views load what came before it themselves.
-    call<{ data: PresetEvent[] }>('/api/v1/events?direction=backwards&limit=1')
-      .then(
-        ({ body }) => body.data[0]?.position ?? null,
-        () => null,
-      )
-      .then((after) => {
-        if (cancelled) return;
-        stop = followEvents({
-          key,
-          after,
-          onEvent: notify,
-          onOpen: () => notify(null),
-          onState: setState,
-          onDenied: (failure) => {
-            if (failure.status === 401) signOut(failure.message);
-          },
-        });
-      });
+    // Follow from the newest event: the views load what came before it themselves. Until the
+    // newest is known the feed is not followed at all (following from the start would replay the
+    // workspace's whole history into the open view).
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const start = () => {
+      call<{ data: PresetEvent[] }>('/api/v1/events?direction=backwards&limit=1').then(
+        ({ body }) => {
+          if (cancelled) return;
+          stop = followEvents({
+            key,
+            after: body.data[0]?.position ?? null,
+            onEvent: notify,
+            onOpen: () => notify(null),
+            onState: setState,
+            onDenied: (failure) => {
+              if (failure.status === 401) signOut(failure.message);
+            },
+          });
+        },
+        () => {
+          if (cancelled) return;
+          setState('reconnecting');
+          retry = setTimeout(start, 5000);
+        },
+      );
+    };
+    start();
     return () => {
       cancelled = true;
+      clearTimeout(retry);
       stop?.();
     };
   }, [key, call, signOut]);

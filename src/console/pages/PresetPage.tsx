@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { ApiFailure, type CallOptions } from '../api/client';
 import type { ListPage, Preset, PresetEvent, PresetStatus, Version } from '../api/types';
@@ -89,17 +89,24 @@ export const PresetPage = ({ slug }: { slug: string }) => {
     void load();
   }, [load]);
 
-  // Another client's change to this preset shows at once, and is announced.
+  // Another client's change to this preset shows at once, and is announced; a burst of events
+  // (a reconnection catching up) loads the page once.
   const presetId = shown?.preset.id;
+  const pending = useRef<ReturnType<typeof setTimeout>>();
+  const loadSoon = () => {
+    clearTimeout(pending.current);
+    pending.current = setTimeout(() => void load(), 100);
+  };
+  useEffect(() => () => clearTimeout(pending.current), []);
   useLiveEvents((event) => {
     if (event === null) {
-      void load();
+      loadSoon();
       return;
     }
     if (event.data.presetId !== presetId) return;
     const d = describeEvent(event);
     setLiveNews(`${event.metadata.actorUserId} ${d.what}.`);
-    void load();
+    loadSoon();
   });
 
   const showOlderEvents = async () => {
