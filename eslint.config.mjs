@@ -16,7 +16,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       // The lazy loads of the server clients (src/backends.ts) are typed `require`s.
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/'] }],
+      '@typescript-eslint/no-require-imports': ['error', { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/', '^\\./webhooks/'] }],
       eqeqeq: ['error', 'smart'],
     },
   },

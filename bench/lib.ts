@@ -18,10 +18,10 @@ export const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'appli
 
 export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `presets-${prefix}-`));
 
-/** A keys file with one read+write key for the bench's workspace. */
+/** A keys file with one key for the bench's workspace, with every scope. */
 export const writeKeysFile = (dir: string): string => {
   const file = join(dir, 'bench-keys.json');
-  writeFileSync(file, JSON.stringify({ keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['presets:read', 'presets:write'] }] }));
+  writeFileSync(file, JSON.stringify({ keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['presets:read', 'presets:write', 'webhooks:manage'] }] }));
   return file;
 };
 

@@ -1,9 +1,10 @@
 /**
- * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --growth 10000,1000000 --profile create|version|read --compare DIR]`
+ * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --growth 10000,1000000 --webhooks 4 --webhook-events 5000 --webhook-rate 100 --webhook-seconds 10 --profile create|version|read --compare DIR]`
  * The service and its two baselines, ALTERNATELY, `rounds` times, each scenario against a fresh
  * child process; then medians, ratios and targets as one table, also written to bench/results/.
  * `--compare DIR`: another checkout, built (`npm run build` there), runs as a fourth target and a
  * second rebuild in the same alternation, and the report ends with this service against it.
+ * `--webhooks N` (0: none): webhook delivery, once, after the rounds (bench/webhooks.ts).
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -13,9 +14,13 @@ import { formatSummary, summarize, type ProfileSummary } from './profile';
 import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
 import { growthSizes, runGrowth, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
+import { runWebhookBench, type WebhookBenchResult } from './webhooks';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
-const opts = flags({ duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, growth: '10000,1000000', profile: '', compare: '' });
+const opts = flags({
+  duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, growth: '10000,1000000', profile: '', compare: '',
+  webhooks: 4, 'webhook-events': 5000, 'webhook-rate': 100, 'webhook-seconds': 10,
+});
 if (opts.compare) compareWith(opts.compare);
 const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
 if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile)) throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
@@ -73,9 +78,12 @@ const main = async () => {
   }
   const sizes = growthSizes(opts.growth);
   const growth = sizes.length > 0 ? await runGrowth(sizes, opts, log) : undefined;
+  const webhooks = opts.webhooks > 0
+    ? await runWebhookBench({ webhooks: opts.webhooks, events: opts['webhook-events'], rate: opts['webhook-rate'], seconds: opts['webhook-seconds'] }, log)
+    : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
-  report({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
+  report({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
 };
 
 /** One more run of a scenario with `node --cpu-prof` on the service (not part of the numbers above). */
@@ -90,9 +98,9 @@ const profileService = async (scenario: Scenario): Promise<ProfileSummary> => {
 };
 
 type RoundRow = Row & { round: number };
-interface Run { rows: RoundRow[]; rebuilds: RebuildResult[]; comparedRebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; profile?: ProfileSummary; seconds: number; load: number[] }
+interface Run { rows: RoundRow[]; rebuilds: RebuildResult[]; comparedRebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult; webhooks?: WebhookBenchResult; profile?: ProfileSummary; seconds: number; load: number[] }
 
-const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, profile, seconds, load }: Run) => {
+const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, profile, seconds, load }: Run) => {
   const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
   const med = (s: Scenario, t: Target) => {
     const rs = of(s, t);
@@ -148,6 +156,12 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
       '',
       `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(Math.abs(growth.growthMb), 1)} MB ${growth.growthMb >= 0 ? 'more' : 'less'} at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
     ] : []),
+    ...(webhooks ? [
+      '',
+      `webhooks (${webhooks.webhooks} webhooks → one receiver on loopback answering 204, one service process, peak RSS ${f(webhooks.peakRssMb)} MB):`,
+      `webhooks: replay of ${f(webhooks.replayed.deliveries / webhooks.webhooks)} events to each: ${f(webhooks.replayed.perSecond)} deliveries/s (${f(webhooks.replayed.deliveries)} in ${f(webhooks.replayed.seconds, 2)} s)`,
+      `webhooks: ${f(opts['webhook-rate'])} writes/s for ${f(opts['webhook-seconds'])} s: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
+    ] : []),
     '',
   ];
   const ratio = (a: number, b: number) => a / b;
@@ -180,6 +194,7 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
     ...(opts.events > 0 ? [['rebuild ≥ 100,000 events/s', !!rebuild && rebuildFailures.length === 0 && rebuild.eventsPerSecond >= 100_000] as [string, boolean]] : []),
     ['peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale, growth)', service.every((r) => r.peakRssMb <= 200) && (!rebuild || rebuild.peakRssMb <= 200) && scale.every((r) => r.peakRssMb <= 200) && (growth?.runs ?? []).every((g) => g.peakRssMb <= 200)],
     ...(growth && growth.runs.length > 1 ? [[`no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`, growth.growthMb <= growth.allowanceMb] as [string, boolean]] : []),
+    ...(webhooks ? [['webhooks: every write delivered to every webhook, no failed request', webhooks.lag.missing === 0 && webhooks.errors === 0 && webhooks.replayed.deliveries === webhooks.webhooks * opts['webhook-events']] as [string, boolean]] : []),
     ['0 errors and 0 non-2xx (every target, every round)', [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0)],
   ];
   for (const [name, ok] of targets) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${name}`);
@@ -193,7 +208,7 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
 
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, ratios, roundRatios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
+  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, webhooks, ratios, roundRatios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
   log(`results written to ${file}`);
 };
 

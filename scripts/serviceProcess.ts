@@ -23,7 +23,7 @@ export const writeChildKeys = (dir: string): ChildKeys => {
   const workspaceId = randomUUID();
   const plain = `pk_child_plain_${randomUUID().replace(/-/g, '')}`;
   const hashed = `pk_child_hashed_${randomUUID().replace(/-/g, '')}`;
-  const scopes = ['presets:read', 'presets:write'];
+  const scopes = ['presets:read', 'presets:write', 'webhooks:manage'];
   const file = join(dir, 'keys.json');
   writeFileSync(file, JSON.stringify({ keys: [
     { key: plain, user_id: 'child-plain', workspace_id: workspaceId, scopes },

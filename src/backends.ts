@@ -5,17 +5,21 @@ import type { EventStoreAdapter } from './eventstore/eventStore';
 import { EVENTS_FILE, openSqliteEventStore } from './eventstore/sqlite/store';
 import type { ReadModel } from '../projections/readmodel/readModel';
 import { openSqliteReadModel, READ_MODEL_FILE } from '../projections/readmodel/sqlite';
+import { openSqliteWebhookStore, WEBHOOKS_FILE } from './webhooks/sqlite';
+import type { WebhookStore } from './webhooks/webhookStore';
 
 /** Chooses each store by configuration: a URL selects the server, none the embedded file. */
-export { EVENTS_FILE, READ_MODEL_FILE };
+export { EVENTS_FILE, READ_MODEL_FILE, WEBHOOKS_FILE };
 
 // The server clients take over half a second to load: a process on the embedded default never loads them.
 const eventStoreDb = (): typeof import('./eventstore/eventstoredb/store') => require('./eventstore/eventstoredb/store');
 const mongo = (): typeof import('../projections/readmodel/mongodb') => require('../projections/readmodel/mongodb');
+const mongoWebhooks = (): typeof import('./webhooks/mongodb') => require('./webhooks/mongodb');
 
 export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>) => ({
   eventStore: config.eventstoreUrl ? 'eventstoredb' : `sqlite (${join(config.dataDir, EVENTS_FILE)})`,
   readModel: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, READ_MODEL_FILE)})`,
+  webhooks: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, WEBHOOKS_FILE)})`,
 });
 
 /**
@@ -35,8 +39,12 @@ export const openEventStore = (
 /** The SQLite files the service writes, for its WAL checkpointer: none when both stores are servers. */
 export const sqliteFiles = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>): string[] => [
   ...(config.eventstoreUrl ? [] : [join(config.dataDir, EVENTS_FILE)]),
-  ...(config.mongodbUrl ? [] : [join(config.dataDir, READ_MODEL_FILE)]),
+  ...(config.mongodbUrl ? [] : [join(config.dataDir, READ_MODEL_FILE), join(config.dataDir, WEBHOOKS_FILE)]),
 ];
 
 export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<ReadModel> =>
   config.mongodbUrl ? mongo().openMongoReadModel({ url: config.mongodbUrl }) : openSqliteReadModel({ file: join(config.dataDir, READ_MODEL_FILE) });
+
+/** Webhooks live beside the read model: in MongoDB when it is there, else in their own SQLite file. */
+export const openWebhookStore = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<WebhookStore> =>
+  config.mongodbUrl ? mongoWebhooks().openMongoWebhookStore({ url: config.mongodbUrl }) : openSqliteWebhookStore({ file: join(config.dataDir, WEBHOOKS_FILE) });

@@ -21,6 +21,16 @@ export interface Config {
   projector: boolean;
   eventstoreUrl?: string;
   mongodbUrl?: string;
+  /** Deliver webhooks from this process (default); off on all but one of several API replicas. */
+  webhooks: boolean;
+  /** The most one delivery attempt may take. */
+  webhookTimeoutMs: number;
+  /** The longest wait between two attempts at one event. */
+  webhookRetryMaxMs: number;
+  /** A webhook whose every attempt has failed for this long is disabled. */
+  webhookDisableAfterMs: number;
+  /** Let webhooks reach loopback, private and link-local addresses (local development, tests). */
+  webhookAllowPrivateNetworks: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -65,6 +75,11 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     projector: oneOf('PROJECTOR', ['on', 'off'] as const, 'on') === 'on',
     eventstoreUrl: url('EVENTSTORE_URL', ['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']),
     mongodbUrl: url('MONGODB_URL', ['mongodb', 'mongodb+srv']),
+    webhooks: oneOf('WEBHOOKS', ['on', 'off'] as const, 'on') === 'on',
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 10, 86_400_000),
+    webhookDisableAfterMs: int('WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1000, 365 * 86_400_000),
+    webhookAllowPrivateNetworks: oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'] as const, 'false') === 'true',
   };
   return problems.length > 0 ? E.left(problems) : E.right(config);
 };

@@ -7,7 +7,8 @@ export const createLogger = (level: Config['logLevel'], destination?: pino.Desti
     {
       level,
       base: { service: 'presets' },
-      redact: { paths: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'key', '*.key'], censor: '[redacted]' },
+      // `secret`: a webhook's signing secret, wherever an object holding one might be logged.
+      redact: { paths: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'key', '*.key', 'secret', '*.secret', 'secrets', '*.secrets'], censor: '[redacted]' },
     },
     destination,
   );

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ensureKeysFile } from './auth/devKey';
 import { loadKeyRing } from './auth/apiKeys';
-import { describeBackends, openEventStore, openReadModel, sqliteFiles } from './backends';
+import { describeBackends, openEventStore, openReadModel, openWebhookStore, sqliteFiles } from './backends';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { withPresetCache } from './http/presetCache';
@@ -18,6 +18,8 @@ import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
+import { startDeliverer, type Deliverer } from './webhooks/deliverer';
+import type { WebhookStore } from './webhooks/webhookStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
 import { presetAt } from '../projections/presetAt';
 import { startProjectorThread } from '../projections/projectorThread';
@@ -29,6 +31,9 @@ export interface Service {
   port: number;
   eventStore: EventStoreAdapter;
   readModel: ReadModel;
+  webhooks: WebhookStore;
+  /** Delivers webhooks; absent with WEBHOOKS=off. */
+  deliverer?: Deliverer;
   projector?: Projector;
   /** Ends open event streams, stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
   close(): Promise<void>;
@@ -40,9 +45,18 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
   const eventStore = openEventStore(config, logger);
   const readModel = await openReadModel(config);
+  const webhooks = await openWebhookStore(config);
   const files = sqliteFiles(config);
   const walCheckpointer = files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
   const projector = config.projector ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' })) : undefined;
+  const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+  // Its loops are async I/O on this thread: nothing in them blocks a request, the projector or another loop.
+  const deliverer = config.webhooks
+    ? await startDeliverer({
+      store: webhooks, feed: eventStore, logger: logger.child({ component: 'webhooks' }),
+      settings: { timeoutMs: config.webhookTimeoutMs, retryMaxMs: config.webhookRetryMaxMs, disableAfterMs: config.webhookDisableAfterMs, policy: destinationPolicy },
+    })
+    : undefined;
   // Announced documents keep a cache current; without a projector here nothing would.
   const reads = projector ? withPresetCache(readModel, projector.events) : readModel;
 
@@ -69,6 +83,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    webhooks, destinationPolicy, webhookChanged: deliverer?.changed,
     consoleDir: CONSOLE_DIR,
   });
   let inFlight = 0;
@@ -88,13 +103,15 @@ export const startService = async (config: Config, logger: Logger, print: (line:
 
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= sse.closeAll().then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger)).then(async () => {
+    await deliverer?.stop();
     await walCheckpointer?.stop();
     await projector?.stop();
     await eventStore.close();
     await readModel.close();
+    await webhooks.close();
     logger.info('stopped');
   }));
-  return { url, port, eventStore, readModel, projector, close };
+  return { url, port, eventStore, readModel, webhooks, deliverer, projector, close };
 };
 
 /** The web console as `npm run build` writes it: dist/console/, beside the compiled dist/src/. */

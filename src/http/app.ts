@@ -12,6 +12,7 @@ import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { readRoutes } from './routes/reads';
+import { webhookRoutes, type WebhookRouteDeps } from './routes/webhooks';
 import { writeRoutes, type WriteDeps } from './routes/writes';
 import type { AppContext, AppState } from './types';
 import type { ReadModelQueries } from '../../projections/readmodel/readModel';
@@ -19,7 +20,7 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 /** Slugs are 1–128 URL-safe characters, starting with a letter or digit (so never `.` or `..`). */
 export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/;
 
-export interface AppDeps extends WriteDeps, EventRouteDeps {
+export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps {
   readModel: ReadModelQueries;
   logger: Logger;
   keyRing: KeyRing;
@@ -67,6 +68,7 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   writeRoutes(api, deps);
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
+  webhookRoutes(api, deps);
   app.use(authenticate(deps.keyRing));
   if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute));
   app.use(api.routes()).use(api.allowedMethods());

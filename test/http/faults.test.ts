@@ -36,6 +36,7 @@ describe('faults below the HTTP layer', () => {
       bodyLimitBytes: 1024 * 1024,
       readYourWritesTimeoutMs: 100,
       eventStore: {} as never, feed: {} as never, sse: createSseRegistry(), sseHeartbeatMs: 15_000,
+      webhooks: { list: failing } as never, destinationPolicy: { allowPrivateNetworks: false },
     });
     server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

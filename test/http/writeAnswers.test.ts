@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeyRing } from '../../src/auth/apiKeys';
+import { openMemoryWebhookStore } from '../../src/webhooks/memory';
 import { openMemoryEventStore } from '../../src/eventstore/memory';
 import { createApp } from '../../src/http/app';
 import { createSseRegistry } from '../../src/http/sse';
@@ -43,6 +44,8 @@ beforeAll(async () => {
     readYourWritesTimeoutMs: 1000,
     eventStore: store,
     feed: store,
+    webhooks: openMemoryWebhookStore(),
+    destinationPolicy: { allowPrivateNetworks: false },
     sse: createSseRegistry(),
     sseHeartbeatMs: 15_000,
   });

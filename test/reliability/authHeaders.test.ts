@@ -38,7 +38,7 @@ it.each([
   ['POST', '/api/v1/presets/headers/messages', KEY, 400],
   ['GET', '/api/v1/presets/none', KEY, 404],
   ['GET', '/api/v1/presets', null, 401],
-  ['PUT', '/api/v1/presets/none', KEY, 405],
+  ['DELETE', '/api/v1/presets/none/versions', KEY, 405], // DELETE /api/v1/presets/{slug} is a route now (archive)
 ] as const)('%s %s: JSON with charset, nosniff, no X-Powered-By', async (method, path, key, status) => {
   const res = await svc.request(path, { method, key, ...(method === 'POST' ? { json: path.endsWith('messages') ? { messages: [] } : chatBody() } : {}) });
   expect(res.status).toBe(status);

@@ -4,16 +4,17 @@ import { join } from 'node:path';
 
 /**
  * `npm run bench` in miniature (1 round of 1 s, 4 connections, 2,000 events to rebuild, growth
- * from 100 to 1,000 presets): every part of the benchmark still runs end to end on a fresh clone,
+ * from 100 to 1,000 presets, 2 webhooks): every part of the benchmark still runs end to end on a fresh clone,
  * against real child processes, with no failed request. What it measures is not judged here (a
  * second of load on a shared machine says nothing); that is `npm run bench`'s job. It needs the
  * build the jest globalSetup makes.
  */
 const ROOT = join(__dirname, '..', '..');
 
-it('runs every scenario against all three targets, the rebuild, at scale and growth, and writes its results', async () => {
+it('runs every scenario against all three targets, the rebuild, at scale, growth and webhook delivery, and writes its results', async () => {
   const child = spawn(process.execPath, [
     join(ROOT, 'dist/bench/run.js'), '--rounds', '1', '--duration', '1', '--warmup', '0', '--connections', '4', '--events', '2000', '--growth', '100,1000',
+    '--webhooks', '2', '--webhook-events', '100', '--webhook-rate', '20', '--webhook-seconds', '1',
   ], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -38,10 +39,14 @@ it('runs every scenario against all three targets, the rebuild, at scale and gro
     }
     expect(out).toMatch(/^(PASS|FAIL) {2}no growth from 100 to 1,000 presets beyond the configured caches$/m);
     expect(out).toMatch(/^PASS {2}0 errors and 0 non-2xx/m);
+    expect(out).toMatch(/^webhooks: replay of 100 events to each: [\d,]+ deliveries\/s \(200 in [\d.]+ s\)$/m);
+    expect(out).toMatch(/^webhooks: 20 writes\/s for 1 s: lag from a write's answer to its delivery p50 -?[\d.]+ ms, p99 -?[\d.]+ ms, max -?[\d.]+ ms over 40 deliveries \([\d,]+\/s\), 0 missing$/m);
+    expect(out).toMatch(/^PASS {2}webhooks: every write delivered to every webhook, no failed request$/m);
     expect(written && existsSync(written)).toBeTruthy();
     const results = JSON.parse(readFileSync(written!, 'utf8'));
     expect(results.medians).toHaveLength(9);
     expect(results.growth.runs.map((r: { presets: number }) => r.presets)).toEqual([100, 1000]);
+    expect(results.webhooks.lag).toMatchObject({ writes: 20, deliveries: 40, missing: 0 });
   } finally {
     if (written) rmSync(written, { force: true });
   }

@@ -31,13 +31,13 @@ export interface TestService extends Service {
 
 const keysFile = (dir: string) => {
   const file = join(dir, 'keys.json');
-  const both = ['presets:read', 'presets:write'];
+  const all = ['presets:read', 'presets:write', 'webhooks:manage'];
   writeFileSync(file, JSON.stringify({
     keys: [
-      { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: both },
+      { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: all },
       { key: KEYS.readerOnly, user_id: 'user-reader', workspace_id: WORKSPACE_A, scopes: ['presets:read'] },
       { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
-      { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: both },
+      { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
     ],
   }));
   return file;

@@ -31,7 +31,7 @@ describe('ensureKeysFile', () => {
     expect(text).not.toMatch(/"key"\s*:/);
     const file = JSON.parse(text) as { keys: Array<Record<string, unknown>> };
     expect(file.keys).toHaveLength(1);
-    expect(file.keys[0]).toMatchObject({ user_id: expect.stringMatching(/^user_/), scopes: ['presets:read', 'presets:write'] });
+    expect(file.keys[0]).toMatchObject({ user_id: expect.stringMatching(/^user_/), scopes: ['presets:read', 'presets:write', 'webhooks:manage'] });
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await readdir(dataDir)).toEqual(['api-keys.json']); // no temp file left behind
 

@@ -1,0 +1,210 @@
+import type { Logger } from 'pino';
+import type { EventFeed } from '../eventstore/eventFeed';
+import { StoreUnavailable, type RecordedEvent } from '../eventstore/eventStore';
+import { eventJson } from '../http/eventJson';
+import { workspaceStreamPrefix } from '../presets/streamName';
+import type { DestinationPolicy } from './destination';
+import { afterAttempt, describeResult, succeeded, type RetrySettings } from './retryPolicy';
+import { newAgents, send } from './send';
+import { signer } from './signing';
+import { disableWebhook, NO_FAILURE, wants, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
+import type { NewDeliveryAttempt, WebhookStore } from './webhookStore';
+
+/**
+ * One webhook's delivery: a subscription to its workspace's events from its checkpoint, each
+ * matching event sent until a 2xx, one at a time, in feed order. The checkpoint (with the attempt)
+ * is saved only after the 2xx, so whatever happens before that, the event is sent again after a
+ * restart: at least once, never skipped. Nothing here waits on another webhook: each loop has its
+ * own subscription, its own connections and its own timers.
+ */
+export interface DeliverySettings extends RetrySettings {
+  /** WEBHOOK_TIMEOUT_MS: the most one attempt may take, connecting included. */
+  timeoutMs: number;
+  policy: DestinationPolicy;
+}
+
+export interface DeliveryLoopDeps {
+  feed: EventFeed;
+  store: WebhookStore;
+  settings: DeliverySettings;
+  logger: Logger;
+  now?: () => Date;
+  random?: () => number;
+}
+
+export interface DeliveryLoop {
+  readonly webhookId: string;
+  /** The configuration it sends with (url, events, secrets) and the epoch it started in. */
+  readonly revision: number;
+  readonly epoch: number;
+  /** New configuration for the next attempt; a retry that is waiting is made at once. */
+  update(webhook: Webhook): void;
+  /** Aborts the attempt in flight and any wait, and resolves once nothing runs any more. */
+  stop(): Promise<void>;
+  /** Resolves when the loop ended by itself: the webhook was disabled, replayed or deleted, or its feed failed. */
+  readonly ended: Promise<void>;
+}
+
+/** Tries to save progress through a store that cannot write for a moment (100 ms, 200 ms… between them). */
+const SAVE_TRIES = 5;
+
+/** Skipped events (not of the webhook's types) move the saved checkpoint at most this often. */
+const SKIP_SAVE_INTERVAL_MS = 1000;
+
+/** Thrown from the event handler to end the subscription; it is not a failure. */
+class LoopEnded extends Error {
+  override readonly name = 'LoopEnded';
+}
+
+export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps): DeliveryLoop => {
+  const { store, settings } = deps;
+  const now = deps.now ?? (() => new Date());
+  const random = deps.random ?? Math.random;
+  let webhook = stored.webhook;
+  let sign = signer(webhook.secrets);
+  const epoch = stored.progress.epoch;
+  let progress: DeliveryProgress = { ...stored.progress };
+  const log = deps.logger.child({ webhookId: webhook.id });
+  const stopping = new AbortController();
+  const agents = newAgents();
+  let wake: (() => void) | undefined;
+  let lastSkipSave = 0;
+  let unsavedSkip: bigint | undefined;
+  let endLoop!: () => void;
+  const ended = new Promise<void>((resolve) => { endLoop = resolve; });
+
+  const save = async (next: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt) => {
+    progress = { ...next, epoch };
+    let saved: boolean;
+    // A store that cannot write for a moment is waited for a little; for longer, the loop ends and
+    // the next resync starts it again from the last saved checkpoint (so the event is sent again).
+    for (let tries = 1; ; tries++) {
+      try {
+        saved = await store.saveProgress(webhook.id, epoch, next, attempt);
+        break;
+      } catch (error) {
+        if (!(error instanceof StoreUnavailable) || tries >= SAVE_TRIES) throw error;
+        log.warn({ err: error }, 'could not save delivery progress; trying again');
+        await pause(100 * 2 ** tries);
+      }
+    }
+    // A replay moved the epoch (its loop starts from its own checkpoint), or the webhook is gone.
+    if (!saved) throw new LoopEnded('superseded');
+  };
+
+  /** Waits `ms`, or less if the configuration changes; throws once the loop is stopping. */
+  const pause = (ms: number) => new Promise<void>((resolve, reject) => {
+    if (stopping.signal.aborted) return reject(new LoopEnded('stopped'));
+    const done = () => {
+      clearTimeout(timer);
+      stopping.signal.removeEventListener('abort', onStop);
+      wake = undefined;
+    };
+    const timer = setTimeout(() => { done(); resolve(); }, ms);
+    const onStop = () => { done(); reject(new LoopEnded('stopped')); };
+    stopping.signal.addEventListener('abort', onStop);
+    wake = () => { done(); resolve(); };
+  });
+
+  const disable = async (reason: string) => {
+    // The configuration may have changed meanwhile: disable what is there, unless it is no longer active.
+    for (let tries = 0; tries < 5; tries++) {
+      const current = await store.get(webhook.workspaceId, webhook.id);
+      if (!current || current.webhook.status !== 'active') return;
+      if (await store.update(disableWebhook(current.webhook, reason, now()), current.webhook.revision)) {
+        log.warn({ reason }, 'webhook disabled');
+        return;
+      }
+    }
+  };
+
+  const deliver = async (recorded: RecordedEvent) => {
+    if (stopping.signal.aborted) throw new LoopEnded('stopped');
+    if (!wants(webhook.events, recorded.type)) {
+      unsavedSkip = recorded.position;
+      if (Date.now() - lastSkipSave >= SKIP_SAVE_INTERVAL_MS) {
+        lastSkipSave = Date.now();
+        await save({ ...progress, checkpoint: recorded.position });
+        unsavedSkip = undefined;
+      }
+      return;
+    }
+    const body = JSON.stringify(eventJson(recorded));
+    // After a restart the attempts at this event go on where they stopped, and wait as they would have.
+    const resumed = progress.failingEventId === recorded.id;
+    let failed = resumed ? progress.failingAttempts : 0;
+    if (resumed && progress.nextAttemptAt) {
+      const wait = Date.parse(progress.nextAttemptAt) - now().getTime();
+      if (wait > 0) await pause(Math.min(wait, settings.retryMaxMs));
+    }
+    for (;;) {
+      const at = now();
+      const { result, latencyMs } = await send(webhook.url, body, { ...sign(recorded.id, at, body) }, {
+        timeoutMs: settings.timeoutMs, policy: settings.policy, agents, signal: stopping.signal,
+      });
+      // Stopped in flight: the outcome is unknown, so nothing is recorded and the event is sent again later.
+      if (stopping.signal.aborted) throw new LoopEnded('stopped');
+      const attempt: NewDeliveryAttempt = {
+        webhookId: webhook.id, eventId: recorded.id, eventType: recorded.type, eventPosition: recorded.position,
+        attempt: failed + 1, attemptedAt: at.toISOString(), outcome: succeeded(result) ? 'succeeded' : 'failed',
+        httpStatus: result.status ?? null, error: result.error ?? null, latencyMs, nextRetryAt: null,
+      };
+      failed++;
+      const next = afterAttempt(result, { failingSince: progress.failingSince ? new Date(progress.failingSince) : null, failedAttempts: failed }, settings, now(), random);
+      if (next.action === 'advance') {
+        unsavedSkip = undefined;
+        return save({ checkpoint: recorded.position, ...NO_FAILURE }, attempt);
+      }
+      if (next.action === 'disable') {
+        await save({ ...progress }, attempt);
+        log.warn({ eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result) }, 'delivery failed; disabling the webhook');
+        await disable(next.reason);
+        throw new LoopEnded('disabled');
+      }
+      const retryAt = new Date(now().getTime() + next.delayMs);
+      await save({
+        checkpoint: progress.checkpoint, failingSince: next.failingSince.toISOString(), failingEventId: recorded.id,
+        failingAttempts: failed, nextAttemptAt: retryAt.toISOString(),
+      }, { ...attempt, nextRetryAt: retryAt.toISOString() });
+      log.warn({ eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result), retryInMs: next.delayMs }, 'delivery failed; retrying');
+      await pause(next.delayMs);
+    }
+  };
+
+  let finished = false;
+  const finish = (reason: unknown) => {
+    if (finished) return;
+    finished = true;
+    if (!(reason instanceof LoopEnded)) log.error({ err: reason }, 'webhook delivery stopped by an error; it restarts at the next resync');
+    endLoop();
+  };
+  const subscription = deps.feed.subscribe(
+    progress.checkpoint === null ? 'start' : { after: progress.checkpoint },
+    (recorded) => deliver(recorded).catch((error: unknown) => {
+      // Stopped from outside: stop() is waiting for this; anything else ends the loop by itself.
+      if (!stopping.signal.aborted) finish(error);
+      throw error;
+    }),
+    // The feed itself failed (after its own retries).
+    { streamPrefix: workspaceStreamPrefix(webhook.workspaceId), onError: finish },
+  );
+
+  return {
+    webhookId: webhook.id,
+    get revision() { return webhook.revision; },
+    epoch,
+    update(next) {
+      webhook = next;
+      sign = signer(next.secrets);
+      wake?.();
+    },
+    async stop() {
+      stopping.abort();
+      await subscription.stop();
+      if (unsavedSkip !== undefined) await store.saveProgress(webhook.id, epoch, { ...progress, checkpoint: unsavedSkip }).catch(() => false);
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+    ended,
+  };
+};
