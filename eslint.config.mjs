@@ -38,9 +38,17 @@ export default tseslint.config(
           patterns: [
             { regex: '(^|/)projections/(?!readmodel/readModel$)', message: 'Only the composition root uses projections/ beyond the read-model port.' },
             { group: ['**/scripts/**', '**/test/**', '**/bench/**'], message: 'The service does not depend on scripts, tests or benchmarks.' },
+            { group: ['**/console/**'], message: 'The service serves the built console (dist/console/); it does not import its code.' },
           ],
         },
       ],
+    },
+  },
+  {
+    // The web console is a client of the public API: it never imports the service's code, nor the service its.
+    files: ['src/console/**/*.{ts,tsx,mts}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./\\.\\./', message: 'The console knows the API by its documented shapes: keep its code in src/console/.' }] }],
     },
   },
   {

@@ -67,7 +67,8 @@ const toRecorded = (e: EsdbRecordedEvent): RecordedEvent | null => {
 
 /** EventStoreDB's own events ($-prefixed types: stream metadata, projections' links, statistics). */
 const isSystem = (e: RecordedEvent) => e.type.startsWith('$');
-const wanted = (e: RecordedEvent, prefix?: string) => !isSystem(e) && (!prefix || e.stream.startsWith(prefix));
+const wanted = (e: RecordedEvent, prefix?: string, types?: readonly string[]) =>
+  !isSystem(e) && (!prefix || e.stream.startsWith(prefix)) && (!types || types.includes(e.type));
 
 /** Marks an error thrown by the subscriber's handler: reported, never retried. */
 class HandlerFailed {
@@ -119,7 +120,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     }
   };
 
-  const readAll: EventFeed['readAll'] = async ({ after, limit, streamPrefix }) => {
+  const readAll: EventFeed['readAll'] = async ({ after, limit, streamPrefix, types }) => {
     const found: RecordedEvent[] = [];
     let from: ReadPosition = after === undefined ? START : decodePosition(after);
     let last = after ?? -1n;
@@ -127,7 +128,28 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
       while (found.length < limit) {
         const page = await readAllPage(from, FORWARDS);
         const fresh = page.events.filter((e) => e.position > last); // fromPosition is inclusive
-        found.push(...fresh.filter((e) => wanted(e, streamPrefix)));
+        found.push(...fresh.filter((e) => wanted(e, streamPrefix, types)));
+        const tail = fresh[fresh.length - 1];
+        if (!page.more || !tail) break;
+        from = decodePosition(tail.position);
+        last = tail.position;
+      }
+    } catch (error) {
+      throw mapStoreError(error);
+    }
+    return found.slice(0, limit);
+  };
+
+  // Backwards, `fromPosition` is inclusive too; filtered here page by page, as readAll is.
+  const readAllBackwards: EventFeed['readAllBackwards'] = async ({ before, limit, streamPrefix, types }) => {
+    const found: RecordedEvent[] = [];
+    let from: ReadPosition = before === undefined ? END : decodePosition(before);
+    let last = before;
+    try {
+      while (found.length < limit) {
+        const page = await readAllPage(from, BACKWARDS);
+        const fresh = page.events.filter((e) => last === undefined || e.position < last);
+        found.push(...fresh.filter((e) => wanted(e, streamPrefix, types)));
         const tail = fresh[fresh.length - 1];
         if (!page.more || !tail) break;
         from = decodePosition(tail.position);
@@ -190,6 +212,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
 
     read,
     readAll,
+    readAllBackwards,
     readStreams,
 
     subscribe(from, onEvent, opts = {}) {
