@@ -120,15 +120,21 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     }
   };
 
-  const readAll: EventFeed['readAll'] = async ({ after, limit, streamPrefix, types }) => {
+  /**
+   * `$all` from a position (excluded) in one direction, the events `keep` wants, up to `limit`,
+   * filtered here page by page. `fromPosition` is inclusive either way, so each page after the
+   * first starts with the event the last one ended on: it is skipped.
+   */
+  const scanAll = async (direction: typeof FORWARDS | typeof BACKWARDS, start: bigint | undefined, limit: number, keep: (e: RecordedEvent) => boolean) => {
     const found: RecordedEvent[] = [];
-    let from: ReadPosition = after === undefined ? START : decodePosition(after);
-    let last = after ?? -1n;
+    let from: ReadPosition = start !== undefined ? decodePosition(start) : direction === FORWARDS ? START : END;
+    let last = start;
+    const beyond = (e: RecordedEvent) => last === undefined || (direction === FORWARDS ? e.position > last : e.position < last);
     try {
       while (found.length < limit) {
-        const page = await readAllPage(from, FORWARDS);
-        const fresh = page.events.filter((e) => e.position > last); // fromPosition is inclusive
-        found.push(...fresh.filter((e) => wanted(e, streamPrefix, types)));
+        const page = await readAllPage(from, direction);
+        const fresh = page.events.filter(beyond);
+        found.push(...fresh.filter(keep));
         const tail = fresh[fresh.length - 1];
         if (!page.more || !tail) break;
         from = decodePosition(tail.position);
@@ -140,26 +146,10 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     return found.slice(0, limit);
   };
 
-  // Backwards, `fromPosition` is inclusive too; filtered here page by page, as readAll is.
-  const readAllBackwards: EventFeed['readAllBackwards'] = async ({ before, limit, streamPrefix, types }) => {
-    const found: RecordedEvent[] = [];
-    let from: ReadPosition = before === undefined ? END : decodePosition(before);
-    let last = before;
-    try {
-      while (found.length < limit) {
-        const page = await readAllPage(from, BACKWARDS);
-        const fresh = page.events.filter((e) => last === undefined || e.position < last);
-        found.push(...fresh.filter((e) => wanted(e, streamPrefix, types)));
-        const tail = fresh[fresh.length - 1];
-        if (!page.more || !tail) break;
-        from = decodePosition(tail.position);
-        last = tail.position;
-      }
-    } catch (error) {
-      throw mapStoreError(error);
-    }
-    return found.slice(0, limit);
-  };
+  const readAll: EventFeed['readAll'] = ({ after, limit, streamPrefix, types }) =>
+    scanAll(FORWARDS, after, limit, (e) => wanted(e, streamPrefix, types));
+  const readAllBackwards: EventFeed['readAllBackwards'] = ({ before, limit, streamPrefix, types }) =>
+    scanAll(BACKWARDS, before, limit, (e) => wanted(e, streamPrefix, types));
 
   // $all has no index by stream: one pass over it (up to `until`) for the names of the share's
   // streams, then each of them read by name.
@@ -284,25 +274,8 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
       return subscription;
     },
 
-    async headPosition({ streamPrefix } = {}) {
-      let from: ReadPosition = END;
-      let last: bigint | undefined;
-      try {
-        for (;;) {
-          const page = await readAllPage(from, BACKWARDS);
-          const fresh = page.events.filter((e) => last === undefined || e.position < last); // inclusive here too
-          // Other applications' events may follow ours in $all: the head is the last one we want.
-          const hit = fresh.find((e) => wanted(e, streamPrefix));
-          if (hit) return hit.position;
-          const tail = fresh[fresh.length - 1];
-          if (!page.more || !tail) return null;
-          from = decodePosition(tail.position);
-          last = tail.position;
-        }
-      } catch (error) {
-        throw mapStoreError(error);
-      }
-    },
+    // Other applications' events may follow ours in $all: the head is the last one we want.
+    headPosition: async ({ streamPrefix } = {}) => (await scanAll(BACKWARDS, undefined, 1, (e) => wanted(e, streamPrefix)))[0]?.position ?? null,
 
     async close() {
       if (closed) return;
