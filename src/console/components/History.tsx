@@ -2,6 +2,7 @@ import { Link } from 'wouter-preact';
 import type { PresetEvent } from '../api/types';
 import { describeEvent } from '../describe';
 import { Time } from './Time';
+import { Note } from './Note';
 
 /**
  * A preset's history from its events, newest first: who, when, what, from which request format,
@@ -33,12 +34,7 @@ export const History = ({
               <strong>{event.metadata.actorUserId}</strong> {d.what}
               {d.format && <span class="muted"> {d.format}</span>}
             </p>
-            {d.note && (
-              <blockquote class="note">
-                <span class="visually-hidden">Note: </span>
-                {d.note}
-              </blockquote>
-            )}
+            {d.note && <Note text={d.note} />}
             {event.type === 'PresetVersionAdded' && d.version !== undefined && d.version > 1 && (
               <Link href={`/presets/${encodeURIComponent(slug)}/diff/${d.version - 1}/${d.version}`}>
                 Compare version {d.version - 1} with version {d.version}

@@ -6,6 +6,7 @@ import { describeEvent, slugOfStream } from '../describe';
 import { Failure } from '../components/Failure';
 import { useLiveEvents } from '../components/LiveProvider';
 import { Time } from '../components/Time';
+import { Note } from '../components/Note';
 import { usePageTitle } from '../hooks/usePageTitle';
 import { useSession } from '../hooks/useSession';
 
@@ -159,12 +160,7 @@ export const EventsPage = () => {
                 <strong>{event.metadata.actorUserId}</strong> {d.what}
                 {d.format && <span class="muted"> {d.format}</span>}
               </p>
-              {d.note && (
-                <blockquote class="note">
-                  <span class="visually-hidden">Note: </span>
-                  {d.note}
-                </blockquote>
-              )}
+              {d.note && <Note text={d.note} />}
             </li>
           );
         })}
