@@ -38,6 +38,7 @@ export default tseslint.config(
           patterns: [
             { regex: '(^|/)projections/(?!readmodel/readModel$)', message: 'Only the composition root uses projections/ beyond the read-model port.' },
             { group: ['**/scripts/**', '**/test/**', '**/bench/**'], message: 'The service does not depend on scripts, tests or benchmarks.' },
+            { group: ['**/console/**'], message: 'The service serves the built console (dist/console/); it does not import its code.' },
           ],
         },
       ],
@@ -55,10 +56,17 @@ export default tseslint.config(
             { regex: '(^|/)projections/(?!(presetProjection|readmodel/readModel)$)', message: 'The client keeps its copy with the pure projection only.' },
             { group: [...composition, '**/src/http/**', '**/http/**', '**/eventstore/**', '**/sqlite/**', '**/webhooks/**', '**/auth/**', '**/threads/**'],
               message: 'The client has no dependency on the server: its stores, HTTP layer or composition root.' },
-            { group: ['**/scripts/**', '**/test/**', '**/bench/**'], message: 'The client does not depend on scripts, tests or benchmarks.' },
+            { group: ['**/scripts/**', '**/test/**', '**/bench/**', '**/console/**'], message: 'The client does not depend on scripts, tests, benchmarks or the console.' },
           ],
         },
       ],
+    },
+  },
+  {
+    // The web console is a client of the public API: it never imports the service's code, nor the service its.
+    files: ['src/console/**/*.{ts,tsx,mts}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./\\.\\./', message: 'The console knows the API by its documented shapes: keep its code in src/console/.' }] }],
     },
   },
   {

@@ -16,7 +16,7 @@ import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
-import { threadEntry } from './threads/thread';
+import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
 import type { WebhookStore } from './webhooks/webhookStore';
@@ -84,6 +84,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,
     webhooks, destinationPolicy, webhookChanged: deliverer?.changed,
+    consoleDir: CONSOLE_DIR,
   });
   let inFlight = 0;
   const handle = app.callback();
@@ -112,6 +113,9 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   }));
   return { url, port, eventStore, readModel, webhooks, deliverer, projector, close };
 };
+
+/** The web console as `npm run build` writes it: dist/console/, beside the compiled dist/src/. */
+const CONSOLE_DIR = RUNNING_COMPILED ? join(__dirname, '..', 'console') : join(__dirname, '..', 'dist', 'console');
 
 /** How many presets' folded states the command handler keeps (version ids only: small). */
 const STATE_CACHE_SIZE = 10_000;

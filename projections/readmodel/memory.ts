@@ -1,5 +1,5 @@
 import { presetJsonOf } from './documentJson';
-import type { PageOf, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
+import { foldCase, type PageOf, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
 
 /**
  * A read model in memory: what `verify` folds the events into, and a stand-in for tests.
@@ -65,11 +65,13 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
       const record = presets.get(presetKey(workspaceId, slug));
       return record ? presetJsonOf(record) : null;
     },
-    async listPresets(workspaceId, page, statuses) {
+    async listPresets(workspaceId, page, statuses, search) {
       open();
+      const folded = search ? foldCase(search) : undefined;
       const all: PresetView[] = [...presets.values()]
         .map((r) => r.view)
         .filter((v) => v.workspace_id === workspaceId && (!statuses || statuses.includes(v.status)))
+        .filter((v) => !folded || foldCase(v.slug).includes(folded) || foldCase(v.name).includes(folded))
         // the stored ones' order: updated_at descending, then slug (binary, as SQLite compares)
         .sort((a, b) => (a.updated_at === b.updated_at ? (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0) : a.updated_at < b.updated_at ? 1 : -1));
       return pageOf(all, page);

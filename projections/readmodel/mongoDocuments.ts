@@ -1,4 +1,5 @@
 import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import type { PresetStatus } from '../../src/presets/events';
 import type { Checkpoint, PresetRecord, PresetView, VersionView } from './readModel';
 
 /**
@@ -63,4 +64,19 @@ export const presetRecordOf = (doc: Record<string, unknown>): PresetRecord => {
 export const versionViewOf = (doc: Record<string, unknown>): VersionView => {
   const { _id, ...view } = doc;
   return view as unknown as VersionView;
+};
+
+/**
+ * The filter of a preset list: the workspace, the statuses asked for, and a search for a substring
+ * of the slug or the name, ignoring case (a regular expression of the search's characters, each
+ * taken literally).
+ */
+export const presetListFilter = (workspaceId: string, statuses?: readonly PresetStatus[], search?: string): Record<string, unknown> => {
+  const filter: Record<string, unknown> = { workspace_id: workspaceId };
+  if (statuses) filter.status = { $in: [...statuses] };
+  if (search) {
+    const pattern = { $regex: search.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
+    filter.$or = [{ slug: pattern }, { name: pattern }];
+  }
+  return filter;
 };

@@ -4,7 +4,7 @@ import {
 } from 'mongodb';
 import { StoreUnavailable } from '../../src/eventstore/eventStore';
 import {
-  COLLECTIONS, checkpointUpdate, isOnlyDuplicateKey, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
+  COLLECTIONS, checkpointUpdate, isOnlyDuplicateKey, presetListFilter, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
   type CheckpointDocument,
 } from './mongoDocuments';
 import { presetJsonOf } from './documentJson';
@@ -110,8 +110,8 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       const record = await getPreset(workspaceId, slug);
       return record && presetJsonOf(record);
     },
-    listPresets: (workspaceId, page, statuses) => guard(async () => {
-      const filter = statuses ? { workspace_id: workspaceId, status: { $in: [...statuses] } } : { workspace_id: workspaceId };
+    listPresets: (workspaceId, page, statuses, search) => guard(async () => {
+      const filter = presetListFilter(workspaceId, statuses, search) as Filter<Document>;
       const { docs, total } = await findPage(presets, filter, { updated_at: -1, slug: 1 }, page);
       return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total };
     }),

@@ -126,8 +126,11 @@ export interface ReadModelQueries {
   getPreset(workspaceId: string, slug: string): Promise<PresetRecord | null>;
   /** The same document, serialized. */
   getPresetJson(workspaceId: string, slug: string): Promise<PresetJson | null>;
-  /** Most recently updated first; only the presets of these statuses when given. */
-  listPresets(workspaceId: string, page: Page, statuses?: readonly PresetStatus[]): Promise<PageOf<PresetView>>;
+  /**
+   * Most recently updated first; only the presets of these statuses when given, and only those
+   * whose slug or name contains `search` (ignoring case: see `foldCase`) when given.
+   */
+  listPresets(workspaceId: string, page: Page, statuses?: readonly PresetStatus[], search?: string): Promise<PageOf<PresetView>>;
   getVersion(presetId: string, version: number): Promise<VersionView | null>;
   /** The version of the highest number (what `@latest` names), or null when the preset has none. */
   getLatestVersion(presetId: string): Promise<VersionView | null>;
@@ -138,3 +141,6 @@ export interface ReadModelQueries {
 export interface ReadModel extends ReadModelWriter, ReadModelQueries {
   close(): Promise<void>;
 }
+
+/** How every read model compares a search with a slug or a name: both lower-cased (Unicode). */
+export const foldCase = (text: string): string => text.toLowerCase();

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase, storeFault } from '../../src/sqlite/connection';
 import { presetViewJson, versionViewJson } from './documentJson';
-import type { Checkpoint, PresetJson, PresetRecord, PresetView, ProjectionChange, ReadModel, VersionView } from './readModel';
+import { foldCase, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
 
 /**
  * The embedded read model: one SQLite file beside the event store's. The documents are stored as
@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS presets (
   revision     INTEGER NOT NULL,
   updated_at   TEXT NOT NULL,
   status       TEXT NOT NULL DEFAULT 'active',
+  name_folded  TEXT,
   doc          TEXT NOT NULL,
   PRIMARY KEY (workspace_id, slug)
 );
@@ -38,8 +39,8 @@ CREATE TABLE IF NOT EXISTS checkpoints (
  * rebuild's worker threads make off the writing thread and hand to `applyRows`.
  */
 export interface SqliteRows {
-  /** workspace_id, slug, id, revision, updated_at, status, doc */
-  presets: Array<[string, string, string, bigint, string, string, string]>;
+  /** workspace_id, slug, id, revision, updated_at, status, name_folded, doc */
+  presets: Array<[string, string, string, bigint, string, string, string, string]>;
   /** preset_id, version, doc */
   versions: Array<[string, number, string]>;
 }
@@ -49,7 +50,7 @@ export const sqliteRows = (changes: ProjectionChange[]): SqliteRows => {
   for (const change of changes) {
     if (change.kind === 'putPreset') {
       const { view, revision } = change.record;
-      rows.presets.push([view.workspace_id, view.slug, view.id, revision, view.updated_at, view.status, presetViewJson(view)]);
+      rows.presets.push([view.workspace_id, view.slug, view.id, revision, view.updated_at, view.status, foldCase(view.name), presetViewJson(view)]);
     } else {
       rows.versions.push([change.version.preset_id, change.version.version, versionViewJson(change.version)]);
     }
@@ -66,6 +67,13 @@ const migrate = (db: Database.Database) => {
   const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('presets') as string[]);
   if (!columns.includes('status')) db.exec("ALTER TABLE presets ADD COLUMN status TEXT NOT NULL DEFAULT 'active'");
   db.exec('CREATE INDEX IF NOT EXISTS presets_by_status ON presets (workspace_id, status, updated_at DESC, slug)');
+  // The name as a search compares it (foldCase), kept beside the document: folding each name at
+  // every search cost a JavaScript call per preset (docs/performance.md, "Searching the list").
+  if (!columns.includes('name_folded')) {
+    db.exec('ALTER TABLE presets ADD COLUMN name_folded TEXT');
+    db.function('fold_name', { deterministic: true }, (doc: unknown) => foldCase(String((JSON.parse(String(doc)) as { name?: unknown }).name ?? '')));
+    db.exec('UPDATE presets SET name_folded = fold_name(doc)');
+  }
 };
 
 export interface SqliteReadModel extends ReadModel {
@@ -79,8 +87,9 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
   migrate(db);
   const q = {
     putPreset: db.prepare(`
-      INSERT INTO presets (workspace_id, slug, id, revision, updated_at, status, doc) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (workspace_id, slug) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at, status = excluded.status, doc = excluded.doc
+      INSERT INTO presets (workspace_id, slug, id, revision, updated_at, status, name_folded, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (workspace_id, slug) DO UPDATE SET revision = excluded.revision, updated_at = excluded.updated_at, status = excluded.status,
+        name_folded = excluded.name_folded, doc = excluded.doc
       WHERE excluded.revision > presets.revision`),
     putVersion: db.prepare('INSERT INTO preset_versions (preset_id, version, doc) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     putCheckpoint: db.prepare(
@@ -93,18 +102,22 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     countVersions: db.prepare('SELECT COUNT(*) AS n FROM preset_versions WHERE preset_id = ?'),
   };
 
-  // The list's statement for each set of statuses asked for (a handful: none, one, two, three).
-  const listings = new Map<number, { list: Database.Statement; count: Database.Statement }>();
-  const listing = (statuses?: readonly string[]) => {
+  // The list's statement for each set of statuses asked for (a handful: none, one, two, three),
+  // with or without a search (a substring of the slug or the name: a scan of the workspace's
+  // presets). Slugs are ASCII, so SQLite's lower() folds them as foldCase does; names are folded
+  // when written (name_folded).
+  const listings = new Map<string, { list: Database.Statement; count: Database.Statement }>();
+  const listing = (statuses: readonly string[] | undefined, search: boolean) => {
     const n = statuses?.length ?? 0;
-    let found = listings.get(n);
+    let found = listings.get(`${n}|${search}`);
     if (!found) {
-      const where = n === 0 ? '' : ` AND status IN (${Array(n).fill('?').join(', ')})`;
+      const where = (n === 0 ? '' : ` AND status IN (${Array(n).fill('?').join(', ')})`)
+        + (search ? ' AND (instr(lower(slug), ?) > 0 OR instr(name_folded, ?) > 0)' : '');
       found = {
         list: db.prepare(`SELECT doc FROM presets WHERE workspace_id = ?${where} ORDER BY updated_at DESC, slug LIMIT ? OFFSET ?`),
         count: db.prepare(`SELECT COUNT(*) AS n FROM presets WHERE workspace_id = ?${where}`),
       };
-      listings.set(n, found);
+      listings.set(`${n}|${search}`, found);
     }
     return found;
   };
@@ -141,9 +154,9 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
       const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
       return row ? ({ workspaceId, slug, revision: row.revision, json: row.doc } satisfies PresetJson) : null;
     }),
-    listPresets: (workspaceId, page, statuses) => guard(() => {
-      const { list, count } = listing(statuses);
-      const wanted = statuses ?? [];
+    listPresets: (workspaceId, page, statuses, search) => guard(() => {
+      const { list, count } = listing(statuses, Boolean(search));
+      const wanted = [...(statuses ?? []), ...(search ? [foldCase(search), foldCase(search)] : [])];
       return {
         items: docs<PresetView>(list.all(workspaceId, ...wanted, page.limit, page.offset)),
         total: (count.get(workspaceId, ...wanted) as { n: number }).n,

@@ -20,9 +20,22 @@ export interface SubscribeOptions {
   onError?: (error: unknown) => void;
 }
 
+export interface ReadAllOptions {
+  limit: number;
+  /** Only streams whose name starts with this prefix. */
+  streamPrefix?: string;
+  /** Only events of these types (all types when absent). */
+  types?: readonly string[];
+}
+
 export interface EventFeed {
   /** Events of every stream in position order, after a position (exclusive); for paging. */
-  readAll(options: { after?: bigint; limit: number; streamPrefix?: string }): Promise<RecordedEvent[]>;
+  readAll(options: ReadAllOptions & { after?: bigint }): Promise<RecordedEvent[]>;
+  /**
+   * Events of every stream newest first, before a position (exclusive; from the newest when
+   * absent): for people who read the latest first, such as an auditor's feed.
+   */
+  readAllBackwards(options: ReadAllOptions & { before?: bigint }): Promise<RecordedEvent[]>;
   /**
    * Catch-up subscription: every event after `from`, in position order, then new ones as they are
    * stored. `onEvent` is awaited before the next event is delivered.

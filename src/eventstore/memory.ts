@@ -21,10 +21,12 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
   const byId = new Map<string, RecordedEvent>();
   let closed = false;
 
-  const readAfter = (after: bigint, limit: number, prefix?: string) => {
+  const matches = (e: RecordedEvent, prefix?: string, types?: readonly string[]) =>
+    (!prefix || e.stream.startsWith(prefix)) && (!types || types.includes(e.type));
+  const readAfter = (after: bigint, limit: number, prefix?: string, types?: readonly string[]) => {
     const found: RecordedEvent[] = [];
     for (let i = Number(after); i < all.length && found.length < limit; i++) {
-      if (!prefix || all[i]!.stream.startsWith(prefix)) found.push(all[i]!);
+      if (matches(all[i]!, prefix, types)) found.push(all[i]!);
     }
     return found;
   };
@@ -78,8 +80,16 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
       const events = (streams.get(stream) ?? []).slice(Number(fromRevision));
       return limit === undefined ? events : events.slice(0, limit);
     },
-    async readAll({ after = 0n, limit, streamPrefix }) {
-      return readAfter(after, limit, streamPrefix);
+    async readAll({ after = 0n, limit, streamPrefix, types }) {
+      return readAfter(after, limit, streamPrefix, types);
+    },
+    async readAllBackwards({ before, limit, streamPrefix, types }) {
+      const found: RecordedEvent[] = [];
+      const start = before === undefined ? all.length - 1 : Math.min(Number(before) - 2, all.length - 1);
+      for (let i = start; i >= 0 && found.length < limit; i--) {
+        if (matches(all[i]!, streamPrefix, types)) found.push(all[i]!);
+      }
+      return found;
     },
     async *readStreams({ until, streamPrefix = '', pageSize = 1000, share }) {
       let page: RecordedEvent[] = [];

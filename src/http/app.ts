@@ -4,6 +4,7 @@ import type * as t from 'io-ts';
 import type { Logger } from 'pino';
 import type { KeyRing } from '../auth/apiKeys';
 import { SLUG } from '../presets/names';
+import { serveConsole } from './console';
 import { badRequest } from './errors';
 import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
@@ -31,6 +32,8 @@ export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, Re
   readiness: () => Promise<{ ready: boolean; checks: Record<string, unknown> }>;
   /** Requests per minute per API key; unset: no limit. */
   rateLimitPerMinute?: number;
+  /** Where the built web console is (served at `/`); unset: no console. */
+  consoleDir?: string;
 }
 
 /** /health/live and /health/ready, which need no key. */
@@ -89,6 +92,9 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   const isDocs = (path: string) => path === OPENAPI_PATH || path === '/docs' || path.startsWith('/docs/');
   // A path under /docs that names nothing is a 404 (or 405), not a request for a key.
   app.use((ctx, next) => (isDocs(ctx.path) ? docsMw(ctx, () => docsMethods(ctx, async () => undefined)) : next()));
+
+  // The console's page and assets need no key either (every API call it makes does).
+  if (deps.consoleDir) app.use(serveConsole(deps.consoleDir));
 
   const api = apiRoutes(deps);
   app.use(authenticate(deps.keyRing));

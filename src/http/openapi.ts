@@ -1,4 +1,5 @@
 import type * as t from 'io-ts';
+import { PRESET_EVENT_TYPES } from '../presets/events';
 import { toJsonSchema, type JsonSchema } from '../jsonSchema';
 import * as chatCompletions from '../formats/chatCompletions';
 import * as messages from '../formats/messages';
@@ -14,9 +15,10 @@ import {
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './routes/events';
 import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './routes/lifecycle';
 import { DEFAULT_LIMIT, FEED_POSITION_HEADER, MAX_LIMIT } from './routes/reads';
+import { DryRunAnswer } from './routes/dryRun';
 import { DroppedField, RESOLVE_ANSWER_CODECS, RESOLVE_REQUEST_CODECS, ResolvedPreset } from '../resolve/codecs';
 import {
-  EventsPage, HealthLive, HealthReady, PendingWrite, PresetAnswer, PresetEventsPage, PresetList, VersionAnswer, VersionList,
+  EventsBackwardsPage, EventsPage, HealthLive, HealthReady, PendingWrite, PresetAnswer, PresetEventsPage, PresetList, VersionAnswer, VersionList,
 } from './schemas';
 
 /**
@@ -65,6 +67,8 @@ const SCHEMAS: ReadonlyArray<[string, t.Any]> = [
   ['Event', EventJson],
   ['PresetEventsPage', PresetEventsPage],
   ['EventsPage', EventsPage],
+  ['EventsBackwardsPage', EventsBackwardsPage],
+  ['DryRunAnswer', DryRunAnswer],
   ['Error', ErrorEnvelope],
   ['HealthLive', HealthLive],
   ['HealthReady', HealthReady],
@@ -218,15 +222,22 @@ export const OPERATIONS: readonly Operation[] = [
       + `as sent, a null meaning "not set"; the system prompt is ${system}. Other fields are ignored.`,
     tag: 'Presets',
     scope: 'presets:write',
-    parameters: ['slug', 'If-Match', 'Preset-Note'],
+    parameters: ['slug', 'If-Match', 'Preset-Note', 'dry_run'],
     requestBody: schema,
-    answers: written('Created (version 1) or versioned'),
+    answers: {
+      ...written('Created (version 1) or versioned'),
+      '200': {
+        description: 'Created (version 1) or versioned: the preset as this write left it; with ?dry_run=true, what a version would keep, and nothing stored.',
+        content: json({ anyOf: [{ $ref: '#/components/schemas/PresetAnswer' }, { $ref: '#/components/schemas/DryRunAnswer' }] }),
+        headers: [],
+      },
+    },
     errors: WRITE_ERRORS,
   })),
   {
     method: 'get', path: '/api/v1/presets', operationId: 'listPresets', tag: 'Presets', scope: 'presets:read',
     summary: 'List presets', description: "The workspace's presets, most recently updated first.",
-    parameters: ['offset', 'limit', 'status'],
+    parameters: ['offset', 'limit', 'status', 'q'],
     answers: { '200': { description: 'A page of presets and how many the filter lists.', content: json('PresetList'), headers: [FEED_POSITION_HEADER] } },
     errors: API_ERRORS,
   },
@@ -308,12 +319,13 @@ export const OPERATIONS: readonly Operation[] = [
     description: 'Every preset event of the workspace in the order stored, strictly after `after`. With `Accept: text/event-stream` the answer is a live '
       + 'server-sent event stream (each frame: id = position, event = type, data = the event JSON) that starts after Last-Event-ID (else `after`); '
       + 'on shutdown the service ends it, and a stream opened while shutting down is a 503.',
-    parameters: ['after', 'eventsLimit', 'Last-Event-ID', 'Accept'],
+    parameters: ['after', 'eventsLimit', 'Last-Event-ID', 'Accept', 'direction', 'eventsBefore', 'type'],
     answers: {
       '200': {
-        description: 'A page of events (next_after: the position to poll after; null when nothing came after `after`), or the live stream.',
+        description: 'A page of events (next_after: the position to poll after; null when nothing came after `after`; newest first with '
+          + 'direction=backwards, next_before the position to page on from), or the live stream.',
         content: {
-          'application/json': 'EventsPage',
+          'application/json': { anyOf: [{ $ref: '#/components/schemas/EventsPage' }, { $ref: '#/components/schemas/EventsBackwardsPage' }] },
           'text/event-stream': { type: 'string', description: 'Frames of `id: <position>`, `event: <type>`, `data: <Event JSON>`; `retry: 1000`; `: heartbeat` comments.' },
         },
       },
@@ -353,6 +365,34 @@ export const OPERATIONS: readonly Operation[] = [
     errors: ['500'],
   },
   {
+    method: 'get', path: '/', operationId: 'getConsole', tag: 'Service',
+    summary: 'The web console', description: 'The console\'s page (it needs no key; every API call it makes does). 503 when the service was started without a built console.',
+    answers: {
+      '200': { description: 'An HTML page.', content: { 'text/html': { type: 'string' } }, headers: ['ETag', 'Cache-Control'] },
+      '304': { description: 'Not modified.', headers: ['ETag'] },
+    },
+    errors: ['500', '503'],
+  },
+  {
+    method: 'get', path: '/favicon.svg', operationId: 'getConsoleIcon', tag: 'Service',
+    summary: "The web console's icon", description: 'An SVG image.',
+    answers: {
+      '200': { description: 'The icon.', content: { 'image/svg+xml': { type: 'string' } }, headers: ['ETag', 'Cache-Control'] },
+      '304': { description: 'Not modified.', headers: ['ETag'] },
+    },
+    errors: ['500'],
+  },
+  {
+    method: 'get', path: '/assets/{file}', operationId: 'getConsoleAsset', tag: 'Service',
+    summary: "The web console's scripts and styles", description: 'Files the console\'s build wrote, named by content hash (cached for a year).',
+    parameters: ['consoleFile'],
+    answers: {
+      '200': { description: 'The file.', content: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } }, headers: ['ETag', 'Cache-Control'] },
+      '304': { description: 'Not modified.', headers: ['ETag'] },
+    },
+    errors: ['404', '500'],
+  },
+  {
     method: 'get', path: '/docs/{asset}', operationId: 'getApiReferenceAsset', tag: 'Service',
     summary: "The API reference's scripts, style and icon", description: 'Files of the swagger-ui-dist package, served from the service.',
     parameters: ['asset'],
@@ -390,6 +430,24 @@ const PARAMETERS: Record<string, JsonSchema> = {
     name: 'limit', in: 'query', description: 'Attempts per page.', schema: { type: 'integer', minimum: 1, maximum: DELIVERIES_MAX_LIMIT, default: DELIVERIES_DEFAULT_LIMIT },
   },
   before: { name: 'before', in: 'query', description: 'The next_before of the previous page.', schema: { type: 'string', pattern: '^[0-9A-Za-z]{1,64}$' } },
+  eventsBefore: {
+    name: 'before', in: 'query', description: 'With direction=backwards: events strictly before this position (the next_before of the previous page).',
+    schema: { type: 'string', pattern: '^\\d{1,40}$' },
+  },
+  dry_run: {
+    name: 'dry_run', in: 'query', description: '`true`: validate and answer what a version would keep (config, system prompt, note), storing nothing.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
+  q: { name: 'q', in: 'query', description: 'Only presets whose slug or name contains this text, ignoring case.', schema: { type: 'string' } },
+  direction: {
+    name: 'direction', in: 'query', description: '`backwards`: newest first, paged with `before` (not for the live stream).',
+    schema: { type: 'string', enum: ['forwards', 'backwards'], default: 'forwards' },
+  },
+  type: {
+    name: 'type', in: 'query', description: 'Only events of these types (repeated, or comma-separated).', style: 'form', explode: true,
+    schema: { type: 'array', items: { type: 'string', enum: [...PRESET_EVENT_TYPES] } },
+  },
+  consoleFile: { name: 'file', in: 'path', required: true, description: 'A file of the console\'s build.', schema: { type: 'string' } },
   offset: { name: 'offset', in: 'query', description: 'Items to skip.', schema: { type: 'integer', minimum: 0, maximum: 999_999_999, default: 0 } },
   limit: { name: 'limit', in: 'query', description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } },
   from: { name: 'from', in: 'query', description: 'The revision to start at (inclusive).', schema: { type: 'integer', minimum: 0, default: 0 } },

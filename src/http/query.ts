@@ -21,6 +21,27 @@ export const queryReader = (query: Record<string, string | string[] | undefined>
       problems.push({ path: name, message: `must be an event position (a decimal integer string), got ${JSON.stringify(raw)}` });
       return undefined;
     },
+    /** One of a few words, at most once. */
+    oneOf<W extends string>(name: string, words: readonly W[], fallback: W): W {
+      const raw = query[name];
+      if (raw === undefined) return fallback;
+      if (typeof raw === 'string' && (words as readonly string[]).includes(raw)) return raw as W;
+      problems.push({ path: name, message: `must be one of ${words.join(', ')}, got ${JSON.stringify(raw)}` });
+      return fallback;
+    },
+    /** Words from a list, given as the parameter repeated or comma-separated; undefined when absent. */
+    someOf<W extends string>(name: string, words: readonly W[]): W[] | undefined {
+      const raw = query[name];
+      if (raw === undefined) return undefined;
+      const given = (typeof raw === 'string' ? [raw] : raw).flatMap((v) => v.split(','));
+      const unknown = given.filter((w) => !(words as readonly string[]).includes(w));
+      if (unknown.length > 0) problems.push({ path: name, message: `must be among ${words.join(', ')}, got ${JSON.stringify(unknown.join(','))}` });
+      return [...new Set(given)] as W[];
+    },
+    /** A parameter that must not be given (with another that excludes it). */
+    absent(name: string, why: string) {
+      if (query[name] !== undefined) problems.push({ path: name, message: why });
+    },
     done() {
       if (problems.length > 0) throw badRequest('invalid query parameters', problems);
     },

@@ -25,6 +25,11 @@ export const PendingWrite = t.type({
 export type PendingWrite = t.TypeOf<typeof PendingWrite>;
 
 export const PresetEventsPage = t.type({ data: t.array(EventJson), next_from: t.union([count, t.null]) }, 'PresetEventsPage');
+/** Newest first (`direction=backwards`): next_before is the position to page on from, null at the start of the feed. */
+export const EventsBackwardsPage = t.type({
+  data: t.array(EventJson),
+  next_before: t.union([refine(t.string, (s) => /^\d+$/.test(s), 'event position', { pattern: '^\\d+$' }), t.null]),
+}, 'EventsBackwardsPage');
 export const EventsPage = t.type({
   data: t.array(EventJson),
   next_after: t.union([refine(t.string, (s) => /^\d+$/.test(s), 'event position', { pattern: '^\\d+$' }), t.null]),

@@ -102,6 +102,37 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     expect(head !== null && head >= mark.position).toBe(true);
   });
 
+  it('reads all streams newest first before a position, filtered by prefix and by type', async () => {
+    await store.append(stream('x'), [newEvent('X', 1)], 'no_stream');
+    await store.append(stream('y'), [newEvent('Y', 2)], 'no_stream');
+    const mark = await store.append(stream('x'), [newEvent('X', 3)], 0n);
+    await store.append(stream('y'), [newEvent('Z', 4)], 0n);
+    await store.append(`other${randomUUID()}`, [newEvent('X', 5)], 'no_stream');
+    const n = (events: RecordedEvent[]) => events.map((e) => (e.data as { n: number }).n);
+    expect(n(await store.readAllBackwards({ streamPrefix: prefix, limit: 100 }))).toEqual([4, 3, 2, 1]);
+    expect(n(await store.readAllBackwards({ streamPrefix: prefix, limit: 2 }))).toEqual([4, 3]);
+    expect(n(await store.readAllBackwards({ streamPrefix: prefix, before: mark.position, limit: 100 }))).toEqual([2, 1]);
+    expect(n(await store.readAllBackwards({ streamPrefix: prefix, types: ['X'], limit: 100 }))).toEqual([3, 1]);
+    expect(n(await store.readAllBackwards({ streamPrefix: prefix, types: ['X', 'Z'], limit: 1 }))).toEqual([4]);
+    expect(n(await store.readAllBackwards({ streamPrefix: prefix, types: ['X'], before: mark.position, limit: 100 }))).toEqual([1]);
+    expect(await store.readAllBackwards({ streamPrefix: prefix, types: ['Nothing'], limit: 100 })).toEqual([]);
+    // Without a prefix the newest event of the whole store comes first: here, the other stream's.
+    const [newest] = await store.readAllBackwards({ limit: 1 });
+    expect(newest?.position).toBe(await store.headPosition());
+    // Paging backwards from the last position seen reads each event once.
+    const pages: number[] = [];
+    for (let before: bigint | undefined; ;) {
+      const page = await store.readAllBackwards({ streamPrefix: prefix, before, limit: 3 });
+      pages.push(...n(page));
+      if (page.length < 3) break;
+      before = page[page.length - 1]!.position;
+    }
+    expect(pages).toEqual([4, 3, 2, 1]);
+    // And forwards, by type.
+    expect(n(await store.readAll({ streamPrefix: prefix, types: ['X'], limit: 100 }))).toEqual([1, 3]);
+    expect(n(await store.readAll({ streamPrefix: prefix, types: ['Y', 'Z'], after: mark.position, limit: 100 }))).toEqual([4]);
+  });
+
   it('reads stream by stream up to a position: each stream whole and in revision order, in pages, in shares', async () => {
     const names = ['a', 'b', 'c', 'd', 'e'].map(stream);
     for (let round = 0; round < 3; round++) {

@@ -134,6 +134,31 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     expect((await listed(['active'])).slugs[0]).toBe('s2');
   });
 
+  it('lists the presets whose slug or name contains a search, ignoring case, with the status filter and paging', async () => {
+    const presets = [
+      ['support-bot', 'Support bot'], ['billing', 'Support for billing'], ['summarise', 'Résumé writer'], ['other', 'Other'], ['a.b', 'Dots'],
+    ] as const;
+    for (const [i, [slug, name]] of presets.entries()) {
+      const id = randomUUID();
+      const r = record(workspace, slug, id, version(id, 1, `2026-01-0${i + 1}T00:00:00.000Z`), 0n);
+      await rm.apply(changesFor({ ...r, view: { ...r.view, name, status: slug === 'billing' ? 'disabled' : 'active' } }), { name: checkpointName(), position: BigInt(i + 1) });
+    }
+    const elsewhere = randomUUID();
+    await rm.apply(changesFor(record(randomUUID(), 'support-elsewhere', elsewhere, version(elsewhere, 1, '2026-02-01T00:00:00.000Z'), 0n)), { name: checkpointName(), position: 9n });
+    const found = async (search: string, statuses?: Array<'active' | 'disabled'>, page = { offset: 0, limit: 10 }) => {
+      const listed = await rm.listPresets(workspace, page, statuses, search);
+      return { slugs: listed.items.map((p) => p.slug), total: listed.total };
+    };
+    expect(await found('SUPPORT')).toEqual({ slugs: ['billing', 'support-bot'], total: 2 }); // slug or name, newest first
+    expect(await found('bot')).toEqual({ slugs: ['support-bot'], total: 1 });
+    expect(await found('RÉSUMÉ')).toEqual({ slugs: ['summarise'], total: 1 }); // beyond ASCII too
+    expect(await found('support', ['active'])).toEqual({ slugs: ['support-bot'], total: 1 });
+    expect(await found('support', undefined, { offset: 1, limit: 1 })).toEqual({ slugs: ['support-bot'], total: 2 });
+    expect(await found('.')).toEqual({ slugs: ['a.b'], total: 1 }); // taken literally, not as a pattern
+    expect(await found('%')).toEqual({ slugs: [], total: 0 });
+    expect(await found('nothing like it')).toEqual({ slugs: [], total: 0 });
+  });
+
   it('lists a preset’s versions in ascending order, with paging and a total', async () => {
     const id = randomUUID();
     const versions = [3, 1, 2].map((n) => version(id, n, `2026-01-0${n}T00:00:00.000Z`));

@@ -122,6 +122,56 @@ describe('GET /api/v1/events', () => {
     expect((await res.json()).error.code).toBe(400);
   });
 
+  it('direction=backwards answers the newest first, paged with before and next_before until the start', async () => {
+    const expected = [...(await all())].reverse();
+    const first = await get('/api/v1/events?direction=backwards&limit=2');
+    expect(first.data).toEqual(expected.slice(0, 2));
+    const paged: typeof expected = [];
+    let before: string | null = null;
+    for (let pages = 0; ; pages++) {
+      const body = await get(`/api/v1/events?direction=backwards&limit=2${before ? `&before=${before}` : ''}`);
+      paged.push(...body.data);
+      if (body.next_before === null) break;
+      expect(body.data).toHaveLength(2);
+      expect(body.next_before).toBe(body.data[1].position);
+      before = body.next_before;
+    }
+    expect(paged).toEqual(expected);
+    // A last page that is exactly full says so: no empty page after it.
+    const exact = await get(`/api/v1/events?direction=backwards&limit=${expected.length}`);
+    expect(exact.data).toHaveLength(expected.length);
+    expect(exact.next_before).toBeNull();
+  });
+
+  it('type filters either direction to the named event types (repeated or comma-separated)', async () => {
+    const events = await all();
+    const created = events.filter((e) => e.type === 'PresetCreated');
+    const added = events.filter((e) => e.type === 'PresetVersionAdded');
+    expect(created.length).toBeGreaterThan(1);
+    expect(added.length).toBeGreaterThan(1);
+    expect((await get('/api/v1/events?type=PresetCreated&limit=1000')).data).toEqual(created);
+    expect((await get('/api/v1/events?direction=backwards&type=PresetVersionAdded&limit=1000')).data).toEqual([...added].reverse());
+    const both = events.filter((e) => e.type !== 'PresetVersionDesignated');
+    expect((await get('/api/v1/events?type=PresetCreated,PresetVersionAdded&limit=1000')).data).toEqual(both);
+    expect((await get('/api/v1/events?type=PresetCreated&type=PresetVersionAdded&limit=1000')).data).toEqual(both);
+    const page = await get('/api/v1/events?direction=backwards&type=PresetCreated&limit=1');
+    expect(page.data).toEqual([created[created.length - 1]]);
+    expect(page.next_before).toBe(created[created.length - 1]!.position);
+  });
+
+  it.each([
+    ['type=PresetDeleted', 'type'],
+    ['type=', 'type'],
+    ['direction=sideways', 'direction'],
+    ['direction=backwards&after=1', 'after'],
+    ['before=5', 'before'],
+    ['direction=backwards&before=x', 'before'],
+  ])('400 for %s, naming %s', async (query, path) => {
+    const res = await svc.request(`/api/v1/events?${query}`);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.metadata.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
   it('403 without presets:read, on both endpoints', async () => {
     for (const path of ['/api/v1/events', '/api/v1/presets/audited/events']) {
       const res = await svc.request(path, { key: KEYS.writerOnly });

@@ -59,6 +59,21 @@ describe('GET /api/v1/events as text/event-stream', () => {
     second.close();
   });
 
+  it('with ?type, sends only events of those types, with their own positions as ids', async () => {
+    const start = await head();
+    const client = await openSse(`${svc.url}/api/v1/events?after=${start}&type=PresetVersionAdded`, auth());
+    await write('typed'); // PresetCreated: not sent
+    await write('typed');
+    await write('typed');
+    const frames = await client.events(2);
+    const added = (await eventsAfter(start)).filter((e) => e.type === 'PresetVersionAdded');
+    expect(added).toHaveLength(2);
+    expect(frames.map((f) => [f.id, f.event])).toEqual(added.map((e) => [e.position, 'PresetVersionAdded']));
+    client.close();
+    const refused = await svc.request('/api/v1/events?direction=backwards', { headers: { accept: 'text/event-stream' } });
+    expect(refused.status).toBe(400);
+  });
+
   it('shows a consumer only its own workspace', async () => {
     const theirs = await openSse(`${svc.url}/api/v1/events`, auth(KEYS.otherWorkspace));
     await write('not-for-b');

@@ -44,8 +44,12 @@ const REFERENCE_ANSWERS: Record<string, string> = {
   listPresets: 'ListPresetsResponse',
   listPresetVersions: 'ListPresetVersionsResponse',
   getPresetVersion: 'GetPresetVersionResponse',
-  // Not an operation of the reference, but the same answer as getPreset's.
+  // Not operations of the reference, but the same answer as getPreset's.
   designatePresetVersion: 'GetPresetResponse',
+  updatePreset: 'GetPresetResponse',
+  archivePreset: 'GetPresetResponse',
+  movePresetLabel: 'GetPresetResponse',
+  removePresetLabel: 'GetPresetResponse',
 };
 
 export interface Exchange {
@@ -125,7 +129,9 @@ export const checkExchange = (x: Exchange): void => {
   const validate = validatorAt(pointer(...responsePointer, 'content', type, 'schema'));
   if (!validate(body)) fail('the body does not conform to the service\'s OpenAPI document', validate.errors);
 
-  const referenceSchema = op && x.status === 200 ? REFERENCE_ANSWERS[op.operationId] : undefined;
+  // A dry run (?dry_run=true) is this service's own extension: it answers what a version would keep, not a preset.
+  const dryRun = new URL(x.url, 'http://service').searchParams.get('dry_run') === 'true';
+  const referenceSchema = op && x.status === 200 && !dryRun ? REFERENCE_ANSWERS[op.operationId] : undefined;
   if (referenceSchema) {
     const reference = referenceValidator(referenceSchema);
     if (!reference(body)) fail(`the body does not conform to OpenRouter's reference (${referenceSchema})`, reference.errors);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -8,6 +8,9 @@ import { join } from 'node:path';
  * beforeAll, so parallel workers never build the same files at once. Incremental, so a run
  * after an unchanged tree takes a second or two. Type errors do not stop the run (tsc still
  * emits, and `npm test` type-checks first); a missing entry point does.
+ *
+ * The web console (dist/console/, for the browser tests) is built here too, when its sources or
+ * the lock file are newer than the last build.
  */
 export default function globalSetup(): void {
   const root = join(__dirname, '..', '..');
@@ -19,4 +22,24 @@ export default function globalSetup(): void {
     process.stderr.write(`\nglobalSetup: tsc reported errors (dist/ was still written):\n${out.slice(0, 2000)}\n`);
   }
   if (!existsSync(join(root, 'dist', 'src', 'main.js'))) throw new Error('globalSetup: the build did not produce dist/src/main.js');
+  buildConsole(root);
 }
+
+const newestChange = (path: string): number => {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
+};
+
+const buildConsole = (root: string) => {
+  const built = join(root, 'dist', 'console', 'index.html');
+  const sources = Math.max(newestChange(join(root, 'src', 'console')), statSync(join(root, 'package-lock.json')).mtimeMs);
+  if (existsSync(built) && statSync(built).mtimeMs > sources) return;
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  try {
+    execFileSync(process.execPath, [vite, 'build', '--config', 'src/console/vite.config.mts', '--logLevel', 'warn'], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`globalSetup: the console did not build:\n${String(stdout ?? '')}${String(stderr ?? '')}`.slice(0, 4000), { cause: error });
+  }
+};

@@ -67,7 +67,8 @@ const toRecorded = (e: EsdbRecordedEvent): RecordedEvent | null => {
 
 /** EventStoreDB's own events ($-prefixed types: stream metadata, projections' links, statistics). */
 const isSystem = (e: RecordedEvent) => e.type.startsWith('$');
-const wanted = (e: RecordedEvent, prefix?: string) => !isSystem(e) && (!prefix || e.stream.startsWith(prefix));
+const wanted = (e: RecordedEvent, prefix?: string, types?: readonly string[]) =>
+  !isSystem(e) && (!prefix || e.stream.startsWith(prefix)) && (!types || types.includes(e.type));
 
 /** Marks an error thrown by the subscriber's handler: reported, never retried. */
 class HandlerFailed {
@@ -119,15 +120,21 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     }
   };
 
-  const readAll: EventFeed['readAll'] = async ({ after, limit, streamPrefix }) => {
+  /**
+   * `$all` from a position (excluded) in one direction, the events `keep` wants, up to `limit`,
+   * filtered here page by page. `fromPosition` is inclusive either way, so each page after the
+   * first starts with the event the last one ended on: it is skipped.
+   */
+  const scanAll = async (direction: typeof FORWARDS | typeof BACKWARDS, start: bigint | undefined, limit: number, keep: (e: RecordedEvent) => boolean) => {
     const found: RecordedEvent[] = [];
-    let from: ReadPosition = after === undefined ? START : decodePosition(after);
-    let last = after ?? -1n;
+    let from: ReadPosition = start !== undefined ? decodePosition(start) : direction === FORWARDS ? START : END;
+    let last = start;
+    const beyond = (e: RecordedEvent) => last === undefined || (direction === FORWARDS ? e.position > last : e.position < last);
     try {
       while (found.length < limit) {
-        const page = await readAllPage(from, FORWARDS);
-        const fresh = page.events.filter((e) => e.position > last); // fromPosition is inclusive
-        found.push(...fresh.filter((e) => wanted(e, streamPrefix)));
+        const page = await readAllPage(from, direction);
+        const fresh = page.events.filter(beyond);
+        found.push(...fresh.filter(keep));
         const tail = fresh[fresh.length - 1];
         if (!page.more || !tail) break;
         from = decodePosition(tail.position);
@@ -138,6 +145,11 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     }
     return found.slice(0, limit);
   };
+
+  const readAll: EventFeed['readAll'] = ({ after, limit, streamPrefix, types }) =>
+    scanAll(FORWARDS, after, limit, (e) => wanted(e, streamPrefix, types));
+  const readAllBackwards: EventFeed['readAllBackwards'] = ({ before, limit, streamPrefix, types }) =>
+    scanAll(BACKWARDS, before, limit, (e) => wanted(e, streamPrefix, types));
 
   // $all has no index by stream: one pass over it (up to `until`) for the names of the share's
   // streams, then each of them read by name.
@@ -190,6 +202,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
 
     read,
     readAll,
+    readAllBackwards,
     readStreams,
 
     subscribe(from, onEvent, opts = {}) {
@@ -261,25 +274,8 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
       return subscription;
     },
 
-    async headPosition({ streamPrefix } = {}) {
-      let from: ReadPosition = END;
-      let last: bigint | undefined;
-      try {
-        for (;;) {
-          const page = await readAllPage(from, BACKWARDS);
-          const fresh = page.events.filter((e) => last === undefined || e.position < last); // inclusive here too
-          // Other applications' events may follow ours in $all: the head is the last one we want.
-          const hit = fresh.find((e) => wanted(e, streamPrefix));
-          if (hit) return hit.position;
-          const tail = fresh[fresh.length - 1];
-          if (!page.more || !tail) return null;
-          from = decodePosition(tail.position);
-          last = tail.position;
-        }
-      } catch (error) {
-        throw mapStoreError(error);
-      }
-    },
+    // Other applications' events may follow ours in $all: the head is the last one we want.
+    headPosition: async ({ streamPrefix } = {}) => (await scanAll(BACKWARDS, undefined, 1, (e) => wanted(e, streamPrefix)))[0]?.position ?? null,
 
     async close() {
       if (closed) return;

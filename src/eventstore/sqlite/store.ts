@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { storeFault, prefixRange } from '../../sqlite/connection';
 import { RemoteError } from '../../threads/endpoint';
 import { startThread, threadEntry } from '../../threads/thread';
@@ -11,6 +12,7 @@ import {
   type RecordedEvent,
   type StreamName,
 } from '../eventStore';
+import type { ReadAllOptions } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
 import { announceAppends, createBatchWriter, onAppends, openEventsDb, serializeEvent, type AppendRequest, type BatchOutcome } from './writer';
@@ -158,6 +160,26 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     return (rows as Row[]).map(toRecorded);
   };
 
+  // The filtered reads people page through (not the projector's): one statement per shape, made
+  // when first used. `+stream` as above: walk the positions in order rather than sort the index.
+  const filtered = new Map<string, Statement>();
+  const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] => {
+    const { limit, streamPrefix, types } = options;
+    const shape = `${direction}|${streamPrefix ? 1 : 0}|${types?.length ?? -1}|${from === undefined ? 0 : 1}`;
+    let statement = filtered.get(shape);
+    if (!statement) {
+      const where = [
+        ...(streamPrefix ? ['+stream >= ? AND +stream < ?'] : []),
+        ...(types ? [`type IN (${types.map(() => '?').join(', ') || 'NULL'})`] : []),
+        ...(from === undefined ? [] : [direction === 'forwards' ? 'position > ?' : 'position < ?']),
+      ];
+      const sql = `SELECT * FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY position${direction === 'backwards' ? ' DESC' : ''} LIMIT ?`;
+      filtered.set(shape, (statement = db.prepare(sql).safeIntegers(true)));
+    }
+    const rows = statement.all(...(streamPrefix ? prefixRange(streamPrefix) : []), ...(types ?? []), ...(from === undefined ? [] : [from]), limit);
+    return (rows as Row[]).map(toRecorded);
+  };
+
   return {
     append(stream, events, expected) {
       if (closed) return Promise.reject(new StoreUnavailable('event store is closed'));
@@ -173,8 +195,11 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       const rows = (opts.limit === undefined ? q.read.all(stream, from) : q.readPage.all(stream, from, opts.limit)) as Row[];
       return rows.map(toRecorded);
     },
-    async readAll({ after = 0n, limit, streamPrefix }) {
-      return readAllSync(after, limit, streamPrefix);
+    async readAll({ after = 0n, limit, streamPrefix, types }) {
+      return types ? readFiltered('forwards', after, { limit, streamPrefix, types }) : readAllSync(after, limit, streamPrefix);
+    },
+    async readAllBackwards({ before, ...options }) {
+      return readFiltered('backwards', before, options);
     },
     readStreams: createStreamReader(db, toRecorded),
     subscribe(from, onEvent, opts = {}) {

@@ -3,13 +3,14 @@ import type * as t from 'io-ts';
 import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
 import type { EventStore } from '../../eventstore/eventStore';
+import { PRESET_EVENT_TYPES, type PresetEventType } from '../../presets/events';
 import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
 import { ApiError, notFound } from '../errors';
 import { eventJson, revisionNumber } from '../eventJson';
 import { requireScope } from '../middleware/auth';
 import type { SseRegistry } from '../sse';
 import { queryReader } from '../query';
-import type { EventsPage, PresetEventsPage } from '../schemas';
+import type { EventsBackwardsPage, EventsPage, PresetEventsPage } from '../schemas';
 import type { AppContext, AppState } from '../types';
 
 /**
@@ -57,15 +58,31 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     const live = ctx.method === 'GET' && ctx.accepts('application/json', 'text/event-stream') === 'text/event-stream';
     if (live) return streamEvents(ctx, deps, streamPrefix);
     const q = queryReader(ctx.query);
-    const after = q.position('after', ctx.query.after);
+    const direction = q.oneOf('direction', DIRECTIONS, 'forwards');
+    const types = q.someOf('type', PRESET_EVENT_TYPES);
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
+    if (direction === 'backwards') {
+      q.absent('after', 'reading backwards pages with "before"');
+      const before = q.position('before', ctx.query.before);
+      q.done();
+      // One more than asked: whether it exists says if there is an older page.
+      const page = await deps.feed.readAllBackwards({ before, limit: limit + 1, streamPrefix, types });
+      const data = page.slice(0, limit).map((e) => eventJson(e));
+      const body: t.TypeOf<typeof EventsBackwardsPage> = { data, next_before: page.length > limit ? data[data.length - 1]!.position : null };
+      ctx.body = body;
+      return;
+    }
+    q.absent('before', 'reading forwards pages with "after" ("before" is for direction=backwards)');
+    const after = q.position('after', ctx.query.after);
     q.done();
-    const data = (await deps.feed.readAll({ after, limit, streamPrefix })).map((e) => eventJson(e));
+    const data = (await deps.feed.readAll({ after, limit, streamPrefix, types })).map((e) => eventJson(e));
     // The feed has no end, so the cursor is given on every non-empty page; null: nothing new yet.
     const body: t.TypeOf<typeof EventsPage> = { data, next_after: data.length > 0 ? data[data.length - 1]!.position : null };
     ctx.body = body;
   });
 };
+
+const DIRECTIONS = ['forwards', 'backwards'] as const;
 
 /**
  * The live form of /api/v1/events: catch up after Last-Event-ID (or ?after, or from the start),
@@ -77,6 +94,9 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   const lastEventId = ctx.get('Last-Event-ID');
   const afterQuery = q.position('after', ctx.query.after);
   const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId) : afterQuery;
+  const types = q.someOf('type', PRESET_EVENT_TYPES);
+  q.absent('before', 'a live stream reads forwards, after Last-Event-ID or "after"');
+  if (ctx.query.direction !== undefined && ctx.query.direction !== 'forwards') q.absent('direction', 'a live stream reads forwards');
   q.done();
   ctx.status = 200; // before the head is written: Koa ignores a status set after it
   const connection = deps.sse.open(ctx.res, { heartbeatMs: deps.sseHeartbeatMs });
@@ -86,6 +106,7 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   const subscription = deps.feed.subscribe(
     after === undefined ? 'start' : { after },
     async (recorded) => {
+      if (types && !types.includes(recorded.type as PresetEventType)) return;
       const json = eventJson(recorded);
       await connection.send(json.position, json.type, JSON.stringify(json));
     },

@@ -42,9 +42,10 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
 
   router.get('/api/v1/presets', read, async (ctx) => {
     const statuses = parseStatusFilter(ctx.query.status);
+    const search = parseSearch(ctx.query.q);
     const page = parsePage(ctx.query);
     const position = await projectedPosition?.();
-    const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page, statuses);
+    const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page, statuses, search);
     if (position !== undefined && position !== null) ctx.set(FEED_POSITION_HEADER, position.toString());
     const body: t.TypeOf<typeof PresetList> = { data: items, total_count: total };
     ctx.body = body;
@@ -116,5 +117,16 @@ export const parseStatusFilter = (raw: string | string[] | undefined): readonly 
   if (typeof raw === 'string' && Object.hasOwn(STATUS_FILTERS, raw)) return STATUS_FILTERS[raw];
   throw badRequest('invalid query parameters', [
     { path: 'status', message: `must be one of ${Object.keys(STATUS_FILTERS).join(', ')}, got ${JSON.stringify(raw)}` },
+  ]);
+};
+
+export const MAX_SEARCH_CHARS = 200;
+
+/** `q`: a part of the slug or the name to look for, ignoring case; empty or absent: every preset. */
+export const parseSearch = (raw: string | string[] | undefined): string | undefined => {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw === 'string' && [...raw].length <= MAX_SEARCH_CHARS) return raw;
+  throw badRequest('invalid query parameters', [
+    { path: 'q', message: typeof raw === 'string' ? `at most ${MAX_SEARCH_CHARS} characters` : 'give it once' },
   ]);
 };

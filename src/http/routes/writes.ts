@@ -13,6 +13,7 @@ import { etagOf, parseIfMatch } from '../etag';
 import { noteOf } from '../note';
 import { sendDataJson } from '../jsonData';
 import type { AppContext, AppState } from '../types';
+import { dryRunAnswer, isDryRun } from './dryRun';
 import { presetLocation, versionLocation } from './locations';
 
 /** The three ways to create or version a preset: one route per request format. */
@@ -36,11 +37,17 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
     router.post(`/api/v1/presets/:slug/${path}`, requireScope('presets:write'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
       const slug = ctx.params.slug!;
       const { caller, requestId } = ctx.state;
+      const dryRun = isDryRun(ctx.query.dry_run);
       const draft = toDraft(format, ctx.state.body);
       if (E.isLeft(draft)) throw badRequest(`the body is not a valid ${format} request`, draft.left);
       const { config, systemPrompt } = draft.right;
+      const note = noteOf(ctx);
+      if (dryRun) {
+        ctx.body = dryRunAnswer(format, draft.right, note);
+        return;
+      }
       const outcome = await deps.handle(
-        { type: 'AddPresetVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, config, systemPrompt, note: noteOf(ctx) },
+        { type: 'AddPresetVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, config, systemPrompt, note },
         { requestId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
       );
       const event = outcome.events[0] as PresetCreated | PresetVersionAdded;

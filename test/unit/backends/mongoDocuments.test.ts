@@ -1,6 +1,6 @@
 import { MongoBulkWriteError, MongoNetworkError, MongoServerError, type BulkWriteResult, type WriteError } from 'mongodb';
 import {
-  checkpointUpdate, isOnlyDuplicateKey, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
+  checkpointUpdate, isOnlyDuplicateKey, presetListFilter, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
 } from '../../../projections/readmodel/mongoDocuments';
 import type { PresetView, VersionView } from '../../../projections/readmodel/readModel';
 
@@ -23,6 +23,18 @@ const bulkError = (errors: WriteError[], writeConcernError?: object) =>
   );
 
 describe('MongoDB read model documents', () => {
+  it('filters a list by workspace, statuses and a search taken literally, ignoring case', () => {
+    expect(presetListFilter('w-1')).toEqual({ workspace_id: 'w-1' });
+    expect(presetListFilter('w-1', ['active', 'disabled'])).toEqual({ workspace_id: 'w-1', status: { $in: ['active', 'disabled'] } });
+    const { $or } = presetListFilter('w-1', undefined, 'a.b*(c)') as { $or: Array<Record<string, { $regex: string; $options: string }>> };
+    expect($or.map((c) => Object.keys(c)[0])).toEqual(['slug', 'name']);
+    const pattern = $or[0]!.slug!;
+    expect(pattern.$options).toBe('i');
+    const regex = new RegExp(pattern.$regex, pattern.$options);
+    expect(['x-A.B*(C)-y', 'a.b*(c)'].every((s) => regex.test(s))).toBe(true);
+    expect(['aXb*(c)', 'a.bbb(c)', 'a.b*c'].some((s) => regex.test(s))).toBe(false);
+  });
+
   it('replaces a preset only over a lower revision, upserting, and stores the revision with the view', () => {
     expect(presetUpsert({ view: preset, revision: 3n })).toEqual({
       filter: { workspace_id: 'w-1', slug: 'alpha', revision: { $lt: 3n } },
