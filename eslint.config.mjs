@@ -4,7 +4,15 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 /** Imports that would make a dependency run the wrong way (README, "Reading the code"). */
-const composition = ['**/src/backends', '**/src/config', '**/src/service', '**/src/main', '**/src/projectorMain', '**/src/workers/**', '**/src/logger'];
+const composition = [
+  '**/src/backends',
+  '**/src/config',
+  '**/src/service',
+  '**/src/main',
+  '**/src/projectorMain',
+  '**/src/workers/**',
+  '**/src/logger',
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
@@ -12,11 +20,35 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   prettier,
   {
-    languageOptions: { globals: { ...Object.fromEntries(['process', 'console', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', '__dirname', 'require', 'module'].map((g) => [g, 'readonly'])) } },
+    languageOptions: {
+      globals: {
+        ...Object.fromEntries(
+          [
+            'process',
+            'console',
+            'Buffer',
+            'setTimeout',
+            'clearTimeout',
+            'setInterval',
+            'clearInterval',
+            'setImmediate',
+            '__dirname',
+            'require',
+            'module',
+          ].map((g) => [g, 'readonly']),
+        ),
+      },
+    },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       // The lazy loads of the server clients (src/backends.ts) are typed `require`s.
-      '@typescript-eslint/no-require-imports': ['error', { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/', '^\\./webhooks/'] }],
+      '@typescript-eslint/no-require-imports': [
+        'error',
+        { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/', '^\\./webhooks/'] },
+      ],
       eqeqeq: ['error', 'smart'],
     },
   },
@@ -24,7 +56,17 @@ export default tseslint.config(
     // projections/ uses the domain's events and the event-store ports; it never composes stores.
     files: ['projections/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: [...composition, '**/src/http/**', '**/scripts/**', '**/test/**'], message: 'projections/ depends on the domain and the ports only: compose in src/ or scripts/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [...composition, '**/src/http/**', '**/scripts/**', '**/test/**'],
+              message: 'projections/ depends on the domain and the ports only: compose in src/ or scripts/.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -36,8 +78,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '(^|/)projections/(?!readmodel/readModel$)', message: 'Only the composition root uses projections/ beyond the read-model port.' },
-            { group: ['**/scripts/**', '**/test/**', '**/bench/**'], message: 'The service does not depend on scripts, tests or benchmarks.' },
+            {
+              regex: '(^|/)projections/(?!readmodel/readModel$)',
+              message: 'Only the composition root uses projections/ beyond the read-model port.',
+            },
+            {
+              group: ['**/scripts/**', '**/test/**', '**/bench/**'],
+              message: 'The service does not depend on scripts, tests or benchmarks.',
+            },
             { group: ['**/console/**'], message: 'The service serves the built console (dist/console/); it does not import its code.' },
           ],
         },
@@ -53,10 +101,27 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '(^|/)projections/(?!(presetProjection|readmodel/readModel)$)', message: 'The client keeps its copy with the pure projection only.' },
-            { group: [...composition, '**/src/http/**', '**/http/**', '**/eventstore/**', '**/sqlite/**', '**/webhooks/**', '**/auth/**', '**/threads/**'],
-              message: 'The client has no dependency on the server: its stores, HTTP layer or composition root.' },
-            { group: ['**/scripts/**', '**/test/**', '**/bench/**', '**/console/**'], message: 'The client does not depend on scripts, tests, benchmarks or the console.' },
+            {
+              regex: '(^|/)projections/(?!(presetProjection|readmodel/readModel)$)',
+              message: 'The client keeps its copy with the pure projection only.',
+            },
+            {
+              group: [
+                ...composition,
+                '**/src/http/**',
+                '**/http/**',
+                '**/eventstore/**',
+                '**/sqlite/**',
+                '**/webhooks/**',
+                '**/auth/**',
+                '**/threads/**',
+              ],
+              message: 'The client has no dependency on the server: its stores, HTTP layer or composition root.',
+            },
+            {
+              group: ['**/scripts/**', '**/test/**', '**/bench/**', '**/console/**'],
+              message: 'The client does not depend on scripts, tests, benchmarks or the console.',
+            },
           ],
         },
       ],
@@ -66,11 +131,23 @@ export default tseslint.config(
     // The web console is a client of the public API: it never imports the service's code, nor the service its.
     files: ['src/console/**/*.{ts,tsx,mts}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./\\.\\./', message: 'The console knows the API by its documented shapes: keep its code in src/console/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\.\\./\\.\\./', message: 'The console knows the API by its documented shapes: keep its code in src/console/.' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['scripts/**/*.ts', 'bench/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/test/**'], message: 'Tests may use scripts, not the other way round.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/test/**'], message: 'Tests may use scripts, not the other way round.' }] },
+      ],
+    },
   },
 );

@@ -21,11 +21,23 @@ import { runAtScale, type ScaleRow } from './scale';
  */
 export const GROWTH_ALLOWANCE_MB = (5 * CACHE_KIB * 1024 + 2 * 256 * 1024 + DEFAULT_CACHE_BYTES) / 1e6;
 
-export interface GrowthRun { presets: number; writeSeconds: number; rebuildSeconds: number; rows: ScaleRow[]; peakRssMb: number }
-export interface GrowthResult { runs: GrowthRun[]; growthMb: number; allowanceMb: number }
+export interface GrowthRun {
+  presets: number;
+  writeSeconds: number;
+  rebuildSeconds: number;
+  rows: ScaleRow[];
+  peakRssMb: number;
+}
+export interface GrowthResult {
+  runs: GrowthRun[];
+  growthMb: number;
+  allowanceMb: number;
+}
 
 export const runGrowth = async (
-  sizes: number[], o: { duration: number; warmup?: number; connections: number }, log: (line: string) => void,
+  sizes: number[],
+  o: { duration: number; warmup?: number; connections: number },
+  log: (line: string) => void,
 ): Promise<GrowthResult> => {
   const runs: GrowthRun[] = [];
   for (const presets of sizes) {
@@ -35,9 +47,17 @@ export const runGrowth = async (
       const written = await generateEvents(dir, presets, 1);
       const rebuilt = await runRebuild(dir, presets, presets, { timeoutSeconds: 1800 });
       const rows = await runAtScale(dir, presets, o);
-      const run = { presets, writeSeconds: written.seconds, rebuildSeconds: rebuilt.seconds, rows, peakRssMb: Math.max(...rows.map((r) => r.peakRssMb)) };
+      const run = {
+        presets,
+        writeSeconds: written.seconds,
+        rebuildSeconds: rebuilt.seconds,
+        rows,
+        peakRssMb: Math.max(...rows.map((r) => r.peakRssMb)),
+      };
       runs.push(run);
-      log(`growth: ${presets.toLocaleString('en-US')} presets (written in ${written.seconds.toFixed(0)} s, rebuilt in ${rebuilt.seconds.toFixed(0)} s), peak RSS ${run.peakRssMb.toFixed(0)} MB (${rows.map((r) => `${r.scenario} ${r.rps.toFixed(0)} req/s`).join(', ')})`);
+      log(
+        `growth: ${presets.toLocaleString('en-US')} presets (written in ${written.seconds.toFixed(0)} s, rebuilt in ${rebuilt.seconds.toFixed(0)} s), peak RSS ${run.peakRssMb.toFixed(0)} MB (${rows.map((r) => `${r.scenario} ${r.rps.toFixed(0)} req/s`).join(', ')})`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -48,4 +68,8 @@ export const runGrowth = async (
 
 /** `--growth 10000,1000000`: the sizes, ascending; `--growth 0` skips it. */
 export const growthSizes = (flag: string | number): number[] =>
-  String(flag).split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0).sort((a, b) => a - b);
+  String(flag)
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0)
+    .sort((a, b) => a - b);

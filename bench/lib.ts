@@ -21,45 +21,72 @@ export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `p
 /** A keys file with one key for the bench's workspace, with every scope. */
 export const writeKeysFile = (dir: string): string => {
   const file = join(dir, 'bench-keys.json');
-  writeFileSync(file, JSON.stringify({ keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['presets:read', 'presets:write', 'webhooks:manage'] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['presets:read', 'presets:write', 'webhooks:manage'] }],
+    }),
+  );
   return file;
 };
 
-export const freePort = (): Promise<number> => new Promise((res, rej) => {
-  const server = createServer();
-  server.once('error', rej);
-  server.listen(0, HOST, () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => res(port));
+export const freePort = (): Promise<number> =>
+  new Promise((res, rej) => {
+    const server = createServer();
+    server.once('error', rej);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => res(port));
+    });
   });
-});
 
-export interface Child { pid: number; url: string; port: number; stop(): Promise<number | null>; output(): string }
+export interface Child {
+  pid: number;
+  url: string;
+  port: number;
+  stop(): Promise<number | null>;
+  output(): string;
+}
 
 /** Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET /health/ready is 200. */
 export const startChild = async (script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> => {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, resolve(ROOT, script)], {
-    cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
-  const keep = (chunk: Buffer) => { tail = (tail + chunk.toString()).slice(-4000); };
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
   let gone = false;
-  void exited.then(() => { gone = true; });
+  void exited.then(() => {
+    gone = true;
+  });
   const url = `http://${HOST}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (gone) throw new Error(`${script} exited before it was ready:\n${tail}`);
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`${script} not ready within 30 s:\n${tail}`); }
-    const ok = await fetch(`${url}/health/ready`).then((r) => r.status === 200, () => false);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${script} not ready within 30 s:\n${tail}`);
+    }
+    const ok = await fetch(`${url}/health/ready`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     await sleep(50);
   }
   return {
-    pid: child.pid!, url, port, output: () => tail,
+    pid: child.pid!,
+    url,
+    port,
+    output: () => tail,
     stop: async () => {
       if (gone) return exited;
       child.kill('SIGTERM');
@@ -101,7 +128,10 @@ export const withCpu = async <R extends LoadResult>(pid: number, measure: () => 
   const per = (ms: number) => (result.requests > 0 ? (ms * 1000) / result.requests : NaN);
   return { ...result, cpuUsPerRequest: per(procCpuMs(pid) - target), loadGenCpuUsPerRequest: per((used.user + used.system) / 1000) };
 };
-export interface CpuPerRequest { cpuUsPerRequest: number; loadGenCpuUsPerRequest: number }
+export interface CpuPerRequest {
+  cpuUsPerRequest: number;
+  loadGenCpuUsPerRequest: number;
+}
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -115,10 +145,21 @@ export const percentile = (xs: number[], p: number): number => {
 };
 
 export const machine = () => ({
-  cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, platform: `${process.platform} ${process.arch}`,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
 });
 
-export interface LoadResult { rps: number; p50: number; p99: number; errors: number; non2xx: number; requests: number; statuses: Record<string, number> }
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  requests: number;
+  statuses: Record<string, number>;
+}
 
 /** One autocannon run; counts every status code seen (a 202 is a 2xx but says the read model lagged). */
 export const load = (opts: autocannon.Options, onInstance?: (i: autocannon.Instance) => void): Promise<LoadResult> =>
@@ -126,9 +167,19 @@ export const load = (opts: autocannon.Options, onInstance?: (i: autocannon.Insta
     const statuses: Record<string, number> = {};
     const instance = autocannon(opts, (err, r) => {
       if (err) return rej(err);
-      res({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, requests: r.requests.total, statuses });
+      res({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors,
+        non2xx: r.non2xx,
+        requests: r.requests.total,
+        statuses,
+      });
     });
-    instance.on('response', (_c, status) => { statuses[status] = (statuses[status] ?? 0) + 1; });
+    instance.on('response', (_c, status) => {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    });
     onInstance?.(instance);
   });
 
@@ -144,9 +195,17 @@ export const flags = <T extends Record<string, number | boolean | string>>(defau
   const out: Record<string, number | boolean | string> = { ...defaults };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i]!.replace(/^--/, '');
-    if (!(name in defaults)) throw new Error(`unknown flag ${argv[i]} (known: ${Object.keys(defaults).map((k) => `--${k}`).join(' ')})`);
+    if (!(name in defaults))
+      throw new Error(
+        `unknown flag ${argv[i]} (known: ${Object.keys(defaults)
+          .map((k) => `--${k}`)
+          .join(' ')})`,
+      );
     const d = defaults[name];
-    if (typeof d === 'boolean') { out[name] = true; continue; }
+    if (typeof d === 'boolean') {
+      out[name] = true;
+      continue;
+    }
     const v = argv[++i];
     if (v === undefined) throw new Error(`${argv[i - 1]} needs a value`);
     out[name] = typeof d === 'number' ? Number(v) : v;

@@ -6,12 +6,35 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { ROOT } from './lib';
 
-interface CallFrame { functionName: string; url: string; lineNumber: number }
-interface Node { id: number; callFrame: CallFrame; children?: number[] }
-interface CpuProfile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
+interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+interface Node {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
-export interface Hot { name: string; where: string; selfMs: number; percent: number; caller?: string }
-export interface ProfileSummary { totalMs: number; idleMs: number; functions: Hot[]; modules: Hot[] }
+export interface Hot {
+  name: string;
+  where: string;
+  selfMs: number;
+  percent: number;
+  caller?: string;
+}
+export interface ProfileSummary {
+  totalMs: number;
+  idleMs: number;
+  functions: Hot[];
+  modules: Hot[];
+}
 
 /** node_modules/<pkg>, node:<internal>, or the project file; V8's own buckets as they are. */
 const moduleOf = (url: string): string => {
@@ -38,7 +61,10 @@ export const summarize = (file: string, top = 15): ProfileSummary => {
   let idleUs = 0;
   for (const [id, us] of selfUs) {
     const { callFrame: f } = byId.get(id)!;
-    if (f.functionName === '(idle)') { idleUs += us; continue; }
+    if (f.functionName === '(idle)') {
+      idleUs += us;
+      continue;
+    }
     totalUs += us;
     const where = f.url ? `${moduleOf(f.url)}:${f.lineNumber + 1}` : '';
     const key = `${f.functionName}@${where}`;
@@ -56,19 +82,30 @@ export const summarize = (file: string, top = 15): ProfileSummary => {
     m.selfMs += us / 1000;
     mods.set(mod, m);
   }
-  const rank = (xs: Iterable<Hot>) => [...xs]
-    .map((h) => ({ ...h, selfMs: Math.round(h.selfMs), percent: Math.round((1000 * h.selfMs) / (totalUs / 1000)) / 10 }))
-    .sort((a, b) => b.selfMs - a.selfMs).slice(0, top);
-  return { totalMs: Math.round(totalUs / 1000), idleMs: Math.round(idleUs / 1000), functions: rank(fns.values()), modules: rank(mods.values()) };
+  const rank = (xs: Iterable<Hot>) =>
+    [...xs]
+      .map((h) => ({ ...h, selfMs: Math.round(h.selfMs), percent: Math.round((1000 * h.selfMs) / (totalUs / 1000)) / 10 }))
+      .sort((a, b) => b.selfMs - a.selfMs)
+      .slice(0, top);
+  return {
+    totalMs: Math.round(totalUs / 1000),
+    idleMs: Math.round(idleUs / 1000),
+    functions: rank(fns.values()),
+    modules: rank(mods.values()),
+  };
 };
 
-export const formatSummary = (s: ProfileSummary, title = 'CPU profile'): string => [
-  `${title}: ${s.totalMs} ms busy, ${s.idleMs} ms idle (self time, % of busy)`,
-  '  top functions:',
-  ...s.functions.map((h) => `    ${h.percent.toFixed(1).padStart(5)}%  ${String(h.selfMs).padStart(6)} ms  ${h.name}  ${h.where}${h.caller ? `  ← ${h.caller}` : ''}`),
-  '  by module:',
-  ...s.modules.map((h) => `    ${h.percent.toFixed(1).padStart(5)}%  ${String(h.selfMs).padStart(6)} ms  ${h.name}`),
-].join('\n');
+export const formatSummary = (s: ProfileSummary, title = 'CPU profile'): string =>
+  [
+    `${title}: ${s.totalMs} ms busy, ${s.idleMs} ms idle (self time, % of busy)`,
+    '  top functions:',
+    ...s.functions.map(
+      (h) =>
+        `    ${h.percent.toFixed(1).padStart(5)}%  ${String(h.selfMs).padStart(6)} ms  ${h.name}  ${h.where}${h.caller ? `  ← ${h.caller}` : ''}`,
+    ),
+    '  by module:',
+    ...s.modules.map((h) => `    ${h.percent.toFixed(1).padStart(5)}%  ${String(h.selfMs).padStart(6)} ms  ${h.name}`),
+  ].join('\n');
 
 if (require.main === module) {
   const file = process.argv[2];

@@ -28,7 +28,11 @@ const REBUILD_SCRIPT = 'dist/scripts/rebuild.js';
  * one version each per pass, so consecutive positions belong to different presets (the rebuild's
  * worst case: each page of events touches thousands of distinct documents).
  */
-export const generateEvents = async (dir: string, total: number, eventsPerPreset = EVENTS_PER_PRESET): Promise<{ seconds: number; presets: number; bytes: number }> => {
+export const generateEvents = async (
+  dir: string,
+  total: number,
+  eventsPerPreset = EVENTS_PER_PRESET,
+): Promise<{ seconds: number; presets: number; bytes: number }> => {
   const started = process.hrtime.bigint();
   const store = openSqliteEventStore({ file: join(dir, EVENTS_FILE), maxBatch: BATCH });
   const presets = Math.ceil(total / eventsPerPreset);
@@ -45,15 +49,36 @@ export const generateEvents = async (dir: string, total: number, eventsPerPreset
       for (let i = start; i < Math.min(start + BATCH, presets) && written < total; i++, written++) {
         const slug = `p${i}`;
         const draft = drafts[(i + pass) % drafts.length]!;
-        const decision = decide({
-          type: 'AddPresetVersion', workspaceId: WORKSPACE_ID, slug, actorUserId: 'bench', now: new Date(),
-          config: draft.config, systemPrompt: draft.systemPrompt, newPresetId: randomUUID(), newVersionId: randomUUID(),
-        }, states[i]!);
+        const decision = decide(
+          {
+            type: 'AddPresetVersion',
+            workspaceId: WORKSPACE_ID,
+            slug,
+            actorUserId: 'bench',
+            now: new Date(),
+            config: draft.config,
+            systemPrompt: draft.systemPrompt,
+            newPresetId: randomUUID(),
+            newVersionId: randomUUID(),
+          },
+          states[i]!,
+        );
         if (E.isLeft(decision)) throw new Error(decision.left.message);
         const event = decision.right[0]!;
         states[i] = evolve(states[i]!, event);
-        const metadata: EventMetadata = { requestId: randomUUID(), actorUserId: 'bench', sourceFormat: 'chat_completions', schemaVersion: CURRENT_SCHEMA_VERSION };
-        appends.push(store.append(presetStreamName(WORKSPACE_ID, slug), [toNewEvent(randomUUID(), event, metadata)], pass === 0 ? 'no_stream' : BigInt(pass - 1)));
+        const metadata: EventMetadata = {
+          requestId: randomUUID(),
+          actorUserId: 'bench',
+          sourceFormat: 'chat_completions',
+          schemaVersion: CURRENT_SCHEMA_VERSION,
+        };
+        appends.push(
+          store.append(
+            presetStreamName(WORKSPACE_ID, slug),
+            [toNewEvent(randomUUID(), event, metadata)],
+            pass === 0 ? 'no_stream' : BigInt(pass - 1),
+          ),
+        );
       }
       await Promise.all(appends);
     }
@@ -62,11 +87,23 @@ export const generateEvents = async (dir: string, total: number, eventsPerPreset
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, presets, bytes: statSync(join(dir, EVENTS_FILE)).size };
 };
 
-export interface RebuildResult { command: string; events: number; seconds: number; eventsPerSecond: number; peakRssMb: number; cpuUsPerEvent: number }
+export interface RebuildResult {
+  command: string;
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  peakRssMb: number;
+  cpuUsPerEvent: number;
+}
 
 /** Runs the rebuild into a fresh read model (readmodel.db removed first) and checks what it built. */
 /** `root`: the checkout whose built rebuild runs (another one with `--compare`). */
-export const runRebuild = async (dir: string, total: number, presets: number, { timeoutSeconds = 600, root = ROOT } = {}): Promise<RebuildResult> => {
+export const runRebuild = async (
+  dir: string,
+  total: number,
+  presets: number,
+  { timeoutSeconds = 600, root = ROOT } = {},
+): Promise<RebuildResult> => {
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, READ_MODEL_FILE + suffix), { force: true });
   const script = join(root, REBUILD_SCRIPT);
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build`);
@@ -74,14 +111,24 @@ export const runRebuild = async (dir: string, total: number, presets: number, { 
   const started = process.hrtime.bigint();
   const { code, output } = await new Promise<{ code: number | null; output: string }>((res) => {
     const child = spawn(process.execPath, ['-r', join(ROOT, 'dist/bench/peakRss.js'), script], {
-      cwd: root, env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn', BENCH_PEAK_FILE: peakFile }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn', BENCH_PEAK_FILE: peakFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    const keep = (c: Buffer) => { out = (out + c.toString()).slice(-4000); };
+    const keep = (c: Buffer) => {
+      out = (out + c.toString()).slice(-4000);
+    };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    const timer = setTimeout(() => { out += `\nkilled after ${timeoutSeconds} s`; child.kill('SIGKILL'); }, timeoutSeconds * 1000);
-    child.once('exit', (c) => { clearTimeout(timer); res({ code: c, output: out }); });
+    const timer = setTimeout(() => {
+      out += `\nkilled after ${timeoutSeconds} s`;
+      child.kill('SIGKILL');
+    }, timeoutSeconds * 1000);
+    child.once('exit', (c) => {
+      clearTimeout(timer);
+      res({ code: c, output: out });
+    });
   });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (code !== 0) throw new Error(`${script} exited with ${code}:\n${output}`);
@@ -89,10 +136,15 @@ export const runRebuild = async (dir: string, total: number, presets: number, { 
   const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   const [docs, versions] = [count('SELECT COUNT(*) AS n FROM presets'), count('SELECT COUNT(*) AS n FROM preset_versions')];
   db.close();
-  if (docs !== presets || versions !== total) throw new Error(`${script} built ${docs} presets and ${versions} versions, expected ${presets} and ${total}`);
+  if (docs !== presets || versions !== total)
+    throw new Error(`${script} built ${docs} presets and ${versions} versions, expected ${presets} and ${total}`);
   const { peakKb, cpuMs } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number; cpuMs: number };
   return {
-    command: `node ${root === ROOT ? REBUILD_SCRIPT : script}`, events: total, seconds, eventsPerSecond: total / seconds, peakRssMb: (peakKb * 1024) / 1e6,
+    command: `node ${root === ROOT ? REBUILD_SCRIPT : script}`,
+    events: total,
+    seconds,
+    eventsPerSecond: total / seconds,
+    peakRssMb: (peakKb * 1024) / 1e6,
     cpuUsPerEvent: (cpuMs * 1000) / total,
   };
 };

@@ -25,9 +25,24 @@ export interface ResolveBenchOptions {
 }
 
 type HttpTarget = 'service' | 'rawKoa';
-export interface ResolveHttpRow { round: number; target: HttpTarget; rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuUsPerRequest: number }
+export interface ResolveHttpRow {
+  round: number;
+  target: HttpTarget;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  cpuUsPerRequest: number;
+}
 export interface ResolveBenchResult {
-  http: { rows: ResolveHttpRow[]; service: { rps: number; p50: number; p99: number }; rawKoa: { rps: number; p50: number; p99: number }; ratio: number; roundRatios: number[] };
+  http: {
+    rows: ResolveHttpRow[];
+    service: { rps: number; p50: number; p99: number };
+    rawKoa: { rps: number; p50: number; p99: number };
+    ratio: number;
+    roundRatios: number[];
+  };
   client: { resolves: number; seconds: number; perSecond: number; cpuUsPerResolve: number };
   propagation: { writes: number; p50: number; p99: number; max: number; missing: number };
 }
@@ -45,7 +60,12 @@ const httpRound = async (target: HttpTarget, round: number, o: ResolveBenchOptio
   const server = await startTarget(target);
   try {
     if (target === 'service') await call(`${server.url}${writePath('hot')}`, 'POST', BODIES[0]);
-    const options: Options = { url: server.url, connections: o.connections, headers: AUTH, requests: [{ method: 'POST', path: RESOLVE_PATH, body: RESOLVE_BODY }] };
+    const options: Options = {
+      url: server.url,
+      connections: o.connections,
+      headers: AUTH,
+      requests: [{ method: 'POST', path: RESOLVE_PATH, body: RESOLVE_BODY }],
+    };
     if (o.warmup) await load({ ...options, duration: o.warmup });
     const r = await withCpu(server.pid, () => load({ ...options, duration: o.duration }));
     return { round, target, rps: r.rps, p50: r.p50, p99: r.p99, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest: r.cpuUsPerRequest };
@@ -61,7 +81,9 @@ export const runResolveBench = async (o: ResolveBenchOptions, log: (line: string
     for (const target of order) {
       const row = await httpRound(target, round, o);
       rows.push(row);
-      log(`round ${round} resolve ${target.padEnd(7)} ${Math.round(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} CPU ${Math.round(row.cpuUsPerRequest)} µs/req`);
+      log(
+        `round ${round} resolve ${target.padEnd(7)} ${Math.round(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} CPU ${Math.round(row.cpuUsPerRequest)} µs/req`,
+      );
     }
   }
   const med = (t: HttpTarget) => {
@@ -92,7 +114,9 @@ export const runResolveBench = async (o: ResolveBenchOptions, log: (line: string
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     const clientResult = { resolves, seconds, perSecond: resolves / seconds, cpuUsPerResolve: (used.user + used.system) / resolves };
-    log(`resolve client ${Math.round(clientResult.perSecond)} resolves/s (${resolves} in ${seconds.toFixed(2)} s, ${clientResult.cpuUsPerResolve.toFixed(1)} µs CPU each)`);
+    log(
+      `resolve client ${Math.round(clientResult.perSecond)} resolves/s (${resolves} in ${seconds.toFixed(2)} s, ${clientResult.cpuUsPerResolve.toFixed(1)} µs CPU each)`,
+    );
 
     // Propagation: each write's answer to the client resolving the version it made.
     const lags: number[] = [];
@@ -115,7 +139,9 @@ export const runResolveBench = async (o: ResolveBenchOptions, log: (line: string
       await sleep(20);
     }
     const propagation = { writes: o.writes, p50: percentile(lags, 50), p99: percentile(lags, 99), max: Math.max(...lags), missing };
-    log(`resolve propagation p50 ${propagation.p50.toFixed(1)} ms p99 ${propagation.p99.toFixed(1)} ms max ${propagation.max.toFixed(1)} ms over ${lags.length} writes, ${missing} missing`);
+    log(
+      `resolve propagation p50 ${propagation.p50.toFixed(1)} ms p99 ${propagation.p99.toFixed(1)} ms max ${propagation.max.toFixed(1)} ms over ${lags.length} writes, ${missing} missing`,
+    );
     return { http, client: clientResult, propagation };
   } finally {
     await client.close();

@@ -21,15 +21,29 @@ import { runResolveBench, type ResolveBenchResult } from './resolve';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
 const opts = flags({
-  duration: 10, warmup: 3, rounds: 3, connections: 32, events: 1_000_000, growth: '10000,1000000', profile: '', compare: '',
-  webhooks: 4, 'webhook-events': 5000, 'webhook-rate': 100, 'webhook-seconds': 10,
-  'resolve-rounds': 3, 'client-seconds': 5, 'propagation-writes': 200,
+  duration: 10,
+  warmup: 3,
+  rounds: 3,
+  connections: 32,
+  events: 1_000_000,
+  growth: '10000,1000000',
+  profile: '',
+  compare: '',
+  webhooks: 4,
+  'webhook-events': 5000,
+  'webhook-rate': 100,
+  'webhook-seconds': 10,
+  'resolve-rounds': 3,
+  'client-seconds': 5,
+  'propagation-writes': 200,
 });
 if (opts.compare) compareWith(opts.compare);
 const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
-if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile)) throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
+if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile))
+  throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
-const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+const f = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—';
 
 const main = async () => {
   const began = Date.now();
@@ -45,7 +59,9 @@ const main = async () => {
     if (opts.events > 0) {
       log(`writing ${f(opts.events)} events through the event store…`);
       generated = await generateEvents(eventsDir, opts.events);
-      log(`  ${f(generated.seconds, 1)} s (${f(opts.events / generated.seconds)} events/s appended), events.db ${f(generated.bytes / 1e6)} MB`);
+      log(
+        `  ${f(generated.seconds, 1)} s (${f(opts.events / generated.seconds)} events/s appended), events.db ${f(generated.bytes / 1e6)} MB`,
+      );
     }
     for (let round = 0; round < opts.rounds; round++) {
       for (const scenario of SCENARIOS) {
@@ -53,7 +69,9 @@ const main = async () => {
         for (const target of benchTargets.map((_, i) => benchTargets[(i + round) % benchTargets.length]!)) {
           const row = await runScenario(scenario, target, opts);
           rows.push({ ...row, round: round + 1 });
-          log(`round ${round + 1} ${scenario.padEnd(7)} ${target.padEnd(7)} ${f(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} peak ${f(row.peakRssMb)} MB CPU ${f(row.cpuUsPerRequest)} µs/req`);
+          log(
+            `round ${round + 1} ${scenario.padEnd(7)} ${target.padEnd(7)} ${f(row.rps)} req/s p50 ${row.p50} ms p99 ${row.p99} ms errors ${row.errors} non-2xx ${row.non2xx} peak ${f(row.peakRssMb)} MB CPU ${f(row.cpuUsPerRequest)} µs/req`,
+          );
         }
       }
       if (generated) {
@@ -63,7 +81,9 @@ const main = async () => {
           try {
             const r = await runRebuild(eventsDir, opts.events, generated.presets, which === 'compared' ? { root: opts.compare } : {});
             (which === 'compared' ? comparedRebuilds : rebuilds).push(r);
-            log(`round ${round + 1} rebuild ${which === 'compared' ? '(compared) ' : ''}${f(r.eventsPerSecond)} events/s (${f(r.seconds, 1)} s) peak ${f(r.peakRssMb)} MB`);
+            log(
+              `round ${round + 1} rebuild ${which === 'compared' ? '(compared) ' : ''}${f(r.eventsPerSecond)} events/s (${f(r.seconds, 1)} s) peak ${f(r.peakRssMb)} MB`,
+            );
           } catch (error) {
             rebuildFailures.push(`${which}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
             log(`round ${round + 1} rebuild FAILED: ${rebuildFailures[rebuildFailures.length - 1]}`);
@@ -75,25 +95,52 @@ const main = async () => {
     if (generated && rebuildFailures.length === 0) {
       log(`the service over the rebuild's ${f(generated.presets)} presets…`);
       scale = await runAtScale(eventsDir, generated.presets, opts);
-      for (const r of scale) log(`at scale ${r.scenario.padEnd(7)} ${f(r.rps)} req/s p99 ${r.p99} ms errors ${r.errors} non-2xx ${r.non2xx} peak ${f(r.peakRssMb)} MB`);
+      for (const r of scale)
+        log(
+          `at scale ${r.scenario.padEnd(7)} ${f(r.rps)} req/s p99 ${r.p99} ms errors ${r.errors} non-2xx ${r.non2xx} peak ${f(r.peakRssMb)} MB`,
+        );
     }
   } finally {
     rmSync(eventsDir, { recursive: true, force: true });
   }
   const sizes = growthSizes(opts.growth);
   const growth = sizes.length > 0 ? await runGrowth(sizes, opts, log) : undefined;
-  const webhooks = opts.webhooks > 0
-    ? await runWebhookBench({ webhooks: opts.webhooks, events: opts['webhook-events'], rate: opts['webhook-rate'], seconds: opts['webhook-seconds'] }, log)
-    : undefined;
-  const resolve = opts['resolve-rounds'] > 0
-    ? await runResolveBench({
-      rounds: opts['resolve-rounds'], duration: opts.duration, warmup: opts.warmup, connections: opts.connections,
-      clientSeconds: opts['client-seconds'], writes: opts['propagation-writes'],
-    }, log)
-    : undefined;
+  const webhooks =
+    opts.webhooks > 0
+      ? await runWebhookBench(
+          { webhooks: opts.webhooks, events: opts['webhook-events'], rate: opts['webhook-rate'], seconds: opts['webhook-seconds'] },
+          log,
+        )
+      : undefined;
+  const resolve =
+    opts['resolve-rounds'] > 0
+      ? await runResolveBench(
+          {
+            rounds: opts['resolve-rounds'],
+            duration: opts.duration,
+            warmup: opts.warmup,
+            connections: opts.connections,
+            clientSeconds: opts['client-seconds'],
+            writes: opts['propagation-writes'],
+          },
+          log,
+        )
+      : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
-  report({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, resolve, profile, seconds: (Date.now() - began) / 1000, load: [loadAtStart, loadavg()[0]!] });
+  report({
+    rows,
+    rebuilds,
+    comparedRebuilds,
+    rebuildFailures,
+    scale,
+    growth,
+    webhooks,
+    resolve,
+    profile,
+    seconds: (Date.now() - began) / 1000,
+    load: [loadAtStart, loadavg()[0]!],
+  });
 };
 
 /** One more run of a scenario with `node --cpu-prof` on the service (not part of the numbers above). */
@@ -109,8 +156,17 @@ const profileService = async (scenario: Scenario): Promise<ProfileSummary> => {
 
 type RoundRow = Row & { round: number };
 interface Run {
-  rows: RoundRow[]; rebuilds: RebuildResult[]; comparedRebuilds: RebuildResult[]; rebuildFailures: string[]; scale: ScaleRow[]; growth?: GrowthResult;
-  webhooks?: WebhookBenchResult; resolve?: ResolveBenchResult; profile?: ProfileSummary; seconds: number; load: number[];
+  rows: RoundRow[];
+  rebuilds: RebuildResult[];
+  comparedRebuilds: RebuildResult[];
+  rebuildFailures: string[];
+  scale: ScaleRow[];
+  growth?: GrowthResult;
+  webhooks?: WebhookBenchResult;
+  resolve?: ResolveBenchResult;
+  profile?: ProfileSummary;
+  seconds: number;
+  load: number[];
 }
 
 const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, resolve, profile, seconds, load }: Run) => {
@@ -118,19 +174,31 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
   const med = (s: Scenario, t: Target) => {
     const rs = of(s, t);
     return {
-      scenario: s, target: t, rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)),
-      errors: rs.reduce((a, r) => a + r.errors, 0), non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-      accepted202: rs.reduce((a, r) => a + (r.statuses['202'] ?? 0), 0), peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
-      cpuUsPerRequest: median(rs.map((r) => r.cpuUsPerRequest)), loadGenCpuUsPerRequest: median(rs.map((r) => r.loadGenCpuUsPerRequest)),
+      scenario: s,
+      target: t,
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      errors: rs.reduce((a, r) => a + r.errors, 0),
+      non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+      accepted202: rs.reduce((a, r) => a + (r.statuses['202'] ?? 0), 0),
+      peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+      cpuUsPerRequest: median(rs.map((r) => r.cpuUsPerRequest)),
+      loadGenCpuUsPerRequest: median(rs.map((r) => r.loadGenCpuUsPerRequest)),
     };
   };
   const medians = SCENARIOS.flatMap((s) => benchTargets.map((t) => med(s, t)));
   const m = (s: Scenario, t: Target) => medians.find((x) => x.scenario === s && x.target === t)!;
-  const rebuild = rebuilds.length > 0 ? {
-    eventsPerSecond: median(rebuilds.map((r) => r.eventsPerSecond)), seconds: median(rebuilds.map((r) => r.seconds)),
-    peakRssMb: Math.max(...rebuilds.map((r) => r.peakRssMb)), command: rebuilds[0]!.command,
-    cpuUsPerEvent: median(rebuilds.map((r) => r.cpuUsPerEvent)),
-  } : undefined;
+  const rebuild =
+    rebuilds.length > 0
+      ? {
+          eventsPerSecond: median(rebuilds.map((r) => r.eventsPerSecond)),
+          seconds: median(rebuilds.map((r) => r.seconds)),
+          peakRssMb: Math.max(...rebuilds.map((r) => r.peakRssMb)),
+          command: rebuilds[0]!.command,
+          cpuUsPerEvent: median(rebuilds.map((r) => r.cpuUsPerEvent)),
+        }
+      : undefined;
 
   const mc = machine();
   const lines: string[] = [
@@ -141,114 +209,206 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
     `load generator (autocannon) on the same cores; 1-min load average ${f(load[0]!, 1)} at start, ${f(load[1]!, 1)} at end`,
     '',
     // With --rounds 0 (growth alone, say) there is no scenario to show.
-    ...(rows.length > 0 || rebuild ? [
-      `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req | autocannon µs/req |`,
-      `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|-----------:|------------------:|`,
-    ] : []),
-    ...(rows.length > 0 ? medians : []).map((r) => `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} | ${f(r.loadGenCpuUsPerRequest).padStart(17)} |`),
-    ...(rebuild ? [
-      `| rebuild  | service | ${`${f(rebuild.eventsPerSecond)} ev/s`.padStart(10)} |      — |      — |      0 |       — | ${f(rebuild.peakRssMb).padStart(11)} | ${`${f(rebuild.cpuUsPerEvent)}/event`.padStart(10)} |                 — |`,
-      '',
-      `rebuild: ${f(opts.events)} events (${f(opts.events / 10)} presets × 10) replayed by \`${rebuild.command}\` in ${f(rebuild.seconds, 1)} s (median)`,
-    ] : []),
-    ...(scale.length > 0 ? [
-      '',
-      'the service over the rebuilt data set (one process, one round, a random preset per request or connection):',
-      '',
-      '| at scale | presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req |',
-      '|----------|--------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
-      ...scale.map((r) => scaleLine(r)),
-    ] : []),
-    ...(growth ? [
-      '',
-      'growth: the same load over presets of one version each, written through the event store and rebuilt, one process per size:',
-      '',
-      '| growth   |   presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req |',
-      '|----------|----------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
-      ...growth.runs.flatMap((g) => g.rows.map((r) => scaleLine(r, 9))),
-      '',
-      `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(Math.abs(growth.growthMb), 1)} MB ${growth.growthMb >= 0 ? 'more' : 'less'} at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
-    ] : []),
-    ...(webhooks ? [
-      '',
-      `webhooks (${webhooks.webhooks} webhooks → one receiver on loopback answering 204, one service process, peak RSS ${f(webhooks.peakRssMb)} MB):`,
-      `webhooks: replay of ${f(webhooks.replayed.deliveries / webhooks.webhooks)} events to each: ${f(webhooks.replayed.perSecond)} deliveries/s (${f(webhooks.replayed.deliveries)} in ${f(webhooks.replayed.seconds, 2)} s)`,
-      `webhooks: ${f(opts['webhook-rate'])} writes/s for ${f(opts['webhook-seconds'])} s: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
-    ] : []),
-    ...(resolve ? [
-      '',
-      `using a preset: POST /api/v1/resolve/chat/completions naming one hot preset, against raw Koa answering the same POST (${opts['resolve-rounds']} round(s), medians):`,
-      '',
-      '| resolve  | target  |  req/s | p50 ms | p99 ms | errors | non-2xx | CPU µs/req |',
-      '|----------|---------|-------:|-------:|-------:|-------:|--------:|-----------:|',
-      ...(['service', 'rawKoa'] as const).map((t) => {
-        const of = resolve.http.rows.filter((r) => r.target === t);
-        const m = resolve.http[t];
-        return `| resolve  | ${t.padEnd(7)} | ${f(m.rps).padStart(6)} | ${f(m.p50, 1).padStart(6)} | ${f(m.p99, 1).padStart(6)} | ${String(of.reduce((a, r) => a + r.errors, 0)).padStart(6)} | ${String(of.reduce((a, r) => a + r.non2xx, 0)).padStart(7)} | ${f(median(of.map((r) => r.cpuUsPerRequest))).padStart(10)} |`;
-      }),
-      '',
-      `resolve: service/rawKoa ${f(resolve.http.ratio, 2)}× req/s (rounds ${resolve.http.roundRatios.map((r) => `${f(r, 2)}×`).join(', ')})`,
-      `resolve client: ${f(resolve.client.perSecond)} resolves/s on one core (${f(resolve.client.resolves)} in ${f(resolve.client.seconds, 2)} s, one caller awaiting each; ${f(resolve.client.cpuUsPerResolve, 1)} µs CPU per resolve)`,
-      `resolve propagation: from a write's answer to the client resolving its version p50 ${f(resolve.propagation.p50, 1)} ms, p99 ${f(resolve.propagation.p99, 1)} ms, max ${f(resolve.propagation.max, 1)} ms over ${f(resolve.propagation.writes - resolve.propagation.missing)} writes, ${resolve.propagation.missing} missing`,
-    ] : []),
+    ...(rows.length > 0 || rebuild
+      ? [
+          `| scenario | target  |      req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req | autocannon µs/req |`,
+          `|----------|---------|-----------:|-------:|-------:|-------:|--------:|------------:|-----------:|------------------:|`,
+        ]
+      : []),
+    ...(rows.length > 0 ? medians : []).map(
+      (r) =>
+        `| ${r.scenario.padEnd(8)} | ${r.target.padEnd(7)} | ${f(r.rps).padStart(10)} | ${f(r.p50, 1).padStart(6)} | ${f(r.p99, 1).padStart(6)} | ${String(r.errors).padStart(6)} | ${String(r.non2xx).padStart(7)} | ${f(r.peakRssMb).padStart(11)} | ${f(r.cpuUsPerRequest).padStart(10)} | ${f(r.loadGenCpuUsPerRequest).padStart(17)} |`,
+    ),
+    ...(rebuild
+      ? [
+          `| rebuild  | service | ${`${f(rebuild.eventsPerSecond)} ev/s`.padStart(10)} |      — |      — |      0 |       — | ${f(rebuild.peakRssMb).padStart(11)} | ${`${f(rebuild.cpuUsPerEvent)}/event`.padStart(10)} |                 — |`,
+          '',
+          `rebuild: ${f(opts.events)} events (${f(opts.events / 10)} presets × 10) replayed by \`${rebuild.command}\` in ${f(rebuild.seconds, 1)} s (median)`,
+        ]
+      : []),
+    ...(scale.length > 0
+      ? [
+          '',
+          'the service over the rebuilt data set (one process, one round, a random preset per request or connection):',
+          '',
+          '| at scale | presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req |',
+          '|----------|--------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
+          ...scale.map((r) => scaleLine(r)),
+        ]
+      : []),
+    ...(growth
+      ? [
+          '',
+          'growth: the same load over presets of one version each, written through the event store and rebuilt, one process per size:',
+          '',
+          '| growth   |   presets |  req/s | p50 ms | p99 ms | errors | non-2xx | peak RSS MB | CPU µs/req |',
+          '|----------|----------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
+          ...growth.runs.flatMap((g) => g.rows.map((r) => scaleLine(r, 9))),
+          '',
+          `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(Math.abs(growth.growthMb), 1)} MB ${growth.growthMb >= 0 ? 'more' : 'less'} at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
+        ]
+      : []),
+    ...(webhooks
+      ? [
+          '',
+          `webhooks (${webhooks.webhooks} webhooks → one receiver on loopback answering 204, one service process, peak RSS ${f(webhooks.peakRssMb)} MB):`,
+          `webhooks: replay of ${f(webhooks.replayed.deliveries / webhooks.webhooks)} events to each: ${f(webhooks.replayed.perSecond)} deliveries/s (${f(webhooks.replayed.deliveries)} in ${f(webhooks.replayed.seconds, 2)} s)`,
+          `webhooks: ${f(opts['webhook-rate'])} writes/s for ${f(opts['webhook-seconds'])} s: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
+        ]
+      : []),
+    ...(resolve
+      ? [
+          '',
+          `using a preset: POST /api/v1/resolve/chat/completions naming one hot preset, against raw Koa answering the same POST (${opts['resolve-rounds']} round(s), medians):`,
+          '',
+          '| resolve  | target  |  req/s | p50 ms | p99 ms | errors | non-2xx | CPU µs/req |',
+          '|----------|---------|-------:|-------:|-------:|-------:|--------:|-----------:|',
+          ...(['service', 'rawKoa'] as const).map((t) => {
+            const of = resolve.http.rows.filter((r) => r.target === t);
+            const m = resolve.http[t];
+            return `| resolve  | ${t.padEnd(7)} | ${f(m.rps).padStart(6)} | ${f(m.p50, 1).padStart(6)} | ${f(m.p99, 1).padStart(6)} | ${String(of.reduce((a, r) => a + r.errors, 0)).padStart(6)} | ${String(of.reduce((a, r) => a + r.non2xx, 0)).padStart(7)} | ${f(median(of.map((r) => r.cpuUsPerRequest))).padStart(10)} |`;
+          }),
+          '',
+          `resolve: service/rawKoa ${f(resolve.http.ratio, 2)}× req/s (rounds ${resolve.http.roundRatios.map((r) => `${f(r, 2)}×`).join(', ')})`,
+          `resolve client: ${f(resolve.client.perSecond)} resolves/s on one core (${f(resolve.client.resolves)} in ${f(resolve.client.seconds, 2)} s, one caller awaiting each; ${f(resolve.client.cpuUsPerResolve, 1)} µs CPU per resolve)`,
+          `resolve propagation: from a write's answer to the client resolving its version p50 ${f(resolve.propagation.p50, 1)} ms, p99 ${f(resolve.propagation.p99, 1)} ms, max ${f(resolve.propagation.max, 1)} ms over ${f(resolve.propagation.writes - resolve.propagation.missing)} writes, ${resolve.propagation.missing} missing`,
+        ]
+      : []),
     '',
   ];
   const ratio = (a: number, b: number) => a / b;
   const ratios = {
-    createRps: ratio(m('create', 'service').rps, m('create', 'crud').rps), createP99: ratio(m('create', 'service').p99, m('create', 'crud').p99),
-    versionRps: ratio(m('version', 'service').rps, m('version', 'crud').rps), versionP99: ratio(m('version', 'service').p99, m('version', 'crud').p99),
+    createRps: ratio(m('create', 'service').rps, m('create', 'crud').rps),
+    createP99: ratio(m('create', 'service').p99, m('create', 'crud').p99),
+    versionRps: ratio(m('version', 'service').rps, m('version', 'crud').rps),
+    versionP99: ratio(m('version', 'service').p99, m('version', 'crud').p99),
     readRps: ratio(m('read', 'service').rps, m('read', 'rawKoa').rps),
   };
   // Within a round the three targets run back to back: its ratio is the fairest single comparison
   // on a noisy machine, and how far the rounds spread says how much the medians can be trusted.
-  const rpsOf = (round: number, s: Scenario, t: Target) => rows.find((r) => r.round === round && r.scenario === s && r.target === t)?.rps ?? NaN;
+  const rpsOf = (round: number, s: Scenario, t: Target) =>
+    rows.find((r) => r.round === round && r.scenario === s && r.target === t)?.rps ?? NaN;
   const rounds = [...new Set(rows.map((r) => r.round))];
   const roundRatios = rounds.map((round) => ({
-    round, createRps: rpsOf(round, 'create', 'service') / rpsOf(round, 'create', 'crud'),
-    versionRps: rpsOf(round, 'version', 'service') / rpsOf(round, 'version', 'crud'), readRps: rpsOf(round, 'read', 'service') / rpsOf(round, 'read', 'rawKoa'),
+    round,
+    createRps: rpsOf(round, 'create', 'service') / rpsOf(round, 'create', 'crud'),
+    versionRps: rpsOf(round, 'version', 'service') / rpsOf(round, 'version', 'crud'),
+    readRps: rpsOf(round, 'read', 'service') / rpsOf(round, 'read', 'rawKoa'),
   }));
   const each = (k: 'createRps' | 'versionRps' | 'readRps') => roundRatios.map((r) => `${f(r[k], 2)}×`).join(', ');
-  if (rows.length > 0) lines.push(
-    `ratios: create service/crud ${f(ratios.createRps, 2)}× req/s, ${f(ratios.createP99, 2)}× p99; ` +
-      `version service/crud ${f(ratios.versionRps, 2)}× req/s, ${f(ratios.versionP99, 2)}× p99; read service/rawKoa ${f(ratios.readRps, 2)}× req/s`,
-    `round by round: create service/crud ${each('createRps')}; version service/crud ${each('versionRps')}; read service/rawKoa ${each('readRps')}`,
-  );
+  if (rows.length > 0)
+    lines.push(
+      `ratios: create service/crud ${f(ratios.createRps, 2)}× req/s, ${f(ratios.createP99, 2)}× p99; ` +
+        `version service/crud ${f(ratios.versionRps, 2)}× req/s, ${f(ratios.versionP99, 2)}× p99; read service/rawKoa ${f(ratios.readRps, 2)}× req/s`,
+      `round by round: create service/crud ${each('createRps')}; version service/crud ${each('versionRps')}; read service/rawKoa ${each('readRps')}`,
+    );
   const service = medians.filter((r) => r.target === 'service');
   const targets: Array<[string, boolean]> = [
-    ...(rows.length > 0 ? [
-      ['create throughput ≥ 1.5× CRUD', ratios.createRps >= 1.5], ['create p99 ≤ CRUD p99', ratios.createP99 <= 1],
-      ['version throughput ≥ 1.5× CRUD', ratios.versionRps >= 1.5], ['version p99 ≤ CRUD p99', ratios.versionP99 <= 1],
-      ['read throughput ≥ 0.7× raw Koa', ratios.readRps >= 0.7],
-    ] as Array<[string, boolean]> : []),
-    ...(opts.events > 0 ? [['rebuild ≥ 100,000 events/s', !!rebuild && rebuildFailures.length === 0 && rebuild.eventsPerSecond >= 100_000] as [string, boolean]] : []),
-    ['peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale, growth)', service.every((r) => r.peakRssMb <= 200) && (!rebuild || rebuild.peakRssMb <= 200) && scale.every((r) => r.peakRssMb <= 200) && (growth?.runs ?? []).every((g) => g.peakRssMb <= 200)],
-    ...(growth && growth.runs.length > 1 ? [[`no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`, growth.growthMb <= growth.allowanceMb] as [string, boolean]] : []),
-    ...(webhooks ? [['webhooks: every write delivered to every webhook, no failed request', webhooks.lag.missing === 0 && webhooks.errors === 0 && webhooks.replayed.deliveries === webhooks.webhooks * opts['webhook-events']] as [string, boolean]] : []),
-    ...(resolve ? [
-      ['resolve over HTTP ≥ 0.6× raw Koa', resolve.http.ratio >= 0.6],
-      ['resolve in process ≥ 100,000 resolves/s on one core', resolve.client.perSecond >= 100_000],
-      ['propagation to the client p99 ≤ 1 s, every write seen', resolve.propagation.p99 <= 1000 && resolve.propagation.missing === 0],
-      ['resolve: 0 errors and 0 non-2xx', resolve.http.rows.every((r) => r.errors === 0 && r.non2xx === 0)],
-    ] as Array<[string, boolean]> : []),
-    ['0 errors and 0 non-2xx (every target, every round)', [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0)],
+    ...(rows.length > 0
+      ? ([
+          ['create throughput ≥ 1.5× CRUD', ratios.createRps >= 1.5],
+          ['create p99 ≤ CRUD p99', ratios.createP99 <= 1],
+          ['version throughput ≥ 1.5× CRUD', ratios.versionRps >= 1.5],
+          ['version p99 ≤ CRUD p99', ratios.versionP99 <= 1],
+          ['read throughput ≥ 0.7× raw Koa', ratios.readRps >= 0.7],
+        ] as Array<[string, boolean]>)
+      : []),
+    ...(opts.events > 0
+      ? [
+          ['rebuild ≥ 100,000 events/s', !!rebuild && rebuildFailures.length === 0 && rebuild.eventsPerSecond >= 100_000] as [
+            string,
+            boolean,
+          ],
+        ]
+      : []),
+    [
+      'peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale, growth)',
+      service.every((r) => r.peakRssMb <= 200) &&
+        (!rebuild || rebuild.peakRssMb <= 200) &&
+        scale.every((r) => r.peakRssMb <= 200) &&
+        (growth?.runs ?? []).every((g) => g.peakRssMb <= 200),
+    ],
+    ...(growth && growth.runs.length > 1
+      ? [
+          [
+            `no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`,
+            growth.growthMb <= growth.allowanceMb,
+          ] as [string, boolean],
+        ]
+      : []),
+    ...(webhooks
+      ? [
+          [
+            'webhooks: every write delivered to every webhook, no failed request',
+            webhooks.lag.missing === 0 &&
+              webhooks.errors === 0 &&
+              webhooks.replayed.deliveries === webhooks.webhooks * opts['webhook-events'],
+          ] as [string, boolean],
+        ]
+      : []),
+    ...(resolve
+      ? ([
+          ['resolve over HTTP ≥ 0.6× raw Koa', resolve.http.ratio >= 0.6],
+          ['resolve in process ≥ 100,000 resolves/s on one core', resolve.client.perSecond >= 100_000],
+          ['propagation to the client p99 ≤ 1 s, every write seen', resolve.propagation.p99 <= 1000 && resolve.propagation.missing === 0],
+          ['resolve: 0 errors and 0 non-2xx', resolve.http.rows.every((r) => r.errors === 0 && r.non2xx === 0)],
+        ] as Array<[string, boolean]>)
+      : []),
+    [
+      '0 errors and 0 non-2xx (every target, every round)',
+      [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0),
+    ],
   ];
   for (const [name, ok] of targets) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${name}`);
   for (const failure of rebuildFailures) lines.push(`rebuild failed: ${failure}`);
   if (opts.compare) lines.push('', ...comparison(rows, medians, rebuilds, comparedRebuilds));
   const accepted = service.reduce((a, r) => a + r.accepted202, 0);
-  if (accepted > 0) lines.push(`note: ${accepted} service writes answered 202 (read model behind the write by more than READ_YOUR_WRITES_TIMEOUT_MS)`);
+  if (accepted > 0)
+    lines.push(`note: ${accepted} service writes answered 202 (read model behind the write by more than READ_YOUR_WRITES_TIMEOUT_MS)`);
   lines.push(`took ${f(seconds)} s`);
-  if (profile) lines.push('', formatSummary(profile, `CPU profile of the service during "${opts.profile}" (a separate run, not in the numbers above)`));
+  if (profile)
+    lines.push(
+      '',
+      formatSummary(profile, `CPU profile of the service during "${opts.profile}" (a separate run, not in the numbers above)`),
+    );
   console.log(lines.join('\n'));
 
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const file = join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ machine: mc, loadAverage: load, options: opts, medians, rebuild, scale, growth, webhooks, resolve, ratios, roundRatios, targets: Object.fromEntries(targets), rounds: { rows, rebuilds, rebuildFailures }, profile, seconds }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        machine: mc,
+        loadAverage: load,
+        options: opts,
+        medians,
+        rebuild,
+        scale,
+        growth,
+        webhooks,
+        resolve,
+        ratios,
+        roundRatios,
+        targets: Object.fromEntries(targets),
+        rounds: { rows, rebuilds, rebuildFailures },
+        profile,
+        seconds,
+      },
+      null,
+      2,
+    ),
+  );
   log(`results written to ${file}`);
 };
 
 /** This service against the compared build: medians, and each round's own ratio (the two ran in the same round). */
-const comparison = (rows: RoundRow[], medians: Array<{ scenario: Scenario; target: Target; rps: number; p99: number; cpuUsPerRequest: number }>, rebuilds: RebuildResult[], compared: RebuildResult[]): string[] => {
+const comparison = (
+  rows: RoundRow[],
+  medians: Array<{ scenario: Scenario; target: Target; rps: number; p99: number; cpuUsPerRequest: number }>,
+  rebuilds: RebuildResult[],
+  compared: RebuildResult[],
+): string[] => {
   const rounds = [...new Set(rows.map((r) => r.round))];
   const of = (round: number, s: Scenario, t: Target) => rows.find((r) => r.round === round && r.scenario === s && r.target === t);
   const lines = [
@@ -258,14 +418,21 @@ const comparison = (rows: RoundRow[], medians: Array<{ scenario: Scenario; targe
     '|----------|-----------:|---------------:|------:|--------|----------:|-----------------:|',
   ];
   for (const s of SCENARIOS) {
-    const [a, b] = [medians.find((m) => m.scenario === s && m.target === 'service')!, medians.find((m) => m.scenario === s && m.target === 'compared')!];
+    const [a, b] = [
+      medians.find((m) => m.scenario === s && m.target === 'service')!,
+      medians.find((m) => m.scenario === s && m.target === 'compared')!,
+    ];
     const each = rounds.map((r) => `${f(of(r, s, 'service')!.rps / of(r, s, 'compared')!.rps, 2)}×`).join(', ');
-    lines.push(`| ${s.padEnd(8)} | ${f(a.rps).padStart(10)} | ${f(b.rps).padStart(14)} | ${f(a.rps / b.rps, 2).padStart(4)}× | ${each} | ${f(a.p99 / b.p99, 2).padStart(8)}× | ${f(a.cpuUsPerRequest / b.cpuUsPerRequest, 2).padStart(15)}× |`);
+    lines.push(
+      `| ${s.padEnd(8)} | ${f(a.rps).padStart(10)} | ${f(b.rps).padStart(14)} | ${f(a.rps / b.rps, 2).padStart(4)}× | ${each} | ${f(a.p99 / b.p99, 2).padStart(8)}× | ${f(a.cpuUsPerRequest / b.cpuUsPerRequest, 2).padStart(15)}× |`,
+    );
   }
   if (rebuilds.length > 0 && compared.length > 0) {
     const [a, b] = [median(rebuilds.map((r) => r.eventsPerSecond)), median(compared.map((r) => r.eventsPerSecond))];
     const each = rebuilds.map((r, i) => (compared[i] ? `${f(r.eventsPerSecond / compared[i]!.eventsPerSecond, 2)}×` : '—')).join(', ');
-    lines.push(`| rebuild  | ${`${f(a)} ev/s`.padStart(10)} | ${`${f(b)} ev/s`.padStart(14)} | ${f(a / b, 2).padStart(4)}× | ${each} |         — | ${f(median(rebuilds.map((r) => r.cpuUsPerEvent)) / median(compared.map((r) => r.cpuUsPerEvent)), 2).padStart(15)}× |`);
+    lines.push(
+      `| rebuild  | ${`${f(a)} ev/s`.padStart(10)} | ${`${f(b)} ev/s`.padStart(14)} | ${f(a / b, 2).padStart(4)}× | ${each} |         — | ${f(median(rebuilds.map((r) => r.cpuUsPerEvent)) / median(compared.map((r) => r.cpuUsPerEvent)), 2).padStart(15)}× |`,
+    );
   }
   return lines;
 };

@@ -8,27 +8,46 @@ import type { Client, Options } from 'autocannon';
 import { AUTH, load, procMb, startChild, withCpu, writeKeysFile, type CpuPerRequest, type LoadResult } from './lib';
 import { versionRequests } from './scenarios';
 
-export interface ScaleRow extends LoadResult, CpuPerRequest { scenario: 'read' | 'version'; presets: number; peakRssMb: number }
+export interface ScaleRow extends LoadResult, CpuPerRequest {
+  scenario: 'read' | 'version';
+  presets: number;
+  peakRssMb: number;
+}
 
 const randomSlug = (presets: number) => `p${Math.floor(Math.random() * presets)}`;
 
-export const runAtScale = async (dataDir: string, presets: number, o: { duration: number; warmup?: number; connections: number }): Promise<ScaleRow[]> => {
+export const runAtScale = async (
+  dataDir: string,
+  presets: number,
+  o: { duration: number; warmup?: number; connections: number },
+): Promise<ScaleRow[]> => {
   const server = await startChild('dist/src/main.js', { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), LOG_LEVEL: 'warn' });
   try {
     const base: Options = { url: server.url, connections: o.connections, duration: o.duration, headers: AUTH };
     // Reads of random presets: most are not in any cache.
-    const read: Options = { ...base, requests: [{ method: 'GET', path: `/api/v1/presets/p0`, setupRequest: (req) => ({ ...req, path: `/api/v1/presets/${randomSlug(presets)}` }) }] };
+    const read: Options = {
+      ...base,
+      requests: [
+        { method: 'GET', path: `/api/v1/presets/p0`, setupRequest: (req) => ({ ...req, path: `/api/v1/presets/${randomSlug(presets)}` }) },
+      ],
+    };
     // Each connection versions its own random existing preset (10 versions already): no two race.
     const taken = new Set<string>();
-    const version: Options = { ...base, setupClient: (c: Client) => {
-      if (taken.size >= presets) taken.clear(); // fewer presets than connections: some will race
-      let slug = randomSlug(presets);
-      while (taken.has(slug)) slug = randomSlug(presets);
-      taken.add(slug);
-      c.setRequests(versionRequests(slug));
-    } };
+    const version: Options = {
+      ...base,
+      setupClient: (c: Client) => {
+        if (taken.size >= presets) taken.clear(); // fewer presets than connections: some will race
+        let slug = randomSlug(presets);
+        while (taken.has(slug)) slug = randomSlug(presets);
+        taken.add(slug);
+        c.setRequests(versionRequests(slug));
+      },
+    };
     const rows: ScaleRow[] = [];
-    for (const [scenario, options] of [['read', read], ['version', version]] as const) {
+    for (const [scenario, options] of [
+      ['read', read],
+      ['version', version],
+    ] as const) {
       if (o.warmup) await load({ ...options, duration: o.warmup });
       const result = await withCpu(server.pid, () => load(options));
       rows.push({ scenario, presets, ...result, peakRssMb: procMb(server.pid, 'VmHWM') });

@@ -6,7 +6,20 @@ import type { Client, Options, Request } from 'autocannon';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BODIES } from './bodies';
-import { API_KEY, AUTH, call, load, procMb, startChild, tempDir, withCpu, WORKSPACE_ID, writeKeysFile, type CpuPerRequest, type LoadResult } from './lib';
+import {
+  API_KEY,
+  AUTH,
+  call,
+  load,
+  procMb,
+  startChild,
+  tempDir,
+  withCpu,
+  WORKSPACE_ID,
+  writeKeysFile,
+  type CpuPerRequest,
+  type LoadResult,
+} from './lib';
 
 export const TARGETS = ['service', 'crud', 'rawKoa'] as const;
 /** `compared`: the service as built in another checkout (`npm run bench -- --compare DIR`). */
@@ -25,7 +38,11 @@ export const compareWith = (dir: string) => {
   SCRIPTS.compared = join(resolve(dir), 'dist/src/main.js');
 };
 
-export interface Row extends LoadResult, CpuPerRequest { scenario: Scenario; target: Target; peakRssMb: number }
+export interface Row extends LoadResult, CpuPerRequest {
+  scenario: Scenario;
+  target: Target;
+  peakRssMb: number;
+}
 export interface ScenarioOptions {
   duration: number;
   connections: number;
@@ -39,10 +56,11 @@ let runCounter = 0;
 
 export const startTarget = async (target: Target, nodeArgs: string[] = []) => {
   const dataDir = tempDir(target);
-  const env: Record<string, string> = target === 'service' || target === 'compared'
-    // LOG_LEVEL=warn: a request log line per request is not what is measured. Otherwise defaults.
-    ? { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), LOG_LEVEL: 'warn' }
-    : { DATA_DIR: dataDir, BENCH_API_KEY: API_KEY, BENCH_WORKSPACE_ID: WORKSPACE_ID };
+  const env: Record<string, string> =
+    target === 'service' || target === 'compared'
+      ? // LOG_LEVEL=warn: a request log line per request is not what is measured. Otherwise defaults.
+        { DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), LOG_LEVEL: 'warn' }
+      : { DATA_DIR: dataDir, BENCH_API_KEY: API_KEY, BENCH_WORKSPACE_ID: WORKSPACE_ID };
   const child = await startChild(SCRIPTS[target], env, nodeArgs);
   return {
     ...child,
@@ -69,25 +87,50 @@ const loadOptions = (scenario: Scenario, url: string, prefix: string, o: Scenari
   let n = 0;
   switch (scenario) {
     case 'create': // every request a new slug
-      return { ...base, requests: [{ ...post(writePath(`${prefix}-c0`), 0), setupRequest: (req) => {
-        const i = n++;
-        return { ...req, path: writePath(`${prefix}-c${i}`), body: BODIES[i % BODIES.length] };
-      } }] };
-    case 'version': { // each connection versions its own slug, so no two writes race
+      return {
+        ...base,
+        requests: [
+          {
+            ...post(writePath(`${prefix}-c0`), 0),
+            setupRequest: (req) => {
+              const i = n++;
+              return { ...req, path: writePath(`${prefix}-c${i}`), body: BODIES[i % BODIES.length] };
+            },
+          },
+        ],
+      };
+    case 'version': {
+      // each connection versions its own slug, so no two writes race
       let client = 0;
-      return { ...base, setupClient: (c: Client) => {
-        c.setRequests(versionRequests(`${prefix}-v${client++ % o.connections}`));
-      } };
+      return {
+        ...base,
+        setupClient: (c: Client) => {
+          c.setRequests(versionRequests(`${prefix}-v${client++ % o.connections}`));
+        },
+      };
     }
     case 'read':
-      return { ...base, requests: [{ method: 'GET', path: `/api/v1/presets/${prefix}-r0`, setupRequest: (req) => ({ ...req, path: `/api/v1/presets/${prefix}-r${n++ % READ_SLUGS}` }) }] };
+      return {
+        ...base,
+        requests: [
+          {
+            method: 'GET',
+            path: `/api/v1/presets/${prefix}-r0`,
+            setupRequest: (req) => ({ ...req, path: `/api/v1/presets/${prefix}-r${n++ % READ_SLUGS}` }),
+          },
+        ],
+      };
   }
 };
 
 /** Creates what a scenario needs before the measured window (32 slugs to version, 100 to read). */
 const setup = async (scenario: Scenario, url: string, prefix: string, connections: number) => {
-  const slugs = scenario === 'version' ? Array.from({ length: connections }, (_, i) => `${prefix}-v${i}`)
-    : scenario === 'read' ? Array.from({ length: READ_SLUGS }, (_, i) => `${prefix}-r${i}`) : [];
+  const slugs =
+    scenario === 'version'
+      ? Array.from({ length: connections }, (_, i) => `${prefix}-v${i}`)
+      : scenario === 'read'
+        ? Array.from({ length: READ_SLUGS }, (_, i) => `${prefix}-r${i}`)
+        : [];
   for (const [i, slug] of slugs.entries()) await call(`${url}${writePath(slug)}`, 'POST', BODIES[i % BODIES.length]);
 };
 

@@ -28,19 +28,41 @@ const run = async (size: number) => {
     const id = randomUUID();
     const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
     const version: VersionView = {
-      id: randomUUID(), preset_id: id, version: 1, config: { model: 'm', temperature: 0.5 }, system_prompt: 'p'.repeat(200),
-      note: null, source_format: 'chat_completions', creator_id: 'u', created_at: at, updated_at: at,
+      id: randomUUID(),
+      preset_id: id,
+      version: 1,
+      config: { model: 'm', temperature: 0.5 },
+      system_prompt: 'p'.repeat(200),
+      note: null,
+      source_format: 'chat_completions',
+      creator_id: 'u',
+      created_at: at,
+      updated_at: at,
     };
-    changes.push({ kind: 'putVersion', version }, {
-      kind: 'putPreset',
-      record: {
-        revision: 0n,
-        view: {
-          id, name: `Preset number ${i}`, slug: `preset-${i}`, description: null, status: 'active', status_updated_at: null, created_at: at,
-          updated_at: at, creator_user_id: 'u', workspace_id: workspace, labels: {}, designated_version_id: version.id, designated_version: version,
+    changes.push(
+      { kind: 'putVersion', version },
+      {
+        kind: 'putPreset',
+        record: {
+          revision: 0n,
+          view: {
+            id,
+            name: `Preset number ${i}`,
+            slug: `preset-${i}`,
+            description: null,
+            status: 'active',
+            status_updated_at: null,
+            created_at: at,
+            updated_at: at,
+            creator_user_id: 'u',
+            workspace_id: workspace,
+            labels: {},
+            designated_version_id: version.id,
+            designated_version: version,
+          },
         },
       },
-    });
+    );
   }
   await readModel.apply(changes, { name: 'bench', position: 1n });
   for (const [label, search] of SEARCHES) {
@@ -60,7 +82,10 @@ const run = async (size: number) => {
 };
 
 const main = async () => {
-  const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+  const sizes = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n > 0);
   for (const size of sizes.length > 0 ? sizes : [10_000, 100_000]) await run(size);
 };
 

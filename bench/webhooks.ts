@@ -56,11 +56,18 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
 
   const dataDir = tempDir('webhooks');
   const service = await startChild('dist/src/main.js', {
-    DATA_DIR: dataDir, API_KEYS_FILE: writeKeysFile(dataDir), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    DATA_DIR: dataDir,
+    API_KEYS_FILE: writeKeysFile(dataDir),
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   });
   let errors = 0;
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${service.url}${path}`, { method, headers: AUTH, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    const res = await fetch(`${service.url}${path}`, {
+      method,
+      headers: AUTH,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
     if (res.status >= 300) {
       errors++;
       throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
@@ -124,8 +131,13 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
       webhooks: o.webhooks,
       replayed,
       lag: {
-        writes: total, deliveries: lags.length, missing, perSecond: lags.length / lagSeconds,
-        p50: percentile(lags, 50), p99: percentile(lags, 99), max: Math.max(...lags),
+        writes: total,
+        deliveries: lags.length,
+        missing,
+        perSecond: lags.length / lagSeconds,
+        p50: percentile(lags, 50),
+        p99: percentile(lags, 99),
+        max: Math.max(...lags),
       },
       peakRssMb,
       errors,

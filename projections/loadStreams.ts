@@ -54,7 +54,10 @@ interface ShareData {
 type ShareApi = { run(): Promise<number> };
 type WriterApi = { write(payload: unknown, events: number): Promise<void> };
 
-export const loadStreams = async (reader: StreamReader, { until, writer, onEvents, pageSize = PAGE_EVENTS, threads }: LoadOptions): Promise<number> => {
+export const loadStreams = async (
+  reader: StreamReader,
+  { until, writer, onEvents, pageSize = PAGE_EVENTS, threads }: LoadOptions,
+): Promise<number> => {
   if (!threads || threads.count < 1) {
     const encode = ENCODERS[writer.encoding];
     const pages = reader.readStreams({ until, streamPrefix: PRESET_STREAM_PREFIX, pageSize });
@@ -105,7 +108,12 @@ export const serveLoadShare = <Data>(open: (data: Data) => Promise<{ reader: Str
       run: async () => {
         const encode = ENCODERS[data.encoding];
         const unanswered = new Set<Promise<void>>();
-        const pages = reader.readStreams({ until: data.until, streamPrefix: PRESET_STREAM_PREFIX, pageSize: data.pageSize, share: data.share });
+        const pages = reader.readStreams({
+          until: data.until,
+          streamPrefix: PRESET_STREAM_PREFIX,
+          pageSize: data.pageSize,
+          share: data.share,
+        });
         const events = await foldStreams(pages, async (changes, n) => {
           while (unanswered.size >= IN_FLIGHT) await Promise.race(unanswered);
           const written: Promise<void> = parent.call('write', encode(changes), n).finally(() => unanswered.delete(written));

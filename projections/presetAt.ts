@@ -11,9 +11,15 @@ import type { PresetJson } from './readmodel/readModel';
  * this write left it") when later writes have already moved the read model on; null when the
  * stream has no such revision.
  */
-export const presetAt = async (events: Pick<EventStore, 'read'>, workspaceId: string, slug: string, revision: bigint): Promise<PresetJson | null> => {
+export const presetAt = async (
+  events: Pick<EventStore, 'read'>,
+  workspaceId: string,
+  slug: string,
+  revision: bigint,
+): Promise<PresetJson | null> => {
   const fold = streamFold();
-  for (const recorded of await events.read(presetStreamName(workspaceId, slug), { limit: Number(revision) + 1 })) fold.apply(decodeEvent(recorded));
+  for (const recorded of await events.read(presetStreamName(workspaceId, slug), { limit: Number(revision) + 1 }))
+    fold.apply(decodeEvent(recorded));
   const record = fold.current();
   return record && record.revision === revision ? presetJsonOf(record) : null;
 };

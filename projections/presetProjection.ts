@@ -24,9 +24,15 @@ const versionView = (presetId: string, version: VersionData, occurredAt: string,
 
 /** The version a PresetVersionDesignated event points at: the caller looks it up before projecting. */
 export const versionToLookUp = (stored: StoredPresetEvent): { presetId: string; version: number } | null =>
-  stored.event.type === 'PresetVersionDesignated' ? { presetId: stored.event.data.presetId, version: stored.event.data.versionNumber } : null;
+  stored.event.type === 'PresetVersionDesignated'
+    ? { presetId: stored.event.data.presetId, version: stored.event.data.versionNumber }
+    : null;
 
-export const projectPresetEvent = (current: PresetRecord | null, stored: StoredPresetEvent, designated?: VersionView | null): ProjectionChange[] => {
+export const projectPresetEvent = (
+  current: PresetRecord | null,
+  stored: StoredPresetEvent,
+  designated?: VersionView | null,
+): ProjectionChange[] => {
   // Already reflected: replay after a crash, or a second projector. Nothing to do.
   if (current && current.revision >= stored.revision) return [];
   const { event } = stored;
@@ -61,7 +67,10 @@ export const projectPresetEvent = (current: PresetRecord | null, stored: StoredP
     case 'PresetVersionAdded': {
       const d = event.data;
       const version = versionView(d.presetId, d.version, d.occurredAt, stored.metadata.sourceFormat);
-      return [{ kind: 'putVersion', version }, at({ ...view, updated_at: d.occurredAt, designated_version_id: version.id, designated_version: version })];
+      return [
+        { kind: 'putVersion', version },
+        at({ ...view, updated_at: d.occurredAt, designated_version_id: version.id, designated_version: version }),
+      ];
     }
     case 'PresetVersionDesignated': {
       const d = event.data;
@@ -72,7 +81,14 @@ export const projectPresetEvent = (current: PresetRecord | null, stored: StoredP
     }
     case 'PresetDetailsChanged': {
       const { name, description, occurredAt } = event.data;
-      return [at({ ...view, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}), updated_at: occurredAt })];
+      return [
+        at({
+          ...view,
+          ...(name !== undefined ? { name } : {}),
+          ...(description !== undefined ? { description } : {}),
+          updated_at: occurredAt,
+        }),
+      ];
     }
     case 'PresetStatusChanged':
       return [at({ ...view, status: event.data.status, status_updated_at: event.data.occurredAt, updated_at: event.data.occurredAt })];

@@ -22,7 +22,7 @@ export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[]
     const current = presets.has(recorded.stream) ? presets.get(recorded.stream)! : await readModel.getPreset(key.workspaceId, key.slug);
     const wanted = versionToLookUp(stored);
     const designated = wanted
-      ? versions.get(`${wanted.presetId}/${wanted.version}`) ?? (await readModel.getVersion(wanted.presetId, wanted.version))
+      ? (versions.get(`${wanted.presetId}/${wanted.version}`) ?? (await readModel.getVersion(wanted.presetId, wanted.version)))
       : undefined;
     for (const change of projectPresetEvent(current, stored, designated)) {
       if (change.kind === 'putPreset') presets.set(recorded.stream, change.record);

@@ -40,7 +40,13 @@ export interface ProjectorDeps {
   retryDelayMs?: number;
 }
 
-export const startProjector = async ({ feed, readModel, logger, name = PROJECTOR_NAME, retryDelayMs = 1000 }: ProjectorDeps): Promise<Projector> => {
+export const startProjector = async ({
+  feed,
+  readModel,
+  logger,
+  name = PROJECTOR_NAME,
+  retryDelayMs = 1000,
+}: ProjectorDeps): Promise<Projector> => {
   const events = new EventEmitter<ProjectorEvents>();
   events.setMaxListeners(0);
   let position = await readModel.checkpoint(name);
@@ -60,10 +66,13 @@ export const startProjector = async ({ feed, readModel, logger, name = PROJECTOR
       events.emit('projected', position, records.map(presetJsonOf));
     }
   };
-  const drain = (): Promise<void> => (draining ??= applyBuffered().catch(fail).finally(() => {
-    draining = null;
-    if (buffer.length > 0 && failure === null) setImmediate(drain); // buffered after the last look
-  }));
+  const drain = (): Promise<void> =>
+    (draining ??= applyBuffered()
+      .catch(fail)
+      .finally(() => {
+        draining = null;
+        if (buffer.length > 0 && failure === null) setImmediate(drain); // buffered after the last look
+      }));
 
   // The subscription awaits this before the next event: it returns at once, so a page gathers into
   // one batch, and waits only when the buffer is full (backpressure).

@@ -33,9 +33,17 @@ export interface CatchUpResult {
  * a page at a time: one `projectBatch`, so one transaction and one checkpoint, per page.
  */
 export const catchUp = async (
-  feed: EventFeed, readModel: ReadModel,
-  { after, until, onPage, pageSize = PAGE_SIZE }: {
-    after: bigint | undefined; until: bigint | null; pageSize?: number;
+  feed: EventFeed,
+  readModel: ReadModel,
+  {
+    after,
+    until,
+    onPage,
+    pageSize = PAGE_SIZE,
+  }: {
+    after: bigint | undefined;
+    until: bigint | null;
+    pageSize?: number;
     onPage?: (events: number, first: bigint, position: bigint, batch: RecordedEvent[]) => void;
   },
 ): Promise<CatchUpResult> => {
@@ -72,7 +80,11 @@ export interface RebuildOptions {
  * (loadStreams.ts), then the checkpoint at that head, then, in position order, the events that
  * came meanwhile.
  */
-export const rebuildInto = async (eventStore: EventFeed & StreamReader, target: ReadModel, options: RebuildOptions): Promise<CatchUpResult> => {
+export const rebuildInto = async (
+  eventStore: EventFeed & StreamReader,
+  target: ReadModel,
+  options: RebuildOptions,
+): Promise<CatchUpResult> => {
   const { log, progress: report, pageSize, threads } = options;
   const writer = options.writer ?? { encoding: 'changes', write: (changes) => target.apply(changes as ProjectionChange[]) };
   const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
@@ -83,7 +95,10 @@ export const rebuildInto = async (eventStore: EventFeed & StreamReader, target: 
     const progress = report?.(head);
     try {
       events = await loadStreams(eventStore, {
-        until: head, writer, threads, pageSize,
+        until: head,
+        writer,
+        threads,
+        pageSize,
         onEvents: (n) => {
           const done = (events += n);
           progress?.update(done, first, first + BigInt(done) - 1n > head ? head : first + BigInt(done) - 1n);
@@ -94,8 +109,11 @@ export const rebuildInto = async (eventStore: EventFeed & StreamReader, target: 
     }
     await target.apply([], { name: PROJECTOR_NAME, position: head });
   }
-  const late = await catchUp(eventStore, target, { after: head ?? undefined, pageSize, until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }) });
+  const late = await catchUp(eventStore, target, {
+    after: head ?? undefined,
+    pageSize,
+    until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }),
+  });
   if (late.events > 0) log(`rebuild: ${late.events} events arrived during the rebuild and are in too`);
   return { position: late.position, events: events + late.events };
 };
-

@@ -89,7 +89,9 @@ export const openSqliteRebuildTarget = (dataDir: string, now = new Date()): Rebu
       for (const f of [`${live}-wal`, `${live}-shm`]) rmSync(f, { force: true });
       renameSync(fresh, live); // atomic on one file system
       fsyncPath(dataDir);
-      return [`${live} is now the rebuilt read model. Start the service (or npm run projector) again: it continues from the rebuilt checkpoint.`];
+      return [
+        `${live} is now the rebuilt read model. Start the service (or npm run projector) again: it continues from the rebuilt checkpoint.`,
+      ];
     },
     async discard() {
       await readModel.close();
@@ -123,7 +125,9 @@ export const openMongoRebuildTarget = async (url: string, database?: string): Pr
   return {
     readModel,
     writer: { encoding: 'changes', write: (changes) => readModel.apply(changes as ProjectionChange[]) },
-    description: `MongoDB collections ${rebuildNames().map((n) => n + REBUILD_SUFFIX).join(', ')}`,
+    description: `MongoDB collections ${rebuildNames()
+      .map((n) => n + REBUILD_SUFFIX)
+      .join(', ')}`,
     async switchOver() {
       await readModel.close();
       // One rename per collection (MongoDB has no multi-collection rename). Versions first, so a

@@ -52,7 +52,8 @@ export const verifyReadModel = async (
   let behind = 0;
   const progress = head === null ? undefined : reportProgress?.(head);
   const folded = await catchUp(eventStore, expected, {
-    after: undefined, until: head,
+    after: undefined,
+    until: head,
     onPage: (n, first, position, batch) => {
       for (const e of batch) {
         lastPosition.set(e.stream, e.position);
@@ -62,7 +63,17 @@ export const verifyReadModel = async (
     },
   }).finally(() => progress?.stop());
 
-  const report: VerifyReport = { events: folded.events, presets: 0, versions: 0, differences: [], behind, checkpoint, head, lagging: 0, movedOn: 0 };
+  const report: VerifyReport = {
+    events: folded.events,
+    presets: 0,
+    versions: 0,
+    differences: [],
+    behind,
+    checkpoint,
+    head,
+    lagging: 0,
+    movedOn: 0,
+  };
   const line = (ws: string, slug: string, d: Difference) =>
     report.differences.push(`difference: workspace ${ws} preset ${slug} ${d.path}: expected ${show(d.expected)}, actual ${show(d.actual)}`);
   /** True when the stream has events after `revision`: the preset moved on since the fold. */
@@ -102,4 +113,3 @@ export const verifyReadModel = async (
   if (head !== null && checkpointAtEnd !== null && checkpointAtEnd >= head) report.behind = 0; // caught up meanwhile
   return report;
 };
-

@@ -29,8 +29,13 @@ export const processIo = (): CliIo => ({
 /** Runs a CLI's main as a script: its answer becomes the exit code. */
 export const runScript = (main: (argv: string[], io: CliIo) => Promise<number>) => {
   main(process.argv.slice(2), processIo()).then(
-    (code) => { process.exitCode = code; },
-    (error: unknown) => { process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`); process.exitCode = 1; },
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
   );
 };
 
@@ -69,7 +74,8 @@ export const missingStore = (config: Config, needs: { readModel: boolean }): str
   const events = join(config.dataDir, EVENTS_FILE);
   const readModel = join(config.dataDir, READ_MODEL_FILE);
   if (!config.eventstoreUrl && !existsSync(events)) return `there is no event store at ${events} (is DATA_DIR right?)`;
-  if (needs.readModel && !config.mongodbUrl && !existsSync(readModel)) return `there is no read model at ${readModel} (start the service, or npm run rebuild)`;
+  if (needs.readModel && !config.mongodbUrl && !existsSync(readModel))
+    return `there is no read model at ${readModel} (start the service, or npm run rebuild)`;
   return null;
 };
 
@@ -80,7 +86,12 @@ export const missingStore = (config: Config, needs: { readModel: boolean }): str
  * configuration or a missing store, the message already written).
  */
 export const startCli = (
-  name: string, argv: string[], io: CliIo, usage: string, flagNames: string[], needs: { readModel: boolean },
+  name: string,
+  argv: string[],
+  io: CliIo,
+  usage: string,
+  flagNames: string[],
+  needs: { readModel: boolean },
 ): { flags: Flags; config: Config } | { exit: number } => {
   const { flags, exit } = parseFlags(argv, io, usage, flagNames);
   if (exit !== undefined) return { exit };

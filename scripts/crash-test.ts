@@ -18,8 +18,18 @@ import { call, freePort, spawnService, stopChild, waitReady, writeChildKeys, typ
  * the events, and no key may be in the service's output.
  * `npm run test:crash` runs the full form; test/reliability/crash.test.ts a short one.
  */
-export interface CrashOptions { kills: number; seconds: number; clients: number; slugs: number; progress?: (line: string) => void }
-interface Ack { slug: string; version: number; versionId: string }
+export interface CrashOptions {
+  kills: number;
+  seconds: number;
+  clients: number;
+  slugs: number;
+  progress?: (line: string) => void;
+}
+interface Ack {
+  slug: string;
+  version: number;
+  versionId: string;
+}
 
 export const runCrashTest = async (o: CrashOptions) => {
   const log = o.progress ?? (() => undefined);
@@ -51,9 +61,12 @@ export const runCrashTest = async (o: CrashOptions) => {
       counts.attempts++;
       try {
         const a = await call(base, 'POST', `/api/v1/presets/${slug}/chat/completions`, { key, json });
-        if (a.status === 200) acks.push({ slug, version: a.json.data.designated_version.version, versionId: a.json.data.designated_version.id });
-        else if (a.status === 202) { counts.ok202++; acks.push({ slug, version: a.json.data.version, versionId: a.json.data.version_id }); }
-        else if (a.status === 409) counts.conflicts++;
+        if (a.status === 200)
+          acks.push({ slug, version: a.json.data.designated_version.version, versionId: a.json.data.designated_version.id });
+        else if (a.status === 202) {
+          counts.ok202++;
+          acks.push({ slug, version: a.json.data.version, versionId: a.json.data.version_id });
+        } else if (a.status === 409) counts.conflicts++;
         else counts.unexpected[a.status] = (counts.unexpected[a.status] ?? 0) + 1;
       } catch {
         counts.connectionErrors++; // the process is down: the write may or may not have happened
@@ -88,7 +101,19 @@ export const runCrashTest = async (o: CrashOptions) => {
   for (const key of [keys.plain, keys.hashed]) if (output.includes(key)) problems.push('an API key appears in the service output');
   const events = [...perSlug.values()].reduce((s, m) => s + m.size, 0);
   if (problems.length === 0) rmSync(dataDir, { recursive: true, force: true });
-  return { seconds: (Date.now() - began) / 1000, kills: o.kills, clients: o.clients, acknowledged: acks.length, events, verified, ...counts, restartMs, outputBytes: output.length, dataDir, problems };
+  return {
+    seconds: (Date.now() - began) / 1000,
+    kills: o.kills,
+    clients: o.clients,
+    acknowledged: acks.length,
+    events,
+    verified,
+    ...counts,
+    restartMs,
+    outputBytes: output.length,
+    dataDir,
+    problems,
+  };
 };
 
 /** `npm run verify --strict`'s check on the stopped service's files: read model = fold of the events. */
@@ -98,7 +123,8 @@ const verifyStopped = async (dataDir: string, problems: string[]) => {
   try {
     const r = await verifyReadModel(eventStore, readModel, { strict: true });
     problems.push(...r.differences.slice(0, 50));
-    if (r.behind + r.lagging + r.movedOn > 0) problems.push(`verify: ${r.behind} events behind, ${r.lagging} lagging, ${r.movedOn} moved on`);
+    if (r.behind + r.lagging + r.movedOn > 0)
+      problems.push(`verify: ${r.behind} events behind, ${r.lagging} lagging, ${r.movedOn} moved on`);
     return { events: r.events, presets: r.presets, versions: r.versions };
   } finally {
     await Promise.all([eventStore.close(), readModel.close()]);
@@ -108,7 +134,11 @@ const verifyStopped = async (dataDir: string, problems: string[]) => {
 /** Every ack is stored with its version id; per stream, versions are 1..n in revision order. */
 const checkEvents = (dataDir: string, acks: Ack[], problems: string[]) => {
   const db = new Database(join(dataDir, 'events.db'), { readonly: true, fileMustExist: true });
-  const rows = db.prepare('SELECT stream, revision, data FROM events ORDER BY position').all() as Array<{ stream: string; revision: number; data: string }>;
+  const rows = db.prepare('SELECT stream, revision, data FROM events ORDER BY position').all() as Array<{
+    stream: string;
+    revision: number;
+    data: string;
+  }>;
   db.close();
   const perSlug = new Map<string, Map<number, string>>();
   for (const row of rows) {
@@ -116,14 +146,16 @@ const checkEvents = (dataDir: string, acks: Ack[], problems: string[]) => {
     const slug = parsePresetStreamName(row.stream)!.slug;
     const versions = perSlug.get(slug) ?? new Map<number, string>();
     perSlug.set(slug, versions);
-    if (!version || version.number !== row.revision + 1 || versions.has(version.number)) problems.push(`${row.stream}@${row.revision}: version ${version?.number} out of order or doubled`);
+    if (!version || version.number !== row.revision + 1 || versions.has(version.number))
+      problems.push(`${row.stream}@${row.revision}: version ${version?.number} out of order or doubled`);
     else versions.set(version.number, version.id);
   }
   const seen = new Set<string>();
   for (const a of acks) {
     if (seen.has(`${a.slug}/${a.version}`)) problems.push(`${a.slug} v${a.version} acknowledged twice`);
     seen.add(`${a.slug}/${a.version}`);
-    if (perSlug.get(a.slug)?.get(a.version) !== a.versionId) problems.push(`${a.slug} v${a.version} was acknowledged but is not in the event store`);
+    if (perSlug.get(a.slug)?.get(a.version) !== a.versionId)
+      problems.push(`${a.slug} v${a.version} was acknowledged but is not in the event store`);
   }
   return perSlug;
 };
@@ -131,12 +163,14 @@ const checkEvents = (dataDir: string, acks: Ack[], problems: string[]) => {
 /** Every ack is readable over HTTP, and each preset lists exactly versions 1..n. */
 const checkOverHttp = async (base: string, key: string, acks: Ack[], perSlug: Map<string, Map<number, string>>, problems: string[]) => {
   const queue = [...acks];
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    for (let a = queue.pop(); a; a = queue.pop()) {
-      const r = await call(base, 'GET', `/api/v1/presets/${a.slug}/versions/${a.version}`, { key });
-      if (r.status !== 200 || r.json.data.id !== a.versionId) problems.push(`${a.slug} v${a.version}: ${r.status} from the read model`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let a = queue.pop(); a; a = queue.pop()) {
+        const r = await call(base, 'GET', `/api/v1/presets/${a.slug}/versions/${a.version}`, { key });
+        if (r.status !== 200 || r.json.data.id !== a.versionId) problems.push(`${a.slug} v${a.version}: ${r.status} from the read model`);
+      }
+    }),
+  );
   for (const [slug, versions] of perSlug) {
     const listed: number[] = [];
     for (let offset = 0; offset < 100_000; offset += 100) {
@@ -144,18 +178,35 @@ const checkOverHttp = async (base: string, key: string, acks: Ack[], perSlug: Ma
       listed.push(...(page.json?.data ?? []).map((v: { version: number }) => v.version));
       if ((page.json?.data ?? []).length < 100) break;
     }
-    if (listed.join() !== [...versions.keys()].sort((x, y) => x - y).join()) problems.push(`${slug}: read model lists ${listed.length} versions, the store holds ${versions.size}`);
+    if (listed.join() !== [...versions.keys()].sort((x, y) => x - y).join())
+      problems.push(`${slug}: read model lists ${listed.length} versions, the store holds ${versions.size}`);
   }
 };
 
 if (require.main === module) {
-  const { values } = parseArgs({ options: { kills: { type: 'string', default: '5' }, seconds: { type: 'string', default: '60' }, clients: { type: 'string', default: '4' }, slugs: { type: 'string', default: '5' } } });
-  runCrashTest({ kills: Number(values.kills), seconds: Number(values.seconds), clients: Number(values.clients), slugs: Number(values.slugs), progress: (l) => console.log(l) }).then((report) => {
-    console.log(JSON.stringify(report, null, 2));
-    console.log(report.problems.length === 0 ? 'crash test passed' : `crash test FAILED (data kept in ${report.dataDir})`);
-    process.exitCode = report.problems.length === 0 ? 0 : 1;
-  }, (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
+  const { values } = parseArgs({
+    options: {
+      kills: { type: 'string', default: '5' },
+      seconds: { type: 'string', default: '60' },
+      clients: { type: 'string', default: '4' },
+      slugs: { type: 'string', default: '5' },
+    },
   });
+  runCrashTest({
+    kills: Number(values.kills),
+    seconds: Number(values.seconds),
+    clients: Number(values.clients),
+    slugs: Number(values.slugs),
+    progress: (l) => console.log(l),
+  }).then(
+    (report) => {
+      console.log(JSON.stringify(report, null, 2));
+      console.log(report.problems.length === 0 ? 'crash test passed' : `crash test FAILED (data kept in ${report.dataDir})`);
+      process.exitCode = report.problems.length === 0 ? 0 : 1;
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
 }

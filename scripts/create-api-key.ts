@@ -45,7 +45,10 @@ export const main = async (argv: string[], io: Io): Promise<number> => {
   const user = values.user?.trim() ?? '';
   if (user === '') problems.push('--user is required');
   if (values.workspace !== undefined && !isUuid(values.workspace)) problems.push('--workspace must be a UUID');
-  const scopes = values.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const scopes = values.scopes
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length > 0) problems.push(`unknown scope(s) ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
   else if (scopes.length === 0) problems.push('--scopes must list at least one scope');

@@ -15,9 +15,11 @@ const DESCRIPTIONS: Record<string, string> = {
   EventMetadata: 'The metadata of every preset event. schemaVersion says which schema files describe the event.',
   PresetCreated: 'The data of PresetCreated: a preset was created with version 1, which is designated.',
   PresetVersionAdded: 'The data of PresetVersionAdded: a version was added to a preset and became its designated version.',
-  PresetVersionDesignated: 'The data of PresetVersionDesignated: an existing version became the designated one (a rollback or a roll forward).',
-  PresetDetailsChanged: 'The data of PresetDetailsChanged: the preset\'s name or description changed; only the fields that changed are present.',
-  PresetStatusChanged: 'The data of PresetStatusChanged: the preset\'s status changed (active, disabled or archived).',
+  PresetVersionDesignated:
+    'The data of PresetVersionDesignated: an existing version became the designated one (a rollback or a roll forward).',
+  PresetDetailsChanged:
+    "The data of PresetDetailsChanged: the preset's name or description changed; only the fields that changed are present.",
+  PresetStatusChanged: "The data of PresetStatusChanged: the preset's status changed (active, disabled or archived).",
   PresetLabelMoved: 'The data of PresetLabelMoved: a label was pointed at a version (previousVersionNumber is null for a new label).',
   PresetLabelRemoved: 'The data of PresetLabelRemoved: a label was removed; versionNumber is the version it named.',
 };

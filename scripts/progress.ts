@@ -34,7 +34,10 @@ export const createProgress = ({ label, head, tty, log, intervalMs = 2000, now =
 
   if (tty) {
     const bar = new SingleBar({
-      stream: tty, hideCursor: true, fps: 5, etaBuffer: 50,
+      stream: tty,
+      hideCursor: true,
+      fps: 5,
+      etaBuffer: 50,
       format: `${label} {bar} {percentage}% | {value}/{total} events | {rate} events/s | ETA {eta_formatted}`,
     });
     bar.start(1, 0, { rate: 0 });

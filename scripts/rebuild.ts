@@ -33,8 +33,10 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     target = await openRebuildTarget(config);
     const entry = threadEntry(join(__dirname, '..', 'src', 'workers'), 'rebuild');
     const threads = entry ? availableParallelism() : 0;
-    io.out(`rebuild: events from ${backends.eventStore}, read model ${backends.readModel}, building into ${target.description} ` +
-      `(${threads > 0 ? `${threads} worker threads` : 'on one thread'})`);
+    io.out(
+      `rebuild: events from ${backends.eventStore}, read model ${backends.readModel}, building into ${target.description} ` +
+        `(${threads > 0 ? `${threads} worker threads` : 'on one thread'})`,
+    );
     const built = await rebuildInto(eventStore, target.readModel, {
       log: io.out,
       progress: (head) => createProgress({ label: 'rebuild', head, tty: io.tty, log: io.out }),
@@ -48,17 +50,24 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     // switch: project everything after the rebuilt checkpoint into the now-live read model too.
     const live = await openReadModel(config);
     try {
-      await catchUp(eventStore, live, { after: built.position, until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }) });
+      await catchUp(eventStore, live, {
+        after: built.position,
+        until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }),
+      });
     } finally {
       await live.close();
     }
     const seconds = (Date.now() - started) / 1000;
-    io.out(`rebuild: done, ${built.events} events in ${seconds.toFixed(1)} s (${Math.round(built.events / Math.max(seconds, 0.001))} events/s), checkpoint ${built.position ?? 'none'}`);
+    io.out(
+      `rebuild: done, ${built.events} events in ${seconds.toFixed(1)} s (${Math.round(built.events / Math.max(seconds, 0.001))} events/s), checkpoint ${built.position ?? 'none'}`,
+    );
     notes.forEach((note) => io.out(note));
     return 0;
   } catch (error) {
     if (switched) {
-      io.err(`rebuild: switched to the rebuilt read model, but the catch-up after it failed: ${errorMessage(error)}. The projector projects the rest when it runs.`);
+      io.err(
+        `rebuild: switched to the rebuilt read model, but the catch-up after it failed: ${errorMessage(error)}. The projector projects the rest when it runs.`,
+      );
       return 1;
     }
     await target?.discard().catch((e: unknown) => io.err(`rebuild: could not remove the fresh read model: ${errorMessage(e)}`));

@@ -14,9 +14,16 @@ import { hashApiKey } from '../src/auth/keysFile';
  * failure is its own.
  */
 // From dist/scripts when compiled, or from scripts/ under ts-jest.
-export const MAIN = [join(__dirname, '../src/main.js'), join(__dirname, '../dist/src/main.js')].find((f) => existsSync(f)) ?? join(__dirname, '../dist/src/main.js');
+export const MAIN =
+  [join(__dirname, '../src/main.js'), join(__dirname, '../dist/src/main.js')].find((f) => existsSync(f)) ??
+  join(__dirname, '../dist/src/main.js');
 
-export interface ChildKeys { file: string; workspaceId: string; plain: string; hashed: string }
+export interface ChildKeys {
+  file: string;
+  workspaceId: string;
+  plain: string;
+  hashed: string;
+}
 
 /** A keys file with one plaintext entry and one stored only as its SHA-256. */
 export const writeChildKeys = (dir: string): ChildKeys => {
@@ -25,21 +32,27 @@ export const writeChildKeys = (dir: string): ChildKeys => {
   const hashed = `pk_child_hashed_${randomUUID().replace(/-/g, '')}`;
   const scopes = ['presets:read', 'presets:write', 'webhooks:manage'];
   const file = join(dir, 'keys.json');
-  writeFileSync(file, JSON.stringify({ keys: [
-    { key: plain, user_id: 'child-plain', workspace_id: workspaceId, scopes },
-    { key_sha256: hashApiKey(hashed), user_id: 'child-hashed', workspace_id: workspaceId, scopes },
-  ] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      keys: [
+        { key: plain, user_id: 'child-plain', workspace_id: workspaceId, scopes },
+        { key_sha256: hashApiKey(hashed), user_id: 'child-hashed', workspace_id: workspaceId, scopes },
+      ],
+    }),
+  );
   return { file, workspaceId, plain, hashed };
 };
 
-export const freePort = (): Promise<number> => new Promise((resolve, reject) => {
-  const s = createServer();
-  s.once('error', reject);
-  s.listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
   });
-});
 
 export interface Child {
   proc: ChildProcess;
@@ -58,14 +71,26 @@ export const spawnService = (env: Record<string, string>): Child => {
   proc.stdout!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
   proc.stderr!.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    proc.once('exit', (code, signal) => resolve({ code, signal })));
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { proc, exited, output: () => chunks.join('') };
 };
 
-export interface Answer { status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any } // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
 
 /** One request on its own connection; rejects on a connection error or after `timeoutMs`. */
-export const call = (base: string, method: string, path: string, opts: { key?: string; json?: unknown; requestId?: string; timeoutMs?: number } = {}): Promise<Answer> =>
+export const call = (
+  base: string,
+  method: string,
+  path: string,
+  opts: { key?: string; json?: unknown; requestId?: string; timeoutMs?: number } = {},
+): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const body = opts.json === undefined ? undefined : Buffer.from(JSON.stringify(opts.json));
     const headers: Record<string, string> = { connection: 'close' };
@@ -79,7 +104,11 @@ export const call = (base: string, method: string, path: string, opts: { key?: s
       res.on('end', () => {
         const text = Buffer.concat(parts).toString('utf8');
         let json: unknown;
-        try { json = JSON.parse(text); } catch { json = undefined; }
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
       });
     });
@@ -92,10 +121,15 @@ export const call = (base: string, method: string, path: string, opts: { key?: s
 export const waitReady = async (base: string, child: Child, timeoutMs = 20_000): Promise<number> => {
   const started = Date.now();
   let exited = false;
-  void child.exited.then(() => { exited = true; });
+  void child.exited.then(() => {
+    exited = true;
+  });
   while (Date.now() - started < timeoutMs) {
     if (exited) throw new Error(`the service exited before it was ready:\n${child.output().slice(-2000)}`);
-    const ok = await call(base, 'GET', '/health/ready', { timeoutMs: 2000 }).then((a) => a.status === 200, () => false);
+    const ok = await call(base, 'GET', '/health/ready', { timeoutMs: 2000 }).then(
+      (a) => a.status === 200,
+      () => false,
+    );
     if (ok) return Date.now() - started;
     await sleep(25);
   }

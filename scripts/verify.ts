@@ -31,11 +31,17 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     });
     r.differences.slice(0, MAX_LINES).forEach((l) => io.out(l));
     if (r.differences.length > MAX_LINES) io.out(`… and ${r.differences.length - MAX_LINES} more differences`);
-    if (r.behind > 0) io.out(`${strict ? 'difference: ' : ''}read model is behind by ${r.behind} events (checkpoint ${r.checkpoint ?? 'none'}, last event ${r.head})`);
-    if (r.lagging > 0) io.out(`${r.lagging} presets not compared: the read model had not reached their last event (--strict compares them)`);
+    if (r.behind > 0)
+      io.out(
+        `${strict ? 'difference: ' : ''}read model is behind by ${r.behind} events (checkpoint ${r.checkpoint ?? 'none'}, last event ${r.head})`,
+      );
+    if (r.lagging > 0)
+      io.out(`${r.lagging} presets not compared: the read model had not reached their last event (--strict compares them)`);
     if (r.movedOn > 0) io.out(`${r.movedOn} presets not compared: they changed while verify ran`);
     const failures = r.differences.length + (strict && r.behind > 0 ? 1 : 0);
-    io.out(`verify: ${r.events} events, ${r.presets} presets, ${r.versions} versions: ${failures === 0 ? 'no differences' : `${failures} differences`}`);
+    io.out(
+      `verify: ${r.events} events, ${r.presets} presets, ${r.versions} versions: ${failures === 0 ? 'no differences' : `${failures} differences`}`,
+    );
     return failures === 0 ? 0 : 1;
   } catch (error) {
     io.err(`verify could not run: ${errorMessage(error)}`);

@@ -43,8 +43,12 @@ export const sqliteFiles = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' 
 ];
 
 export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<ReadModel> =>
-  config.mongodbUrl ? mongo().openMongoReadModel({ url: config.mongodbUrl }) : openSqliteReadModel({ file: join(config.dataDir, READ_MODEL_FILE) });
+  config.mongodbUrl
+    ? mongo().openMongoReadModel({ url: config.mongodbUrl })
+    : openSqliteReadModel({ file: join(config.dataDir, READ_MODEL_FILE) });
 
 /** Webhooks live beside the read model: in MongoDB when it is there, else in their own SQLite file. */
 export const openWebhookStore = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<WebhookStore> =>
-  config.mongodbUrl ? mongoWebhooks().openMongoWebhookStore({ url: config.mongodbUrl }) : openSqliteWebhookStore({ file: join(config.dataDir, WEBHOOKS_FILE) });
+  config.mongodbUrl
+    ? mongoWebhooks().openMongoWebhookStore({ url: config.mongodbUrl })
+    : openSqliteWebhookStore({ file: join(config.dataDir, WEBHOOKS_FILE) });

@@ -58,7 +58,8 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
   const url = (name: string, schemes: string[]): string | undefined => {
     const raw = env[name];
     if (raw === undefined || raw === '') return undefined;
-    if (!schemes.some((s) => raw.startsWith(`${s}://`))) problems.push(`${name} must start with ${schemes.map((s) => `${s}://`).join(' or ')}`);
+    if (!schemes.some((s) => raw.startsWith(`${s}://`)))
+      problems.push(`${name} must start with ${schemes.map((s) => `${s}://`).join(' or ')}`);
     return raw;
   };
   const config: Config = {

@@ -22,8 +22,12 @@ const JSON_SCHEMA = Symbol('jsonSchema');
  */
 export const withJsonSchema = <C extends t.Any>(codec: C, schema: JsonSchema | SchemaOf): C => {
   const refined = (codec as unknown as Node)._tag === 'RefinementType';
-  const of: SchemaOf = typeof schema === 'function' ? schema
-    : refined ? (walk) => ({ ...walk((codec as unknown as { type: t.Any }).type), ...schema }) : () => schema;
+  const of: SchemaOf =
+    typeof schema === 'function'
+      ? schema
+      : refined
+        ? (walk) => ({ ...walk((codec as unknown as { type: t.Any }).type), ...schema })
+        : () => schema;
   return Object.assign(codec, { [JSON_SCHEMA]: of });
 };
 
@@ -90,23 +94,37 @@ const disjoint = (parts: JsonSchema[]): boolean => {
 
 const known = (node: Node, walk: (n: Node) => JsonSchema): JsonSchema => {
   switch (node._tag) {
-    case 'StringType': return { type: 'string' };
-    case 'NumberType': return { type: 'number' };
-    case 'BooleanType': return { type: 'boolean' };
-    case 'NullType': return { type: 'null' };
-    case 'UnknownType': return {};
-    case 'UnknownRecordType': case 'AnyDictionaryType': return { type: 'object' };
-    case 'AnyArrayType': return { type: 'array' };
-    case 'LiteralType': return { const: node.value };
-    case 'KeyofType': return { type: 'string', enum: Object.keys(node.keys!) };
-    case 'InterfaceType': return objectSchema(node.props!, true, walk);
-    case 'PartialType': return objectSchema(node.props!, false, walk);
-    case 'ArrayType': return { type: 'array', items: walk(node.type!) };
-    case 'UnionType': return unionSchema(node.types!.map(walk));
+    case 'StringType':
+      return { type: 'string' };
+    case 'NumberType':
+      return { type: 'number' };
+    case 'BooleanType':
+      return { type: 'boolean' };
+    case 'NullType':
+      return { type: 'null' };
+    case 'UnknownType':
+      return {};
+    case 'UnknownRecordType':
+    case 'AnyDictionaryType':
+      return { type: 'object' };
+    case 'AnyArrayType':
+      return { type: 'array' };
+    case 'LiteralType':
+      return { const: node.value };
+    case 'KeyofType':
+      return { type: 'string', enum: Object.keys(node.keys!) };
+    case 'InterfaceType':
+      return objectSchema(node.props!, true, walk);
+    case 'PartialType':
+      return objectSchema(node.props!, false, walk);
+    case 'ArrayType':
+      return { type: 'array', items: walk(node.type!) };
+    case 'UnionType':
+      return unionSchema(node.types!.map(walk));
     case 'IntersectionType': {
       const parts = node.types!.map(walk);
       if (parts.every(isPlainObject)) return mergeObjects(parts);
-      return disjoint(parts) ? Object.assign({}, ...parts) as JsonSchema : { allOf: parts };
+      return disjoint(parts) ? (Object.assign({}, ...parts) as JsonSchema) : { allOf: parts };
     }
     case 'DictionaryType': {
       if (node.domain?._tag !== 'StringType') break;
@@ -119,21 +137,41 @@ const known = (node: Node, walk: (n: Node) => JsonSchema): JsonSchema => {
 
 // Keywords that constrain one JSON type only: members of a union that each have one type and only
 // such keywords can share one schema with a list of types (`{"type":["string","null"]}`).
-const TYPE_SPECIFIC = new Set(['type', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'items', 'minItems', 'maxItems',
-  'properties', 'required', 'additionalProperties', 'propertyNames', 'maxProperties', 'minProperties']);
+const TYPE_SPECIFIC = new Set([
+  'type',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'items',
+  'minItems',
+  'maxItems',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'maxProperties',
+  'minProperties',
+]);
 
 /** A union of schemas: one schema with a list of types when that says the same, else `anyOf`. */
 export const unionSchema = (members: JsonSchema[]): JsonSchema => {
   const types = members.map((m) => m.type);
-  const simple = members.every((m) => typeof m.type === 'string' && Object.keys(m).every((k) => TYPE_SPECIFIC.has(k)))
-    && new Set(types).size === types.length && disjoint(members.map(({ type: _, ...rest }) => rest));
+  const simple =
+    members.every((m) => typeof m.type === 'string' && Object.keys(m).every((k) => TYPE_SPECIFIC.has(k))) &&
+    new Set(types).size === types.length &&
+    disjoint(members.map(({ type: _, ...rest }) => rest));
   if (!simple) return { anyOf: members };
-  return { ...Object.assign({}, ...members) as JsonSchema, type: types };
+  return { ...(Object.assign({}, ...members) as JsonSchema), type: types };
 };
 
 /** A schema, or null. */
 export const orNull = (schema: JsonSchema): JsonSchema => {
-  if (typeof schema.type === 'string' && Array.isArray(schema.enum)) return { ...schema, type: [schema.type, 'null'], enum: [...schema.enum, null] };
-  if (Array.isArray(schema.type) && !('enum' in schema) && !('const' in schema)) return { ...schema, type: [...(schema.type as string[]), 'null'] };
+  if (typeof schema.type === 'string' && Array.isArray(schema.enum))
+    return { ...schema, type: [schema.type, 'null'], enum: [...schema.enum, null] };
+  if (Array.isArray(schema.type) && !('enum' in schema) && !('const' in schema))
+    return { ...schema, type: [...(schema.type as string[]), 'null'] };
   return unionSchema([schema, { type: 'null' }]);
 };

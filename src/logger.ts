@@ -8,7 +8,21 @@ export const createLogger = (level: Config['logLevel'], destination?: pino.Desti
       level,
       base: { service: 'presets' },
       // `secret`: a webhook's signing secret, wherever an object holding one might be logged.
-      redact: { paths: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'key', '*.key', 'secret', '*.secret', 'secrets', '*.secrets'], censor: '[redacted]' },
+      redact: {
+        paths: [
+          'authorization',
+          '*.authorization',
+          'headers.authorization',
+          '*.headers.authorization',
+          'key',
+          '*.key',
+          'secret',
+          '*.secret',
+          'secrets',
+          '*.secrets',
+        ],
+        censor: '[redacted]',
+      },
     },
     destination,
   );

@@ -27,10 +27,13 @@ const main = async () => {
     }
     stopping = true;
     logger.info({ signal }, 'stopping');
-    service.close().then(() => process.exit(0), (error) => {
-      logger.error({ err: error }, 'error while stopping');
-      process.exit(1);
-    });
+    service.close().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

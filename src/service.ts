@@ -47,15 +47,25 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
   const files = sqliteFiles(config);
-  const walCheckpointer = files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
-  const projector = config.projector ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' })) : undefined;
+  const walCheckpointer =
+    files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
+  const projector = config.projector
+    ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' }))
+    : undefined;
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   // Its loops are async I/O on this thread: nothing in them blocks a request, the projector or another loop.
   const deliverer = config.webhooks
     ? await startDeliverer({
-      store: webhooks, feed: eventStore, logger: logger.child({ component: 'webhooks' }),
-      settings: { timeoutMs: config.webhookTimeoutMs, retryMaxMs: config.webhookRetryMaxMs, disableAfterMs: config.webhookDisableAfterMs, policy: destinationPolicy },
-    })
+        store: webhooks,
+        feed: eventStore,
+        logger: logger.child({ component: 'webhooks' }),
+        settings: {
+          timeoutMs: config.webhookTimeoutMs,
+          retryMaxMs: config.webhookRetryMaxMs,
+          disableAfterMs: config.webhookDisableAfterMs,
+          policy: destinationPolicy,
+        },
+      })
     : undefined;
   // Announced documents keep a cache current; without a projector here nothing would.
   const reads = projector ? withPresetCache(readModel, projector.events) : readModel;
@@ -65,25 +75,40 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     // Ready once the read model has caught up with the events stored before; after that, lag
     // under load is not a reason to be taken out of a load balancer, a stuck projector is.
     if (!caughtUpOnce) {
-      const [head, checkpoint] = await Promise.all([eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }), readModel.checkpoint(PROJECTOR_NAME)]);
+      const [head, checkpoint] = await Promise.all([
+        eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }),
+        readModel.checkpoint(PROJECTOR_NAME),
+      ]);
       caughtUpOnce = head === null || (checkpoint !== null && checkpoint >= head);
     }
     const projectorHealthy = projector ? projector.healthy() : true;
-    return { ready: caughtUpOnce && projectorHealthy, checks: { stores: 'open', caught_up: caughtUpOnce, projector: projector ? (projectorHealthy ? 'running' : 'failing') : 'external' } };
+    return {
+      ready: caughtUpOnce && projectorHealthy,
+      checks: { stores: 'open', caught_up: caughtUpOnce, projector: projector ? (projectorHealthy ? 'running' : 'failing') : 'external' },
+    };
   };
 
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry();
   const app = createApp({
-    logger, keyRing, readModel: reads, readiness, projectedPosition: () => readModel.checkpoint(PROJECTOR_NAME),
-    eventStore, feed: eventStore, sse, sseHeartbeatMs: config.sseHeartbeatMs,
+    logger,
+    keyRing,
+    readModel: reads,
+    readiness,
+    projectedPosition: () => readModel.checkpoint(PROJECTOR_NAME),
+    eventStore,
+    feed: eventStore,
+    sse,
+    sseHeartbeatMs: config.sseHeartbeatMs,
     handle: createPresetCommandHandler({ eventStore, states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE) }),
     waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),
     presetAt: (workspaceId, slug, revision) => presetAt(eventStore, workspaceId, slug, revision),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,
-    webhooks, destinationPolicy, webhookChanged: deliverer?.changed,
+    webhooks,
+    destinationPolicy,
+    webhookChanged: deliverer?.changed,
     consoleDir: CONSOLE_DIR,
   });
   let inFlight = 0;
@@ -102,15 +127,19 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   logger.info({ url }, 'presets is listening');
 
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= sse.closeAll().then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger)).then(async () => {
-    await deliverer?.stop();
-    await walCheckpointer?.stop();
-    await projector?.stop();
-    await eventStore.close();
-    await readModel.close();
-    await webhooks.close();
-    logger.info('stopped');
-  }));
+  const close = () =>
+    (closing ??= sse
+      .closeAll()
+      .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
+      .then(async () => {
+        await deliverer?.stop();
+        await walCheckpointer?.stop();
+        await projector?.stop();
+        await eventStore.close();
+        await readModel.close();
+        await webhooks.close();
+        logger.info('stopped');
+      }));
   return { url, port, eventStore, readModel, webhooks, deliverer, projector, close };
 };
 
@@ -121,7 +150,12 @@ const CONSOLE_DIR = RUNNING_COMPILED ? join(__dirname, '..', 'console') : join(_
 const STATE_CACHE_SIZE = 10_000;
 
 /** In a thread of its own where the service uses threads (projecting then runs beside HTTP, not between requests), else on this one. */
-const startServiceProjector = async (config: Config, eventStore: EventStoreAdapter, readModel: ReadModel, logger: Logger): Promise<Projector> => {
+const startServiceProjector = async (
+  config: Config,
+  eventStore: EventStoreAdapter,
+  readModel: ReadModel,
+  logger: Logger,
+): Promise<Projector> => {
   const entry = threadEntry(join(__dirname, 'workers'), 'projector');
   if (!entry) return startProjector({ feed: eventStore, readModel, logger });
   const projector = await startProjectorThread({ entry, data: { config }, logger });

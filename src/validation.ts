@@ -10,8 +10,10 @@ export interface ValidationProblem {
 export const MAX_LISTED_PROBLEMS = 100;
 
 /** The metadata of an answer that lists problems: `{errors, truncated}`. */
-export const problemsMetadata = (problems: ValidationProblem[]): { errors: ValidationProblem[]; truncated: boolean } =>
-  ({ errors: problems.slice(0, MAX_LISTED_PROBLEMS), truncated: problems.length >= MAX_LISTED_PROBLEMS });
+export const problemsMetadata = (problems: ValidationProblem[]): { errors: ValidationProblem[]; truncated: boolean } => ({
+  errors: problems.slice(0, MAX_LISTED_PROBLEMS),
+  truncated: problems.length >= MAX_LISTED_PROBLEMS,
+});
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 // A union or intersection validates each member under a context key that is the member's index:

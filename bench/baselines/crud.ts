@@ -34,17 +34,41 @@ const q = {
     WHERE p.workspace_id = ? AND p.slug = ?`),
 };
 interface Joined {
-  id: string; workspace_id: string; slug: string; creator_user_id: string; created_at: string; updated_at: string;
-  version_id: string; version: number; config: string; system_prompt: string; creator_id: string; version_created_at: string;
+  id: string;
+  workspace_id: string;
+  slug: string;
+  creator_user_id: string;
+  created_at: string;
+  updated_at: string;
+  version_id: string;
+  version: number;
+  config: string;
+  system_prompt: string;
+  creator_id: string;
+  version_created_at: string;
 }
 
 const view = (r: Joined) => ({
-  id: r.id, name: r.slug, slug: r.slug, description: null, status: 'active', status_updated_at: null,
-  created_at: r.created_at, updated_at: r.updated_at, creator_user_id: r.creator_user_id, workspace_id: r.workspace_id,
+  id: r.id,
+  name: r.slug,
+  slug: r.slug,
+  description: null,
+  status: 'active',
+  status_updated_at: null,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  creator_user_id: r.creator_user_id,
+  workspace_id: r.workspace_id,
   designated_version_id: r.version_id,
   designated_version: {
-    id: r.version_id, preset_id: r.id, version: r.version, config: JSON.parse(r.config) as unknown, system_prompt: r.system_prompt,
-    creator_id: r.creator_id, created_at: r.version_created_at, updated_at: r.version_created_at,
+    id: r.version_id,
+    preset_id: r.id,
+    version: r.version,
+    config: JSON.parse(r.config) as unknown,
+    system_prompt: r.system_prompt,
+    creator_id: r.creator_id,
+    created_at: r.version_created_at,
+    updated_at: r.version_created_at,
   },
 });
 
@@ -64,11 +88,15 @@ const write = db.transaction((workspace: string, slug: string, user: string, con
   return q.joined.get(workspace, slug) as Joined;
 });
 
-const keyDigest = createHash('sha256').update(process.env.BENCH_API_KEY ?? '').digest();
+const keyDigest = createHash('sha256')
+  .update(process.env.BENCH_API_KEY ?? '')
+  .digest();
 const workspace = process.env.BENCH_WORKSPACE_ID ?? 'workspace';
 const app = new Koa();
 const router = new Router();
-router.get('/health/ready', (ctx) => { ctx.body = { status: 'ready' }; });
+router.get('/health/ready', (ctx) => {
+  ctx.body = { status: 'ready' };
+});
 const auth: Koa.Middleware = async (ctx, next) => {
   const token = /^Bearer (\S+)$/i.exec(ctx.get('authorization'))?.[1] ?? '';
   if (!timingSafeEqual(createHash('sha256').update(token).digest(), keyDigest)) ctx.throw(401);
@@ -90,4 +118,11 @@ router.get('/api/v1/presets/:slug', auth, (ctx) => {
 
 app.use(router.routes()).use(router.allowedMethods());
 const server = app.listen(Number(process.env.PORT ?? 8082), process.env.HOST ?? '127.0.0.1');
-process.on('SIGTERM', () => server.close(() => { db.close(); process.exit(0); }) && server.closeAllConnections());
+process.on(
+  'SIGTERM',
+  () =>
+    server.close(() => {
+      db.close();
+      process.exit(0);
+    }) && server.closeAllConnections(),
+);

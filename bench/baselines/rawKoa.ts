@@ -10,7 +10,9 @@ import getRawBody from 'raw-body';
 const app = new Koa();
 const router = new Router();
 
-router.get('/health/ready', (ctx) => { ctx.body = { status: 'ready' }; });
+router.get('/health/ready', (ctx) => {
+  ctx.body = { status: 'ready' };
+});
 router.post('/api/v1/presets/:slug/chat/completions', async (ctx) => {
   const raw = await getRawBody(ctx.req, { length: ctx.request.length, limit: 1024 * 1024 });
   const body = JSON.parse(raw.toString('utf8')) as { model?: unknown };
@@ -28,4 +30,7 @@ router.get('/api/v1/presets/:slug', (ctx) => {
 
 app.use(router.routes()).use(router.allowedMethods());
 const server = app.listen(Number(process.env.PORT ?? 8081), process.env.HOST ?? '127.0.0.1');
-process.on('SIGTERM', () => { server.close(() => process.exit(0)); server.closeAllConnections(); });
+process.on('SIGTERM', () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});

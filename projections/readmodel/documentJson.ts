@@ -34,6 +34,8 @@ export const presetViewJson = (view: PresetView): string => {
 };
 
 export const presetJsonOf = ({ view, revision }: PresetRecord): PresetJson => ({
-  workspaceId: view.workspace_id, slug: view.slug, revision, json: presetViewJson(view),
+  workspaceId: view.workspace_id,
+  slug: view.slug,
+  revision,
+  json: presetViewJson(view),
 });
-

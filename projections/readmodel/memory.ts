@@ -1,5 +1,13 @@
 import { presetJsonOf } from './documentJson';
-import { foldCase, type PageOf, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
+import {
+  foldCase,
+  type PageOf,
+  type PresetRecord,
+  type PresetView,
+  type ProjectionChange,
+  type ReadModel,
+  type VersionView,
+} from './readModel';
 
 /**
  * A read model in memory: what `verify` folds the events into, and a stand-in for tests.
@@ -19,8 +27,10 @@ const presetKey = (workspaceId: string, slug: string) => `${workspaceId}\u0000${
  */
 export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => {
   const copy = copies ? <T>(value: T): T => structuredClone(value) : <T>(value: T): T => value;
-  const pageOf = <T>(all: T[], page: { offset: number; limit: number }): PageOf<T> =>
-    ({ items: all.slice(page.offset, page.offset + page.limit).map(copy), total: all.length });
+  const pageOf = <T>(all: T[], page: { offset: number; limit: number }): PageOf<T> => ({
+    items: all.slice(page.offset, page.offset + page.limit).map(copy),
+    total: all.length,
+  });
   const presets = new Map<string, PresetRecord>();
   const versions = new Map<string, Map<number, VersionView>>(); // preset id → number → view
   const checkpoints = new Map<string, bigint>();
@@ -28,8 +38,7 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
   const open = () => {
     if (closed) throw new Error('read model is closed');
   };
-  const sortedVersions = (presetId: string) =>
-    [...(versions.get(presetId)?.values() ?? [])].sort((a, b) => a.version - b.version);
+  const sortedVersions = (presetId: string) => [...(versions.get(presetId)?.values() ?? [])].sort((a, b) => a.version - b.version);
 
   const applyChange = (change: ProjectionChange) => {
     if (change.kind === 'putPreset') {
@@ -73,7 +82,9 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
         .filter((v) => v.workspace_id === workspaceId && (!statuses || statuses.includes(v.status)))
         .filter((v) => !folded || foldCase(v.slug).includes(folded) || foldCase(v.name).includes(folded))
         // the stored ones' order: updated_at descending, then slug (binary, as SQLite compares)
-        .sort((a, b) => (a.updated_at === b.updated_at ? (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0) : a.updated_at < b.updated_at ? 1 : -1));
+        .sort((a, b) =>
+          a.updated_at === b.updated_at ? (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0) : a.updated_at < b.updated_at ? 1 : -1,
+        );
       return pageOf(all, page);
     },
     async getVersion(presetId, version) {

@@ -1,10 +1,25 @@
 import {
-  MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
-  type AnyBulkWriteOperation, type Collection, type Document, type Filter, type Sort,
+  MongoClient,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Document,
+  type Filter,
+  type Sort,
 } from 'mongodb';
 import { StoreUnavailable } from '../../src/eventstore/eventStore';
 import {
-  COLLECTIONS, checkpointUpdate, isOnlyDuplicateKey, presetListFilter, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
+  COLLECTIONS,
+  checkpointUpdate,
+  isOnlyDuplicateKey,
+  presetListFilter,
+  presetRecordOf,
+  presetUpsert,
+  versionInsert,
+  versionViewOf,
   type CheckpointDocument,
 } from './mongoDocuments';
 import { presetJsonOf } from './documentJson';
@@ -17,8 +32,10 @@ import type { Page, PresetView, ProjectionChange, ReadModel } from './readModel'
  * help: inside one, the E11000 that says "already applied" aborts the whole transaction.
  */
 const unavailable = (error: unknown): unknown =>
-  error instanceof MongoNetworkError || error instanceof MongoServerSelectionError ||
-  error instanceof MongoNotConnectedError || error instanceof MongoTopologyClosedError
+  error instanceof MongoNetworkError ||
+  error instanceof MongoServerSelectionError ||
+  error instanceof MongoNotConnectedError ||
+  error instanceof MongoTopologyClosedError
     ? new StoreUnavailable(`MongoDB unavailable: ${(error as Error).message}`, { cause: error })
     : error;
 
@@ -81,52 +98,59 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
     throw unavailable(error);
   }
 
-  const getPreset: ReadModel['getPreset'] = (workspaceId, slug) => guard(async () => {
-    const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
-    return doc ? presetRecordOf(doc) : null;
-  });
+  const getPreset: ReadModel['getPreset'] = (workspaceId, slug) =>
+    guard(async () => {
+      const doc = await presets.findOne({ workspace_id: workspaceId, slug }, noId);
+      return doc ? presetRecordOf(doc) : null;
+    });
 
   return {
-    apply: (changes: ProjectionChange[], checkpoint) => guard(async () => {
-      const presetOps: AnyBulkWriteOperation<Document>[] = [];
-      const versionOps: AnyBulkWriteOperation<Document>[] = [];
-      for (const change of changes) {
-        if (change.kind === 'putPreset') presetOps.push({ updateOne: presetUpsert(change.record) });
-        else versionOps.push({ updateOne: versionInsert(change.version) });
-      }
-      // Versions first: a reader never finds a preset whose designated version is not stored yet.
-      await bulkIdempotent(versions, versionOps);
-      await bulkIdempotent(presets, presetOps);
-      if (!checkpoint) return;
-      const cp = checkpointUpdate(checkpoint);
-      await checkpoints.updateOne(cp.filter, cp.update, { upsert: cp.upsert });
-    }),
-    checkpoint: (name) => guard(async () => {
-      const doc = await checkpoints.findOne({ _id: name });
-      return doc ? BigInt(doc.position) : null;
-    }),
+    apply: (changes: ProjectionChange[], checkpoint) =>
+      guard(async () => {
+        const presetOps: AnyBulkWriteOperation<Document>[] = [];
+        const versionOps: AnyBulkWriteOperation<Document>[] = [];
+        for (const change of changes) {
+          if (change.kind === 'putPreset') presetOps.push({ updateOne: presetUpsert(change.record) });
+          else versionOps.push({ updateOne: versionInsert(change.version) });
+        }
+        // Versions first: a reader never finds a preset whose designated version is not stored yet.
+        await bulkIdempotent(versions, versionOps);
+        await bulkIdempotent(presets, presetOps);
+        if (!checkpoint) return;
+        const cp = checkpointUpdate(checkpoint);
+        await checkpoints.updateOne(cp.filter, cp.update, { upsert: cp.upsert });
+      }),
+    checkpoint: (name) =>
+      guard(async () => {
+        const doc = await checkpoints.findOne({ _id: name });
+        return doc ? BigInt(doc.position) : null;
+      }),
     getPreset,
     getPresetJson: async (workspaceId, slug) => {
       const record = await getPreset(workspaceId, slug);
       return record && presetJsonOf(record);
     },
-    listPresets: (workspaceId, page, statuses, search) => guard(async () => {
-      const filter = presetListFilter(workspaceId, statuses, search) as Filter<Document>;
-      const { docs, total } = await findPage(presets, filter, { updated_at: -1, slug: 1 }, page);
-      return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total };
-    }),
-    getVersion: (presetId, version) => guard(async () => {
-      const doc = await versions.findOne({ preset_id: presetId, version }, noId);
-      return doc ? versionViewOf(doc) : null;
-    }),
-    getLatestVersion: (presetId) => guard(async () => {
-      const doc = await versions.findOne({ preset_id: presetId }, { ...noId, sort: { version: -1 } });
-      return doc ? versionViewOf(doc) : null;
-    }),
-    listVersions: (presetId, page) => guard(async () => {
-      const { docs, total } = await findPage(versions, { preset_id: presetId }, { version: 1 }, page);
-      return { items: docs.map(versionViewOf), total };
-    }),
+    listPresets: (workspaceId, page, statuses, search) =>
+      guard(async () => {
+        const filter = presetListFilter(workspaceId, statuses, search) as Filter<Document>;
+        const { docs, total } = await findPage(presets, filter, { updated_at: -1, slug: 1 }, page);
+        return { items: docs.map((d) => presetRecordOf(d).view as PresetView), total };
+      }),
+    getVersion: (presetId, version) =>
+      guard(async () => {
+        const doc = await versions.findOne({ preset_id: presetId, version }, noId);
+        return doc ? versionViewOf(doc) : null;
+      }),
+    getLatestVersion: (presetId) =>
+      guard(async () => {
+        const doc = await versions.findOne({ preset_id: presetId }, { ...noId, sort: { version: -1 } });
+        return doc ? versionViewOf(doc) : null;
+      }),
+    listVersions: (presetId, page) =>
+      guard(async () => {
+        const { docs, total } = await findPage(versions, { preset_id: presetId }, { version: 1 }, page);
+        return { items: docs.map(versionViewOf), total };
+      }),
     close: () => client.close(),
   };
 };

@@ -20,43 +20,49 @@ const timestamp = refine(t.string, (s) => ISO_TIMESTAMP.test(s), 'ISO 8601 times
  * A preset version as the API shows it (`designated_version`, the versions list). The codec is
  * the one description of the shape: the TypeScript type and the OpenAPI schema derive from it.
  */
-export const VersionView = t.type({
-  id: uuid,
-  preset_id: uuid,
-  version: integer,
-  config: t.record(t.string, t.unknown),
-  system_prompt: t.string,
-  /** Why the version was made, in its creator's words; null when none was given. */
-  note: t.union([t.string, t.null]),
-  /**
-   * The request format the version was made from: its config keeps that format's field names, and
-   * resolving it for another format translates them. Null when its event did not record one.
-   */
-  source_format: t.union([SourceFormat, t.null]),
-  creator_id: t.string,
-  created_at: timestamp,
-  updated_at: timestamp,
-}, 'PresetVersion');
+export const VersionView = t.type(
+  {
+    id: uuid,
+    preset_id: uuid,
+    version: integer,
+    config: t.record(t.string, t.unknown),
+    system_prompt: t.string,
+    /** Why the version was made, in its creator's words; null when none was given. */
+    note: t.union([t.string, t.null]),
+    /**
+     * The request format the version was made from: its config keeps that format's field names, and
+     * resolving it for another format translates them. Null when its event did not record one.
+     */
+    source_format: t.union([SourceFormat, t.null]),
+    creator_id: t.string,
+    created_at: timestamp,
+    updated_at: timestamp,
+  },
+  'PresetVersion',
+);
 export type VersionView = t.TypeOf<typeof VersionView>;
 
 /** A preset as the API shows it, with its designated version. */
-export const PresetView = t.type({
-  id: uuid,
-  name: t.string,
-  slug: t.string,
-  description: t.union([t.string, t.null]),
-  status: PresetStatus,
-  /** When the status last changed; null until it does. */
-  status_updated_at: t.union([timestamp, t.null]),
-  created_at: timestamp,
-  updated_at: timestamp,
-  creator_user_id: t.string,
-  workspace_id: uuid,
-  /** Label → version number (an empty object when none). */
-  labels: t.record(t.string, integer),
-  designated_version_id: uuid,
-  designated_version: VersionView,
-}, 'Preset');
+export const PresetView = t.type(
+  {
+    id: uuid,
+    name: t.string,
+    slug: t.string,
+    description: t.union([t.string, t.null]),
+    status: PresetStatus,
+    /** When the status last changed; null until it does. */
+    status_updated_at: t.union([timestamp, t.null]),
+    created_at: timestamp,
+    updated_at: timestamp,
+    creator_user_id: t.string,
+    workspace_id: uuid,
+    /** Label → version number (an empty object when none). */
+    labels: t.record(t.string, integer),
+    designated_version_id: uuid,
+    designated_version: VersionView,
+  },
+  'Preset',
+);
 export type PresetView = t.TypeOf<typeof PresetView>;
 
 /** A preset document and the revision of its stream that it reflects. */

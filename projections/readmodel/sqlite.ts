@@ -1,7 +1,16 @@
 import type Database from 'better-sqlite3';
 import { openDatabase, storeFault } from '../../src/sqlite/connection';
 import { presetViewJson, versionViewJson } from './documentJson';
-import { foldCase, type Checkpoint, type PresetJson, type PresetRecord, type PresetView, type ProjectionChange, type ReadModel, type VersionView } from './readModel';
+import {
+  foldCase,
+  type Checkpoint,
+  type PresetJson,
+  type PresetRecord,
+  type PresetView,
+  type ProjectionChange,
+  type ReadModel,
+  type VersionView,
+} from './readModel';
 
 /**
  * The embedded read model: one SQLite file beside the event store's. The documents are stored as
@@ -50,7 +59,16 @@ export const sqliteRows = (changes: ProjectionChange[]): SqliteRows => {
   for (const change of changes) {
     if (change.kind === 'putPreset') {
       const { view, revision } = change.record;
-      rows.presets.push([view.workspace_id, view.slug, view.id, revision, view.updated_at, view.status, foldCase(view.name), presetViewJson(view)]);
+      rows.presets.push([
+        view.workspace_id,
+        view.slug,
+        view.id,
+        revision,
+        view.updated_at,
+        view.status,
+        foldCase(view.name),
+        presetViewJson(view),
+      ]);
     } else {
       rows.versions.push([change.version.preset_id, change.version.version, versionViewJson(change.version)]);
     }
@@ -64,14 +82,16 @@ export const sqliteRows = (changes: ProjectionChange[]): SqliteRows => {
  * `npm run rebuild` writes them again.
  */
 const migrate = (db: Database.Database) => {
-  const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('presets') as string[]);
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('presets') as string[];
   if (!columns.includes('status')) db.exec("ALTER TABLE presets ADD COLUMN status TEXT NOT NULL DEFAULT 'active'");
   db.exec('CREATE INDEX IF NOT EXISTS presets_by_status ON presets (workspace_id, status, updated_at DESC, slug)');
   // The name as a search compares it (foldCase), kept beside the document: folding each name at
   // every search cost a JavaScript call per preset (docs/performance.md, "Searching the list").
   if (!columns.includes('name_folded')) {
     db.exec('ALTER TABLE presets ADD COLUMN name_folded TEXT');
-    db.function('fold_name', { deterministic: true }, (doc: unknown) => foldCase(String((JSON.parse(String(doc)) as { name?: unknown }).name ?? '')));
+    db.function('fold_name', { deterministic: true }, (doc: unknown) =>
+      foldCase(String((JSON.parse(String(doc)) as { name?: unknown }).name ?? '')),
+    );
     db.exec('UPDATE presets SET name_folded = fold_name(doc)');
   }
 };
@@ -93,7 +113,8 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
       WHERE excluded.revision > presets.revision`),
     putVersion: db.prepare('INSERT INTO preset_versions (preset_id, version, doc) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     putCheckpoint: db.prepare(
-      'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position'),
+      'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
+    ),
     checkpoint: db.prepare('SELECT position FROM checkpoints WHERE name = ?'),
     getPreset: db.prepare('SELECT revision, doc FROM presets WHERE workspace_id = ? AND slug = ?').safeIntegers(true),
     getVersion: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? AND version = ?'),
@@ -111,8 +132,9 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     const n = statuses?.length ?? 0;
     let found = listings.get(`${n}|${search}`);
     if (!found) {
-      const where = (n === 0 ? '' : ` AND status IN (${Array(n).fill('?').join(', ')})`)
-        + (search ? ' AND (instr(lower(slug), ?) > 0 OR instr(name_folded, ?) > 0)' : '');
+      const where =
+        (n === 0 ? '' : ` AND status IN (${Array(n).fill('?').join(', ')})`) +
+        (search ? ' AND (instr(lower(slug), ?) > 0 OR instr(name_folded, ?) > 0)' : '');
       found = {
         list: db.prepare(`SELECT doc FROM presets WHERE workspace_id = ?${where} ORDER BY updated_at DESC, slug LIMIT ? OFFSET ?`),
         count: db.prepare(`SELECT COUNT(*) AS n FROM presets WHERE workspace_id = ?${where}`),
@@ -142,38 +164,45 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     // wait (busy_timeout), not an immediate SQLITE_BUSY.
     apply: (changes, checkpoint) => guard(() => applyAll.immediate(sqliteRows(changes), checkpoint)),
     applyRows: (rows, checkpoint) => guard(() => applyAll.immediate(rows, checkpoint)),
-    checkpoint: (name) => guard(() => {
-      const row = q.checkpoint.get(name) as { position: string } | undefined;
-      return row ? BigInt(row.position) : null;
-    }),
-    getPreset: (workspaceId, slug) => guard(() => {
-      const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
-      return row ? ({ revision: row.revision, view: JSON.parse(row.doc) as PresetView } satisfies PresetRecord) : null;
-    }),
-    getPresetJson: (workspaceId, slug) => guard(() => {
-      const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
-      return row ? ({ workspaceId, slug, revision: row.revision, json: row.doc } satisfies PresetJson) : null;
-    }),
-    listPresets: (workspaceId, page, statuses, search) => guard(() => {
-      const { list, count } = listing(statuses, Boolean(search));
-      const wanted = [...(statuses ?? []), ...(search ? [foldCase(search), foldCase(search)] : [])];
-      return {
-        items: docs<PresetView>(list.all(workspaceId, ...wanted, page.limit, page.offset)),
-        total: (count.get(workspaceId, ...wanted) as { n: number }).n,
-      };
-    }),
-    getVersion: (presetId, version) => guard(() => {
-      const row = q.getVersion.get(presetId, version) as { doc: string } | undefined;
-      return row ? (JSON.parse(row.doc) as VersionView) : null;
-    }),
-    getLatestVersion: (presetId) => guard(() => {
-      const row = q.getLatestVersion.get(presetId) as { doc: string } | undefined;
-      return row ? (JSON.parse(row.doc) as VersionView) : null;
-    }),
-    listVersions: (presetId, page) => guard(() => ({
-      items: docs<VersionView>(q.listVersions.all(presetId, page.limit, page.offset)),
-      total: (q.countVersions.get(presetId) as { n: number }).n,
-    })),
+    checkpoint: (name) =>
+      guard(() => {
+        const row = q.checkpoint.get(name) as { position: string } | undefined;
+        return row ? BigInt(row.position) : null;
+      }),
+    getPreset: (workspaceId, slug) =>
+      guard(() => {
+        const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
+        return row ? ({ revision: row.revision, view: JSON.parse(row.doc) as PresetView } satisfies PresetRecord) : null;
+      }),
+    getPresetJson: (workspaceId, slug) =>
+      guard(() => {
+        const row = q.getPreset.get(workspaceId, slug) as { revision: bigint; doc: string } | undefined;
+        return row ? ({ workspaceId, slug, revision: row.revision, json: row.doc } satisfies PresetJson) : null;
+      }),
+    listPresets: (workspaceId, page, statuses, search) =>
+      guard(() => {
+        const { list, count } = listing(statuses, Boolean(search));
+        const wanted = [...(statuses ?? []), ...(search ? [foldCase(search), foldCase(search)] : [])];
+        return {
+          items: docs<PresetView>(list.all(workspaceId, ...wanted, page.limit, page.offset)),
+          total: (count.get(workspaceId, ...wanted) as { n: number }).n,
+        };
+      }),
+    getVersion: (presetId, version) =>
+      guard(() => {
+        const row = q.getVersion.get(presetId, version) as { doc: string } | undefined;
+        return row ? (JSON.parse(row.doc) as VersionView) : null;
+      }),
+    getLatestVersion: (presetId) =>
+      guard(() => {
+        const row = q.getLatestVersion.get(presetId) as { doc: string } | undefined;
+        return row ? (JSON.parse(row.doc) as VersionView) : null;
+      }),
+    listVersions: (presetId, page) =>
+      guard(() => ({
+        items: docs<VersionView>(q.listVersions.all(presetId, page.limit, page.offset)),
+        total: (q.countVersions.get(presetId) as { n: number }).n,
+      })),
     close: async () => {
       if (db.open) db.close();
     },

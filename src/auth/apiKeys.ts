@@ -26,7 +26,12 @@ export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
     // Re-checked here for entries built in code: with a duplicate, which caller wins is arbitrary.
     if (seen.has(hex)) throw new Error(`key entry ${i} repeats an earlier key`);
     seen.add(hex);
-    const caller: Caller = Object.freeze({ userId: e.user_id, workspaceId: e.workspace_id, scopes: new Set(e.scopes), keyId: hex.slice(0, 12) });
+    const caller: Caller = Object.freeze({
+      userId: e.user_id,
+      workspaceId: e.workspace_id,
+      scopes: new Set(e.scopes),
+      keyId: hex.slice(0, 12),
+    });
     return { digest: Buffer.from(hex, 'hex'), caller };
   });
   return {

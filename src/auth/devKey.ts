@@ -14,11 +14,7 @@ export const KEYS_CREATE_USAGE =
  * checkout gets `<dataDir>/api-keys.json` with one development key, printed this once only
  * (the file keeps just its SHA-256). An empty `apiKeysFile` counts as unset (`API_KEYS_FILE=`).
  */
-export const ensureKeysFile = async (opts: {
-  apiKeysFile?: string;
-  dataDir: string;
-  print: (line: string) => void;
-}): Promise<string> => {
+export const ensureKeysFile = async (opts: { apiKeysFile?: string; dataDir: string; print: (line: string) => void }): Promise<string> => {
   if (opts.apiKeysFile !== undefined && opts.apiKeysFile !== '') {
     const path = opts.apiKeysFile;
     const info = await stat(path).catch((err: NodeJS.ErrnoException) => {

@@ -51,22 +51,32 @@ const ScopeC = new t.Type<Scope>(
     typeof u === 'string' && isScope(u)
       ? t.success(u)
       : // Echo only scope-looking strings, never something that could be a pasted key.
-        t.failure(u, c, `is an unknown scope${typeof u === 'string' && /^[a-z_]{1,20}:[a-z_]{1,20}$/.test(u) ? ` "${u}"` : ''} (known: ${SCOPES.join(', ')})`),
+        t.failure(
+          u,
+          c,
+          `is an unknown scope${typeof u === 'string' && /^[a-z_]{1,20}:[a-z_]{1,20}$/.test(u) ? ` "${u}"` : ''} (known: ${SCOPES.join(', ')})`,
+        ),
   t.identity,
 );
 
 const Entry: t.Type<KeyEntry, KeyEntry, unknown> = check(
   'an object',
   t.intersection([
-    t.type({
-      user_id: str('user id', (s) => s.trim().length > 0, 'must be a non-empty string'),
-      workspace_id: str('uuid', (s) => UUID.test(s), 'must be a UUID'),
-      scopes: check('a list of scopes', t.array(ScopeC, 'a list of scopes'), (a) => a.length > 0, 'must list at least one scope'),
-    }, 'an object'),
-    t.partial({
-      key: str('key', (s) => TOKEN.test(s), 'must be a non-empty string of visible ASCII characters without spaces'),
-      key_sha256: str('sha256', (s) => SHA256_HEX.test(s), 'must be 64 hex characters (the SHA-256 of the key)'),
-    }, 'an object'),
+    t.type(
+      {
+        user_id: str('user id', (s) => s.trim().length > 0, 'must be a non-empty string'),
+        workspace_id: str('uuid', (s) => UUID.test(s), 'must be a UUID'),
+        scopes: check('a list of scopes', t.array(ScopeC, 'a list of scopes'), (a) => a.length > 0, 'must list at least one scope'),
+      },
+      'an object',
+    ),
+    t.partial(
+      {
+        key: str('key', (s) => TOKEN.test(s), 'must be a non-empty string of visible ASCII characters without spaces'),
+        key_sha256: str('sha256', (s) => SHA256_HEX.test(s), 'must be 64 hex characters (the SHA-256 of the key)'),
+      },
+      'an object',
+    ),
   ]),
   (e) => (e.key === undefined) !== (e.key_sha256 === undefined),
   'must have exactly one of "key" or "key_sha256"',
@@ -93,7 +103,12 @@ const Entries = new t.Type<KeyEntry[], KeyEntry[], unknown>(
       const h = entryHash(e);
       const first = seen.get(h);
       if (first === undefined) seen.set(h, i);
-      else errors.push({ value: e, context: [...c, { key: String(i), type: Entry, actual: e }], message: `is the same key as keys[${first}]` });
+      else
+        errors.push({
+          value: e,
+          context: [...c, { key: String(i), type: Entry, actual: e }],
+          message: `is the same key as keys[${first}]`,
+        });
     });
     return errors.length > 0 ? t.failures(errors) : r;
   },
@@ -119,7 +134,10 @@ const pathOf = (context: t.Context): string => {
 const describeErrors = (errors: t.Errors): string => {
   const lines = errors.map((e) => {
     const last = e.context[e.context.length - 1];
-    const message = last !== undefined && last.actual === undefined && e.context.length > 1 ? 'is missing' : (e.message ?? `must be ${last?.type.name ?? 'valid'}`);
+    const message =
+      last !== undefined && last.actual === undefined && e.context.length > 1
+        ? 'is missing'
+        : (e.message ?? `must be ${last?.type.name ?? 'valid'}`);
     return `${pathOf(e.context) || 'the file'} ${message}`;
   });
   return [...new Set(lines)].join('; ');
@@ -142,4 +160,3 @@ export const parseKeysJson = (text: string, source: string): unknown => {
     throw new Error(`Invalid API keys file ${source}: not valid JSON${where ? ` (${where})` : ''}`);
   }
 };
-

@@ -19,7 +19,10 @@ export interface ClientApi {
 /** An answer the client did not expect (a 5xx, a 401 for a revoked key): what the service said. */
 export class PresetServiceError extends Error {
   override readonly name = 'PresetServiceError';
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -35,7 +38,8 @@ const REVISION_ETAG = /^"(\d+)"$/;
 export const clientApi = ({ baseUrl, apiKey, fetch }: ApiOptions): ClientApi => {
   const base = baseUrl.replace(/\/+$/, '');
   const authorization = `Bearer ${apiKey}`;
-  const call = async (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers: { authorization, ...headers } });
+  const call = async (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, { headers: { authorization, ...headers } });
   const fail = async (res: Response, what: string): Promise<never> => {
     const text = await res.text().catch(() => '');
     let message = text.slice(0, 500);

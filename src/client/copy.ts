@@ -99,8 +99,14 @@ export const createPresetCopy = (api: ClientApi, options: { maxVersions: number 
 
     async apply(event) {
       const stored = decodeEvent({
-        id: event.id, type: event.type, stream: event.stream, revision: BigInt(event.revision), position: BigInt(event.position),
-        recordedAt: new Date(event.recorded_at), data: event.data, metadata: event.metadata,
+        id: event.id,
+        type: event.type,
+        stream: event.stream,
+        revision: BigInt(event.revision),
+        position: BigInt(event.position),
+        recordedAt: new Date(event.recorded_at),
+        data: event.data,
+        metadata: event.metadata,
       });
       const slug = parsePresetStreamName(event.stream)?.slug;
       if (slug === undefined) return;

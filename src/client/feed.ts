@@ -28,16 +28,17 @@ export interface Feed {
 export const backoffDelay = (attempt: number, { initialMs, maxMs }: FeedOptions['backoff'], random: () => number = Math.random): number =>
   random() * Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
 
-const pause = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  if (signal.aborted) return resolve();
-  const timer = setTimeout(done, ms);
-  function done() {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', done);
-    resolve();
-  }
-  signal.addEventListener('abort', done, { once: true });
-});
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 
 export const followFeed = (o: FeedOptions): Feed => {
   const stopping = new AbortController();

@@ -19,7 +19,9 @@ export interface Poller {
 
 const PAGE = 512;
 
-export const createPoller = (readAfter: (after: bigint, limit: number, prefix?: string) => Promise<RecordedEvent[]> | RecordedEvent[]): Poller => {
+export const createPoller = (
+  readAfter: (after: bigint, limit: number, prefix?: string) => Promise<RecordedEvent[]> | RecordedEvent[],
+): Poller => {
   const wake = new EventEmitter();
   wake.setMaxListeners(0);
   const running = new Set<Subscription>();

@@ -2,8 +2,28 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import {
-  between, enumOf, finite, imageConfig, integer, integerBetween, limits, listOf, metadata, named, nullable, object, objectWith, props,
-  oneOf, refine, route, sessionId, strings, toolChoice, variants } from './codecs';
+  between,
+  enumOf,
+  finite,
+  imageConfig,
+  integer,
+  integerBetween,
+  limits,
+  listOf,
+  metadata,
+  named,
+  nullable,
+  object,
+  objectWith,
+  props,
+  oneOf,
+  refine,
+  route,
+  sessionId,
+  strings,
+  toolChoice,
+  variants,
+} from './codecs';
 import { plugins, serverTools, stopServerToolsWhen, toolList } from './referenceLimits';
 
 /**
@@ -12,15 +32,12 @@ import { plugins, serverTools, stopServerToolsWhen, toolList } from './reference
  * states (see referenceLimits.ts). Inner shapes are not checked beyond those limits.
  */
 
-const isTextPart = (p: Record<string, unknown>): p is { type: 'text'; text: string } =>
-  p.type === 'text' && typeof p.text === 'string';
+const isTextPart = (p: Record<string, unknown>): p is { type: 'text'; text: string } => p.type === 'text' && typeof p.text === 'string';
 // A text part without a string text would silently drop from system_prompt: reject it instead.
-const ContentPart = refine(
-  object,
-  (p) => p.type !== 'text' || isTextPart(p),
-  'content part (a text part needs a string text)',
-  { if: { properties: { type: { const: 'text' } }, required: ['type'] }, then: { properties: { text: { type: 'string' } }, required: ['text'] } },
-);
+const ContentPart = refine(object, (p) => p.type !== 'text' || isTextPart(p), 'content part (a text part needs a string text)', {
+  if: { properties: { type: { const: 'text' } }, required: ['type'] },
+  then: { properties: { text: { type: 'string' } }, required: ['text'] },
+});
 const Content = oneOf('string, list of content parts, or null', {
   string: t.string,
   array: listOf(ContentPart),
@@ -64,9 +81,11 @@ const Optional = t.partial({
   reasoning: object,
   reasoning_effort: nullable(enumOf('reasoning effort', effort)),
   repetition_penalty: nullable(finite),
-  response_format: objectWith(variants('type', {
-    json_schema: props({ json_schema: props({ name: limits.string({ maxLength: 64 }) }) }),
-  })),
+  response_format: objectWith(
+    variants('type', {
+      json_schema: props({ json_schema: props({ name: limits.string({ maxLength: 64 }) }) }),
+    }),
+  ),
   route,
   seed: nullable(integer),
   service_tier: nullable(enumOf('service tier', ['auto', 'default', 'fast', 'flex', 'priority', 'scale'])),
@@ -96,7 +115,12 @@ export const fieldCodecs: Readonly<Record<string, t.Mixed>> = { ...Required.prop
 
 const textOf = (content: t.TypeOf<typeof Content> | undefined): string => {
   if (typeof content === 'string') return content;
-  return Array.isArray(content) ? content.filter(isTextPart).map((p) => p.text).join('\n\n') : '';
+  return Array.isArray(content)
+    ? content
+        .filter(isTextPart)
+        .map((p) => p.text)
+        .join('\n\n')
+    : '';
 };
 
 /** The content of the first system message; other roles (developer included) are conversation. */

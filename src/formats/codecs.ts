@@ -38,10 +38,7 @@ const kindOf = (u: unknown): string => (u === null ? 'null' : Array.isArray(u) ?
  * A union that picks its member by the JSON kind of the value. io-ts's own union reports the
  * failure of every member, which buries the one problem that matters under noise.
  */
-export const oneOf = <M extends Partial<Record<Kind, t.Mixed>>>(
-  name: string,
-  members: M,
-): t.Type<Members<M>, unknown, unknown> => {
+export const oneOf = <M extends Partial<Record<Kind, t.Mixed>>>(name: string, members: M): t.Type<Members<M>, unknown, unknown> => {
   const kinds = Object.keys(members);
   const types = Object.values(members) as t.Mixed[];
   const union = new t.UnionType(
@@ -105,11 +102,18 @@ export const between = (lo: number, hi: number) =>
   refine(t.number, (n) => n >= lo && n <= hi, `number from ${lo} to ${hi}`, { minimum: lo, maximum: hi });
 export const integer = refine(t.number, Number.isInteger, 'integer', { type: 'integer' });
 export const integerBetween = (lo: number, hi: number) =>
-  refine(t.number, (n) => Number.isInteger(n) && n >= lo && n <= hi, `integer from ${lo} to ${hi}`, { type: 'integer', minimum: lo, maximum: hi });
+  refine(t.number, (n) => Number.isInteger(n) && n >= lo && n <= hi, `integer from ${lo} to ${hi}`, {
+    type: 'integer',
+    minimum: lo,
+    maximum: hi,
+  });
 
 /** One of a few strings, under a name that lists them. */
 export const enumOf = <V extends string>(what: string, values: readonly V[]) =>
-  t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<V, null>, `${what} (${values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}` : values[0]})`);
+  t.keyof(
+    Object.fromEntries(values.map((v) => [v, null])) as Record<V, null>,
+    `${what} (${values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}` : values[0]})`,
+  );
 
 /** `"none"`, `"auto"`, `"required"`, or an object naming a tool (chat-completions and responses). */
 export const toolChoice = oneOf('none, auto, required, or an object', {
@@ -118,17 +122,26 @@ export const toolChoice = oneOf('none, auto, required, or an object', {
 });
 
 /** An object whose values are each a string, a number or a list (image_config). */
-export const imageConfig = named('object of strings, numbers or lists', t.record(t.string, oneOf('string, number, or list', {
-  string: t.string,
-  number: finite,
-  array: listOf(t.unknown),
-})));
+export const imageConfig = named(
+  'object of strings, numbers or lists',
+  t.record(
+    t.string,
+    oneOf('string, number, or list', {
+      string: t.string,
+      number: finite,
+      array: listOf(t.unknown),
+    }),
+  ),
+);
 
 /** Characters are Unicode code points, so an emoji counts once, as a user would count it (and as JSON Schema's maxLength does). */
 export const charCount = (s: string): number => (s.length <= 1 ? s.length : [...s].length);
 export const maxChars = (n: number) => refine(t.string, (s) => charCount(s) <= n, `string of at most ${n} characters`, { maxLength: n });
 export const charsBetween = (min: number, max: number) =>
-  refine(t.string, (s) => charCount(s) >= min && charCount(s) <= max, `string of ${min} to ${max} characters`, { minLength: min, maxLength: max });
+  refine(t.string, (s) => charCount(s) >= min && charCount(s) <= max, `string of ${min} to ${max} characters`, {
+    minLength: min,
+    maxLength: max,
+  });
 export const sessionId = maxChars(256);
 
 /** The routing field every format has: a deprecated enum, null meaning "not set". */
@@ -152,9 +165,7 @@ export const metadata = (keysWithoutBrackets: boolean) => {
       const keys = Object.keys(result.right);
       if (keys.length > 16) return t.failure(u, c);
       const bad = keys.filter((k) => !Key.is(k));
-      return bad.length === 0
-        ? result
-        : t.failures(bad.map((k) => ({ value: k, context: t.appendContext(c, k, Key, k) })));
+      return bad.length === 0 ? result : t.failures(bad.map((k) => ({ value: k, context: t.appendContext(c, k, Key, k) })));
     },
     t.identity,
     Map,
@@ -174,27 +185,40 @@ export const metadata = (keysWithoutBrackets: boolean) => {
 export const limits = {
   string: (l: { minLength?: number; maxLength?: number; pattern?: string }) => {
     const pattern = l.pattern === undefined ? undefined : new RegExp(l.pattern, 'u');
-    const parts = [
-      l.minLength !== undefined ? `at least ${l.minLength}` : '', l.maxLength !== undefined ? `at most ${l.maxLength}` : '',
-    ].filter(Boolean).join(' and ');
+    const parts = [l.minLength !== undefined ? `at least ${l.minLength}` : '', l.maxLength !== undefined ? `at most ${l.maxLength}` : '']
+      .filter(Boolean)
+      .join(' and ');
     const name = `string of ${parts || 'any length'} characters${pattern ? ` matching ${l.pattern}` : ''}`;
     const ok = (s: string) => {
       const n = charCount(s);
-      return (l.minLength === undefined || n >= l.minLength) && (l.maxLength === undefined || n <= l.maxLength) && (!pattern || pattern.test(s));
+      return (
+        (l.minLength === undefined || n >= l.minLength) && (l.maxLength === undefined || n <= l.maxLength) && (!pattern || pattern.test(s))
+      );
     };
     return whenKind(name, (u): u is string => typeof u === 'string', ok, l);
   },
   number: (l: { minimum?: number; maximum?: number }) => {
-    const name = l.maximum === undefined ? `number of at least ${l.minimum}` : l.minimum === undefined ? `number of at most ${l.maximum}` : `number from ${l.minimum} to ${l.maximum}`;
+    const name =
+      l.maximum === undefined
+        ? `number of at least ${l.minimum}`
+        : l.minimum === undefined
+          ? `number of at most ${l.maximum}`
+          : `number from ${l.minimum} to ${l.maximum}`;
     const ok = (n: number) => (l.minimum === undefined || n >= l.minimum) && (l.maximum === undefined || n <= l.maximum);
     return whenKind(name, (u): u is number => typeof u === 'number', ok, l);
   },
   /** A list's length, and (when given) a codec for its items. */
   array: (l: { minItems?: number; maxItems?: number }, item?: t.Mixed) => {
-    const name = l.minItems === undefined && l.maxItems === undefined ? 'list'
-      : l.maxItems === undefined ? `list of at least ${l.minItems} items`
-      : l.minItems === undefined ? `list of at most ${l.maxItems} items` : `list of ${l.minItems} to ${l.maxItems} items`;
-    const ok = (a: unknown[]) => (l.minItems === undefined || a.length >= l.minItems) && (l.maxItems === undefined || a.length <= l.maxItems);
+    const name =
+      l.minItems === undefined && l.maxItems === undefined
+        ? 'list'
+        : l.maxItems === undefined
+          ? `list of at least ${l.minItems} items`
+          : l.minItems === undefined
+            ? `list of at most ${l.maxItems} items`
+            : `list of ${l.minItems} to ${l.maxItems} items`;
+    const ok = (a: unknown[]) =>
+      (l.minItems === undefined || a.length >= l.minItems) && (l.maxItems === undefined || a.length <= l.maxItems);
     const length = whenKind(name, (u): u is unknown[] => Array.isArray(u), ok, l);
     if (!item) return length;
     const items = listOf(item);
@@ -210,7 +234,12 @@ export const limits = {
   },
 } as const;
 
-function whenKind<A>(name: string, isKind: (u: unknown) => u is A, ok: (a: A) => boolean, schema: JsonSchema): t.Type<unknown, unknown, unknown> {
+function whenKind<A>(
+  name: string,
+  isKind: (u: unknown) => u is A,
+  ok: (a: A) => boolean,
+  schema: JsonSchema,
+): t.Type<unknown, unknown, unknown> {
   return withJsonSchema(
     new t.Type<unknown, unknown, unknown>(
       name,

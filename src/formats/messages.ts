@@ -3,7 +3,22 @@ import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import { withJsonSchema } from '../jsonSchema';
 import {
-  enumOf, finite, integer, limits, listOf, maxChars, nullable, object, objects, objectWith, oneOf, props, route, sessionId, strings } from './codecs';
+  enumOf,
+  finite,
+  integer,
+  limits,
+  listOf,
+  maxChars,
+  nullable,
+  object,
+  objects,
+  objectWith,
+  oneOf,
+  props,
+  route,
+  sessionId,
+  strings,
+} from './codecs';
 import { plugins, stopServerToolsWhen } from './referenceLimits';
 
 /**
@@ -48,9 +63,11 @@ const Optional = t.partial({
   max_tokens: integer,
   metadata: object,
   models: strings,
-  output_config: objectWith(props({
-    task_budget: props({ remaining: limits.number({ minimum: 0 }), total: limits.number({ minimum: 20000 }) }),
-  })),
+  output_config: objectWith(
+    props({
+      task_budget: props({ remaining: limits.number({ minimum: 0 }), total: limits.number({ minimum: 20000 }) }),
+    }),
+  ),
   plugins,
   provider: nullable(object),
   route,
@@ -80,4 +97,7 @@ const textOf = (system: t.TypeOf<typeof System> | undefined): string =>
   typeof system === 'string' ? system : Array.isArray(system) ? system.map((b) => b.text).join('\n\n') : '';
 
 export const decodeSystemPrompt = (body: unknown): E.Either<t.Errors, string> =>
-  pipe(codec.decode(body), E.map((b) => textOf(b.system)));
+  pipe(
+    codec.decode(body),
+    E.map((b) => textOf(b.system)),
+  );

@@ -27,19 +27,30 @@ const fusionSettings = {
 };
 
 /** `plugins`, in every format: a list of objects, discriminated by `id`. */
-export const plugins = named('list of objects', listOf(objectWith(variants('id', {
-  'auto-router': routerPlugin,
-  'auto-beta-router': routerPlugin,
-  'pareto-router': props({ max_price: limits.number({ minimum: 0 }), min_coding_score: limits.number({ minimum: 0, maximum: 1 }) }),
-  fusion: props(fusionSettings),
-}))));
+export const plugins = named(
+  'list of objects',
+  listOf(
+    objectWith(
+      variants('id', {
+        'auto-router': routerPlugin,
+        'auto-beta-router': routerPlugin,
+        'pareto-router': props({ max_price: limits.number({ minimum: 0 }), min_coding_score: limits.number({ minimum: 0, maximum: 1 }) }),
+        fusion: props(fusionSettings),
+      }),
+    ),
+  ),
+);
 
 /** `stop_server_tools_when`, in every format: at least one condition, discriminated by `type`. */
 export const stopServerToolsWhen = refine(
-  listOf(objectWith(variants('type', {
-    has_tool_call: props({ tool_name: limits.string({ minLength: 1 }) }),
-    finish_reason_is: props({ reason: limits.string({ minLength: 1 }) }),
-  }))),
+  listOf(
+    objectWith(
+      variants('type', {
+        has_tool_call: props({ tool_name: limits.string({ minLength: 1 }) }),
+        finish_reason_is: props({ reason: limits.string({ minLength: 1 }) }),
+      }),
+    ),
+  ),
   (conditions) => conditions.length >= 1,
   'list of at least one object',
   { minItems: 1 },

@@ -2,7 +2,20 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import {
-  enumOf, finite, imageConfig, integer, listOf, maxChars, metadata, nullable, object, oneOf, route, sessionId, strings, toolChoice,
+  enumOf,
+  finite,
+  imageConfig,
+  integer,
+  listOf,
+  maxChars,
+  metadata,
+  nullable,
+  object,
+  oneOf,
+  route,
+  sessionId,
+  strings,
+  toolChoice,
 } from './codecs';
 import { plugins, serverTools, shellTool, stopServerToolsWhen, toolList } from './referenceLimits';
 
@@ -13,8 +26,13 @@ import { plugins, serverTools, shellTool, stopServerToolsWhen, toolList } from '
  * reference's item variants include tools lists that end in a catch-all variant.
  */
 
-const INCLUDES = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url',
-  'reasoning.encrypted_content', 'code_interpreter_call.outputs'] as const;
+const INCLUDES = [
+  'file_search_call.results',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+  'reasoning.encrypted_content',
+  'code_interpreter_call.outputs',
+] as const;
 
 export const codec = t.partial(
   {
@@ -69,4 +87,7 @@ export const fields = Object.keys(codec.props);
 export const fieldCodecs: Readonly<Record<string, t.Mixed>> = codec.props;
 
 export const decodeSystemPrompt = (body: unknown): E.Either<t.Errors, string> =>
-  pipe(codec.decode(body), E.map((b) => b.instructions ?? ''));
+  pipe(
+    codec.decode(body),
+    E.map((b) => b.instructions ?? ''),
+  );

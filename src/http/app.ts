@@ -57,7 +57,9 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   const api = new Router<AppState, AppContext>();
   api.param('slug', async (slug, ctx, next) => {
     if (!SLUG.test(slug)) {
-      throw badRequest('invalid slug', [{ path: 'slug', message: 'must be 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit' }]);
+      throw badRequest('invalid slug', [
+        { path: 'slug', message: 'must be 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit' },
+      ]);
     }
     await next();
   });

@@ -26,20 +26,26 @@ const Problem = t.type({ path: t.string, message: t.string }, 'Problem');
  * The one error envelope. `metadata` is free-form; the keys below are the ones some errors carry
  * (`errors` and `truncated` on a 400 that lists problems).
  */
-export const ErrorEnvelope = t.type({
-  error: t.type({
-    code: integer,
-    message: t.string,
-    metadata: t.intersection([t.UnknownRecord, t.partial({
-      errors: t.array(Problem),
-      truncated: t.boolean,
-      required_scope: t.string,
-      limit_bytes: integer,
-      limit_per_minute: integer,
-      retry_after_seconds: integer,
-    })]),
-  }),
-}, 'Error');
+export const ErrorEnvelope = t.type(
+  {
+    error: t.type({
+      code: integer,
+      message: t.string,
+      metadata: t.intersection([
+        t.UnknownRecord,
+        t.partial({
+          errors: t.array(Problem),
+          truncated: t.boolean,
+          required_scope: t.string,
+          limit_bytes: integer,
+          limit_per_minute: integer,
+          retry_after_seconds: integer,
+        }),
+      ]),
+    }),
+  },
+  'Error',
+);
 export type ErrorEnvelope = t.TypeOf<typeof ErrorEnvelope>;
 
 export const envelope = (status: number, message: string, metadata: Record<string, unknown> = {}): ErrorEnvelope => ({
@@ -50,6 +56,7 @@ export const defaultMessage = (status: number): string => STATUS_CODES[status] ?
 
 export { MAX_LISTED_PROBLEMS };
 
-export const badRequest = (message: string, problems?: ValidationProblem[]) => new ApiError(400, message, problems ? problemsMetadata(problems) : {});
+export const badRequest = (message: string, problems?: ValidationProblem[]) =>
+  new ApiError(400, message, problems ? problemsMetadata(problems) : {});
 
 export const notFound = (message: string) => new ApiError(404, message);

@@ -10,28 +10,33 @@ import { decodeEvent, EventMetadata, eventDataCodecs, PRESET_EVENT_TYPES, type P
  */
 const Position = refine(t.string, (s) => /^\d+$/.test(s), 'event position (a decimal integer string)', { pattern: '^\\d+$' });
 const ofType = <T extends PresetEventType, C extends t.Mixed>(type: T, data: C) => t.type({ type: t.literal(type), data });
-export const EventJson = t.intersection([
-  t.type({
-    id: t.string,
-    stream: t.string,
-    revision: refine(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'revision', { type: 'integer', minimum: 0 }),
-    position: Position,
-    recorded_at: t.string,
-    metadata: EventMetadata,
-  }),
-  t.union([
-    ofType('PresetCreated', eventDataCodecs.PresetCreated),
-    ofType('PresetVersionAdded', eventDataCodecs.PresetVersionAdded),
-    ofType('PresetVersionDesignated', eventDataCodecs.PresetVersionDesignated),
-    ofType('PresetDetailsChanged', eventDataCodecs.PresetDetailsChanged),
-    ofType('PresetStatusChanged', eventDataCodecs.PresetStatusChanged),
-    ofType('PresetLabelMoved', eventDataCodecs.PresetLabelMoved),
-    ofType('PresetLabelRemoved', eventDataCodecs.PresetLabelRemoved),
-  ]),
-], 'Event');
+export const EventJson = t.intersection(
+  [
+    t.type({
+      id: t.string,
+      stream: t.string,
+      revision: refine(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'revision', { type: 'integer', minimum: 0 }),
+      position: Position,
+      recorded_at: t.string,
+      metadata: EventMetadata,
+    }),
+    t.union([
+      ofType('PresetCreated', eventDataCodecs.PresetCreated),
+      ofType('PresetVersionAdded', eventDataCodecs.PresetVersionAdded),
+      ofType('PresetVersionDesignated', eventDataCodecs.PresetVersionDesignated),
+      ofType('PresetDetailsChanged', eventDataCodecs.PresetDetailsChanged),
+      ofType('PresetStatusChanged', eventDataCodecs.PresetStatusChanged),
+      ofType('PresetLabelMoved', eventDataCodecs.PresetLabelMoved),
+      ofType('PresetLabelRemoved', eventDataCodecs.PresetLabelRemoved),
+    ]),
+  ],
+  'Event',
+);
 
 /** Every event type has its variant above (checked once, when the module loads: a type left out would be refused by the contract tests anyway). */
-const covered = new Set((EventJson.types[1] as t.UnionType<t.Mixed[]>).types.map((v) => (v as t.InterfaceType<{ type: t.LiteralC<string> }>).props.type.value));
+const covered = new Set(
+  (EventJson.types[1] as t.UnionType<t.Mixed[]>).types.map((v) => (v as t.InterfaceType<{ type: t.LiteralC<string> }>).props.type.value),
+);
 const missing = PRESET_EVENT_TYPES.filter((type) => !covered.has(type));
 if (missing.length > 0) throw new Error(`EventJson has no variant for ${missing.join(', ')}`);
 export type EventJson = t.TypeOf<typeof EventJson>;

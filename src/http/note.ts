@@ -14,7 +14,9 @@ export const NoteField = maxChars(MAX_NOTE_CHARS);
 export const noteOf = (ctx: ParameterizedContext, bodyNote?: string): string | undefined => {
   const raw = ctx.get(NOTE_HEADER);
   if (raw !== '' && bodyNote !== undefined) {
-    throw badRequest('give the note once: in the Preset-Note header or in the body', [{ path: NOTE_HEADER, message: 'sent with a body "note"' }]);
+    throw badRequest('give the note once: in the Preset-Note header or in the body', [
+      { path: NOTE_HEADER, message: 'sent with a body "note"' },
+    ]);
   }
   if (raw === '') return bodyNote === '' ? undefined : bodyNote;
   let note: string;

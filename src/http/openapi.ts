@@ -10,7 +10,15 @@ import { EventJson } from './eventJson';
 import { DesignateBody } from './routes/designate';
 import { DELIVERIES_DEFAULT_LIMIT, DELIVERIES_MAX_LIMIT } from './routes/webhooks';
 import {
-  CreateWebhookBody, DeliveriesPage, PatchWebhookBody, ReplayBody, WebhookAnswer, WebhookCreated, WebhookList, WebhookRotated, WebhookView,
+  CreateWebhookBody,
+  DeliveriesPage,
+  PatchWebhookBody,
+  ReplayBody,
+  WebhookAnswer,
+  WebhookCreated,
+  WebhookList,
+  WebhookRotated,
+  WebhookView,
 } from '../webhooks/codecs';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './routes/events';
 import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './routes/lifecycle';
@@ -18,7 +26,16 @@ import { DEFAULT_LIMIT, FEED_POSITION_HEADER, MAX_LIMIT } from './routes/reads';
 import { DryRunAnswer } from './routes/dryRun';
 import { DroppedField, RESOLVE_ANSWER_CODECS, RESOLVE_REQUEST_CODECS, ResolvedPreset } from '../resolve/codecs';
 import {
-  EventsBackwardsPage, EventsPage, HealthLive, HealthReady, PendingWrite, PresetAnswer, PresetEventsPage, PresetList, VersionAnswer, VersionList,
+  EventsBackwardsPage,
+  EventsPage,
+  HealthLive,
+  HealthReady,
+  PendingWrite,
+  PresetAnswer,
+  PresetEventsPage,
+  PresetList,
+  VersionAnswer,
+  VersionList,
 } from './schemas';
 
 /**
@@ -105,74 +122,141 @@ export interface Operation {
 const json = (schema: string | JsonSchema) => ({ 'application/json': schema });
 
 const written = (what: string): Partial<Record<Status, Answer>> => ({
-  '200': { description: `${what}: the preset as this write left it, read from the read model.`, content: json('PresetAnswer'), headers: ['ETag', 'Location'] },
-  '202': { description: 'The write happened, but the read model has not shown it within READ_YOUR_WRITES_TIMEOUT_MS: poll Location.', content: json('PendingWrite'), headers: ['Location'] },
+  '200': {
+    description: `${what}: the preset as this write left it, read from the read model.`,
+    content: json('PresetAnswer'),
+    headers: ['ETag', 'Location'],
+  },
+  '202': {
+    description: 'The write happened, but the read model has not shown it within READ_YOUR_WRITES_TIMEOUT_MS: poll Location.',
+    content: json('PendingWrite'),
+    headers: ['Location'],
+  },
 });
 
 const FORMATS = [
-  ['chat/completions', 'createPresetsChatCompletions', 'ChatCompletionsRequest', 'an OpenAI chat-completions body', 'the first message whose role is system'],
-  ['messages', 'createPresetsMessages', 'MessagesRequest', 'an Anthropic messages body', 'system (a string, or text blocks joined with a blank line)'],
+  [
+    'chat/completions',
+    'createPresetsChatCompletions',
+    'ChatCompletionsRequest',
+    'an OpenAI chat-completions body',
+    'the first message whose role is system',
+  ],
+  [
+    'messages',
+    'createPresetsMessages',
+    'MessagesRequest',
+    'an Anthropic messages body',
+    'system (a string, or text blocks joined with a blank line)',
+  ],
   ['responses', 'createPresetsResponses', 'ResponsesRequest', 'an OpenAI responses body', 'instructions'],
 ] as const;
 
 const API_ERRORS: Status[] = ['400', '401', '403', '429', '500'];
 const WEBHOOK_BODY_ERRORS: Status[] = ['400', '401', '403', '404', '413', '415', '429', '500', '503'];
-const webhookAnswer = (description: string): Partial<Record<Status, Answer>> => ({ '200': { description, content: json('WebhookAnswer') } });
+const webhookAnswer = (description: string): Partial<Record<Status, Answer>> => ({
+  '200': { description, content: json('WebhookAnswer') },
+});
 
 /** The webhooks API: every call needs webhooks:manage; another workspace's webhook is a 404. */
 const WEBHOOK_OPERATIONS: Operation[] = [
   {
-    method: 'post', path: '/api/v1/webhooks', operationId: 'createWebhook', tag: 'Webhooks', scope: 'webhooks:manage',
+    method: 'post',
+    path: '/api/v1/webhooks',
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
     summary: 'Register a webhook',
-    description: 'Preset events of the workspace (all types, or those named) are sent to the URL, signed (Standard Webhooks), in feed order, at least once, '
-      + 'from the events after its creation. The secret is in this answer only. A URL that is not http(s) or resolves to a private address is a 400.',
+    description:
+      'Preset events of the workspace (all types, or those named) are sent to the URL, signed (Standard Webhooks), in feed order, at least once, ' +
+      'from the events after its creation. The secret is in this answer only. A URL that is not http(s) or resolves to a private address is a 400.',
     requestBody: 'WebhookRequest',
-    answers: { '201': { description: 'Registered, with its secret (shown this once).', content: json('WebhookCreated'), headers: ['Location'] } },
+    answers: {
+      '201': { description: 'Registered, with its secret (shown this once).', content: json('WebhookCreated'), headers: ['Location'] },
+    },
     errors: ['400', '401', '403', '409', '413', '415', '429', '500', '503'],
   },
   {
-    method: 'get', path: '/api/v1/webhooks', operationId: 'listWebhooks', tag: 'Webhooks', scope: 'webhooks:manage',
-    summary: "The workspace's webhooks", description: 'Never their secrets.',
+    method: 'get',
+    path: '/api/v1/webhooks',
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
+    summary: "The workspace's webhooks",
+    description: 'Never their secrets.',
     answers: { '200': { description: 'Every webhook of the workspace.', content: json('WebhookList') } },
     errors: API_ERRORS,
   },
   {
-    method: 'get', path: '/api/v1/webhooks/{id}', operationId: 'getWebhook', tag: 'Webhooks', scope: 'webhooks:manage',
-    summary: 'A webhook', description: 'Its configuration, status and checkpoint; never its secret.', parameters: ['webhookId'],
+    method: 'get',
+    path: '/api/v1/webhooks/{id}',
+    operationId: 'getWebhook',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
+    summary: 'A webhook',
+    description: 'Its configuration, status and checkpoint; never its secret.',
+    parameters: ['webhookId'],
     answers: webhookAnswer('The webhook.'),
     errors: [...API_ERRORS, '404'],
   },
   {
-    method: 'patch', path: '/api/v1/webhooks/{id}', operationId: 'updateWebhook', tag: 'Webhooks', scope: 'webhooks:manage',
-    summary: 'Change a webhook', description: 'Any of url, events, description and status (active or paused); another field is a 400.', parameters: ['webhookId'],
+    method: 'patch',
+    path: '/api/v1/webhooks/{id}',
+    operationId: 'updateWebhook',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
+    summary: 'Change a webhook',
+    description: 'Any of url, events, description and status (active or paused); another field is a 400.',
+    parameters: ['webhookId'],
     requestBody: 'WebhookChanges',
     answers: webhookAnswer('The webhook as changed.'),
     errors: [...WEBHOOK_BODY_ERRORS, '409'],
   },
   {
-    method: 'delete', path: '/api/v1/webhooks/{id}', operationId: 'deleteWebhook', tag: 'Webhooks', scope: 'webhooks:manage',
-    summary: 'Delete a webhook', description: 'Delivery stops at once.', parameters: ['webhookId'],
+    method: 'delete',
+    path: '/api/v1/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
+    summary: 'Delete a webhook',
+    description: 'Delivery stops at once.',
+    parameters: ['webhookId'],
     answers: { '204': { description: 'Deleted.' } },
     errors: [...API_ERRORS, '404'],
   },
   {
-    method: 'get', path: '/api/v1/webhooks/{id}/deliveries', operationId: 'listWebhookDeliveries', tag: 'Webhooks', scope: 'webhooks:manage',
-    summary: "A webhook's latest delivery attempts", description: 'Newest first, each with its event, attempt number, outcome, HTTP status or error, latency and next retry.',
+    method: 'get',
+    path: '/api/v1/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
+    summary: "A webhook's latest delivery attempts",
+    description: 'Newest first, each with its event, attempt number, outcome, HTTP status or error, latency and next retry.',
     parameters: ['webhookId', 'deliveriesLimit', 'before'],
     answers: { '200': { description: 'A page of attempts; next_before is null at the end.', content: json('WebhookDeliveriesPage') } },
     errors: [...API_ERRORS, '404'],
   },
   {
-    method: 'post', path: '/api/v1/webhooks/{id}/replay', operationId: 'replayWebhook', tag: 'Webhooks', scope: 'webhooks:manage',
-    summary: 'Deliver again from a position', description: 'Every matching event after the position is delivered again (the checkpoint never moves forward this way).',
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/replay',
+    operationId: 'replayWebhook',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
+    summary: 'Deliver again from a position',
+    description: 'Every matching event after the position is delivered again (the checkpoint never moves forward this way).',
     parameters: ['webhookId'],
     requestBody: 'ReplayRequest',
     answers: webhookAnswer('The webhook with its new checkpoint.'),
     errors: WEBHOOK_BODY_ERRORS,
   },
   {
-    method: 'post', path: '/api/v1/webhooks/{id}/rotate-secret', operationId: 'rotateWebhookSecret', tag: 'Webhooks', scope: 'webhooks:manage',
-    summary: "Rotate a webhook's secret", description: 'A new secret, shown this once; for 24 hours deliveries carry signatures under the old one too.',
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    scope: 'webhooks:manage',
+    summary: "Rotate a webhook's secret",
+    description: 'A new secret, shown this once; for 24 hours deliveries carry signatures under the old one too.',
     parameters: ['webhookId'],
     answers: { '200': { description: 'The webhook with its new secret.', content: json('WebhookRotated') } },
     errors: [...API_ERRORS, '404', '409'],
@@ -181,8 +265,14 @@ const WEBHOOK_OPERATIONS: Operation[] = [
 const WRITE_ERRORS: Status[] = ['400', '401', '403', '409', '412', '413', '415', '429', '500', '503'];
 
 const RESOLVE = [
-  ['chat/completions', 'resolveChatCompletions', 'ResolveChatCompletionsRequest', 'ChatCompletionsResolveAnswer', 'an OpenAI chat-completions request',
-    'a leading system message'],
+  [
+    'chat/completions',
+    'resolveChatCompletions',
+    'ResolveChatCompletionsRequest',
+    'ChatCompletionsResolveAnswer',
+    'an OpenAI chat-completions request',
+    'a leading system message',
+  ],
   ['messages', 'resolveMessages', 'ResolveMessagesRequest', 'MessagesResolveAnswer', 'an Anthropic messages request', 'system'],
   ['responses', 'resolveResponses', 'ResolveResponsesRequest', 'ResponsesResolveAnswer', 'an OpenAI responses request', 'instructions'],
 ] as const;
@@ -195,11 +285,12 @@ const RESOLVE_OPERATIONS: Operation[] = RESOLVE.map(([path, operationId, request
   tag: 'Presets',
   scope: 'presets:read',
   summary: `Resolve ${body} that names a preset`,
-  description: 'The body names a preset as OpenRouter does: "model": "@preset/<slug>" (the preset supplies the model), "<model>@preset/<slug>" (the model given wins), '
-    + 'or "preset": "<slug>" beside the body\'s own model; after the slug, @<n> pins a version, @latest the newest, @<label> a label (default: the designated version). '
-    + 'The answer is the request to send: the version\'s config, translated to this format, under the body (a top-level field the body sets wins; tools are merged by identity), '
-    + `its system prompt as ${system} unless the body has one. What could not be translated is listed in dropped. `
-    + '400: the body names no preset, names one malformed, or is not a valid request of its format; 404: no such preset, version or label; 409: the preset is disabled or archived.',
+  description:
+    'The body names a preset as OpenRouter does: "model": "@preset/<slug>" (the preset supplies the model), "<model>@preset/<slug>" (the model given wins), ' +
+    'or "preset": "<slug>" beside the body\'s own model; after the slug, @<n> pins a version, @latest the newest, @<label> a label (default: the designated version). ' +
+    "The answer is the request to send: the version's config, translated to this format, under the body (a top-level field the body sets wins; tools are merged by identity), " +
+    `its system prompt as ${system} unless the body has one. What could not be translated is listed in dropped. ` +
+    '400: the body names no preset, names one malformed, or is not a valid request of its format; 404: no such preset, version or label; 409: the preset is disabled or archived.',
   requestBody: request,
   answers: { '200': { description: 'The request to send, the version used and what was dropped on the way.', content: json(answer) } },
   errors: ['400', '401', '403', '404', '409', '413', '415', '429', '500'],
@@ -217,9 +308,10 @@ export const OPERATIONS: readonly Operation[] = [
     path: `/api/v1/presets/{slug}/${path}`,
     operationId,
     summary: `Create or version a preset from ${body}`,
-    description: `Creates the preset (version 1) if the slug is new in the workspace, else adds the next version, which becomes the designated one. `
-      + `Accepts every body OpenRouter's reference accepts (within part 8 of the spec and the limits the reference states); keeps the fields that configure a model in config, `
-      + `as sent, a null meaning "not set"; the system prompt is ${system}. Other fields are ignored.`,
+    description:
+      `Creates the preset (version 1) if the slug is new in the workspace, else adds the next version, which becomes the designated one. ` +
+      `Accepts every body OpenRouter's reference accepts (within part 8 of the spec and the limits the reference states); keeps the fields that configure a model in config, ` +
+      `as sent, a null meaning "not set"; the system prompt is ${system}. Other fields are ignored.`,
     tag: 'Presets',
     scope: 'presets:write',
     parameters: ['slug', 'If-Match', 'Preset-Note', 'dry_run'],
@@ -227,7 +319,8 @@ export const OPERATIONS: readonly Operation[] = [
     answers: {
       ...written('Created (version 1) or versioned'),
       '200': {
-        description: 'Created (version 1) or versioned: the preset as this write left it; with ?dry_run=true, what a version would keep, and nothing stored.',
+        description:
+          'Created (version 1) or versioned: the preset as this write left it; with ?dry_run=true, what a version would keep, and nothing stored.',
         content: json({ anyOf: [{ $ref: '#/components/schemas/PresetAnswer' }, { $ref: '#/components/schemas/DryRunAnswer' }] }),
         headers: [],
       },
@@ -235,98 +328,170 @@ export const OPERATIONS: readonly Operation[] = [
     errors: WRITE_ERRORS,
   })),
   {
-    method: 'get', path: '/api/v1/presets', operationId: 'listPresets', tag: 'Presets', scope: 'presets:read',
-    summary: 'List presets', description: "The workspace's presets, most recently updated first.",
+    method: 'get',
+    path: '/api/v1/presets',
+    operationId: 'listPresets',
+    tag: 'Presets',
+    scope: 'presets:read',
+    summary: 'List presets',
+    description: "The workspace's presets, most recently updated first.",
     parameters: ['offset', 'limit', 'status', 'q'],
-    answers: { '200': { description: 'A page of presets and how many the filter lists.', content: json('PresetList'), headers: [FEED_POSITION_HEADER] } },
+    answers: {
+      '200': {
+        description: 'A page of presets and how many the filter lists.',
+        content: json('PresetList'),
+        headers: [FEED_POSITION_HEADER],
+      },
+    },
     errors: API_ERRORS,
   },
   {
-    method: 'get', path: '/api/v1/presets/{slug}', operationId: 'getPreset', tag: 'Presets', scope: 'presets:read',
-    summary: 'Get a preset', description: 'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304).',
+    method: 'get',
+    path: '/api/v1/presets/{slug}',
+    operationId: 'getPreset',
+    tag: 'Presets',
+    scope: 'presets:read',
+    summary: 'Get a preset',
+    description: 'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304).',
     parameters: ['slug', 'If-None-Match'],
     answers: { '200': { description: 'The preset.', content: json('PresetAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
   {
-    method: 'get', path: '/api/v1/presets/{slug}/versions', operationId: 'listPresetVersions', tag: 'Presets', scope: 'presets:read',
-    summary: "List a preset's versions", description: "Its versions, ascending. The ETag is the preset's stream revision: the list changes only with it.",
+    method: 'get',
+    path: '/api/v1/presets/{slug}/versions',
+    operationId: 'listPresetVersions',
+    tag: 'Presets',
+    scope: 'presets:read',
+    summary: "List a preset's versions",
+    description: "Its versions, ascending. The ETag is the preset's stream revision: the list changes only with it.",
     parameters: ['slug', 'offset', 'limit', 'If-None-Match'],
-    answers: { '200': { description: 'A page of versions and how many there are.', content: json('VersionList'), headers: ['ETag'] }, ...notModified },
+    answers: {
+      '200': { description: 'A page of versions and how many there are.', content: json('VersionList'), headers: ['ETag'] },
+      ...notModified,
+    },
     errors: [...API_ERRORS, '404'],
   },
   {
-    method: 'get', path: '/api/v1/presets/{slug}/versions/{version}', operationId: 'getPresetVersion', tag: 'Presets', scope: 'presets:read',
-    summary: 'Get one version of a preset', description: 'One version, by its number. A version never changes: its ETag is its id.',
+    method: 'get',
+    path: '/api/v1/presets/{slug}/versions/{version}',
+    operationId: 'getPresetVersion',
+    tag: 'Presets',
+    scope: 'presets:read',
+    summary: 'Get one version of a preset',
+    description: 'One version, by its number. A version never changes: its ETag is its id.',
     parameters: ['slug', 'version', 'If-None-Match'],
     answers: { '200': { description: 'The version.', content: json('VersionAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
   {
-    method: 'put', path: '/api/v1/presets/{slug}/designated-version', operationId: 'designatePresetVersion', tag: 'Presets', scope: 'presets:write',
+    method: 'put',
+    path: '/api/v1/presets/{slug}/designated-version',
+    operationId: 'designatePresetVersion',
+    tag: 'Presets',
+    scope: 'presets:write',
     summary: 'Designate a version (rollback)',
-    description: 'Makes an existing version the designated one; the versions stay as they are. Designating the designated version stores nothing. '
-      + 'Refused (409) while the preset is archived.',
+    description:
+      'Makes an existing version the designated one; the versions stay as they are. Designating the designated version stores nothing. ' +
+      'Refused (409) while the preset is archived.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     requestBody: 'DesignateRequest',
     answers: written('Designated'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
-    method: 'patch', path: '/api/v1/presets/{slug}', operationId: 'updatePreset', tag: 'Presets', scope: 'presets:write',
+    method: 'patch',
+    path: '/api/v1/presets/{slug}',
+    operationId: 'updatePreset',
+    tag: 'Presets',
+    scope: 'presets:write',
     summary: "Change a preset's name, description or status",
-    description: 'Any of name, description and status; another field is a 400. Only what differs is stored (PresetDetailsChanged, PresetStatusChanged); '
-      + 'a change that changes nothing stores nothing. `archived` hides the preset from the default list and freezes it until it is set back.',
+    description:
+      'Any of name, description and status; another field is a 400. Only what differs is stored (PresetDetailsChanged, PresetStatusChanged); ' +
+      'a change that changes nothing stores nothing. `archived` hides the preset from the default list and freezes it until it is set back.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     requestBody: 'PresetChanges',
     answers: written('Changed'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
-    method: 'delete', path: '/api/v1/presets/{slug}', operationId: 'archivePreset', tag: 'Presets', scope: 'presets:write',
-    summary: 'Archive a preset', description: 'The same as PATCH {"status":"archived"}: events are never erased, and the slug stays taken.',
+    method: 'delete',
+    path: '/api/v1/presets/{slug}',
+    operationId: 'archivePreset',
+    tag: 'Presets',
+    scope: 'presets:write',
+    summary: 'Archive a preset',
+    description: 'The same as PATCH {"status":"archived"}: events are never erased, and the slug stays taken.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     answers: written('Archived'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
-    method: 'put', path: '/api/v1/presets/{slug}/labels/{label}', operationId: 'movePresetLabel', tag: 'Presets', scope: 'presets:write',
+    method: 'put',
+    path: '/api/v1/presets/{slug}/labels/{label}',
+    operationId: 'movePresetLabel',
+    tag: 'Presets',
+    scope: 'presets:write',
     summary: 'Point a label at a version',
-    description: 'Creates the label, or moves it (PresetLabelMoved names the version it named before); moving it to the version it names stores nothing. '
-      + 'Refused (409) while the preset is archived.',
+    description:
+      'Creates the label, or moves it (PresetLabelMoved names the version it named before); moving it to the version it names stores nothing. ' +
+      'Refused (409) while the preset is archived.',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
     requestBody: 'LabelRequest',
     answers: written('Moved'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
-    method: 'delete', path: '/api/v1/presets/{slug}/labels/{label}', operationId: 'removePresetLabel', tag: 'Presets', scope: 'presets:write',
-    summary: 'Remove a label', description: 'PresetLabelRemoved names the version the label named. Refused (409) while the preset is archived.',
+    method: 'delete',
+    path: '/api/v1/presets/{slug}/labels/{label}',
+    operationId: 'removePresetLabel',
+    tag: 'Presets',
+    scope: 'presets:write',
+    summary: 'Remove a label',
+    description: 'PresetLabelRemoved names the version the label named. Refused (409) while the preset is archived.',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
     answers: written('Removed'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
-    method: 'get', path: '/api/v1/presets/{slug}/events', operationId: 'listPresetEvents', tag: 'Events', scope: 'presets:read',
-    summary: "A preset's events", description: "The preset's stream as stored (validated and upcast to the current schema version), by revision.",
+    method: 'get',
+    path: '/api/v1/presets/{slug}/events',
+    operationId: 'listPresetEvents',
+    tag: 'Events',
+    scope: 'presets:read',
+    summary: "A preset's events",
+    description: "The preset's stream as stored (validated and upcast to the current schema version), by revision.",
     parameters: ['slug', 'from', 'eventsLimit'],
-    answers: { '200': { description: 'A page of events; next_from is null when the stream had no more.', content: json('PresetEventsPage') } },
+    answers: {
+      '200': { description: 'A page of events; next_from is null when the stream had no more.', content: json('PresetEventsPage') },
+    },
     errors: [...API_ERRORS, '404'],
   },
   {
-    method: 'get', path: '/api/v1/events', operationId: 'listEvents', tag: 'Events', scope: 'presets:read',
+    method: 'get',
+    path: '/api/v1/events',
+    operationId: 'listEvents',
+    tag: 'Events',
+    scope: 'presets:read',
     summary: "The workspace's events, paged or live",
-    description: 'Every preset event of the workspace in the order stored, strictly after `after`. With `Accept: text/event-stream` the answer is a live '
-      + 'server-sent event stream (each frame: id = position, event = type, data = the event JSON) that starts after Last-Event-ID (else `after`); '
-      + 'on shutdown the service ends it, and a stream opened while shutting down is a 503.',
+    description:
+      'Every preset event of the workspace in the order stored, strictly after `after`. With `Accept: text/event-stream` the answer is a live ' +
+      'server-sent event stream (each frame: id = position, event = type, data = the event JSON) that starts after Last-Event-ID (else `after`); ' +
+      'on shutdown the service ends it, and a stream opened while shutting down is a 503.',
     parameters: ['after', 'eventsLimit', 'Last-Event-ID', 'Accept', 'direction', 'eventsBefore', 'type'],
     answers: {
       '200': {
-        description: 'A page of events (next_after: the position to poll after; null when nothing came after `after`; newest first with '
-          + 'direction=backwards, next_before the position to page on from), or the live stream.',
+        description:
+          'A page of events (next_after: the position to poll after; null when nothing came after `after`; newest first with ' +
+          'direction=backwards, next_before the position to page on from), or the live stream.',
         content: {
-          'application/json': { anyOf: [{ $ref: '#/components/schemas/EventsPage' }, { $ref: '#/components/schemas/EventsBackwardsPage' }] },
-          'text/event-stream': { type: 'string', description: 'Frames of `id: <position>`, `event: <type>`, `data: <Event JSON>`; `retry: 1000`; `: heartbeat` comments.' },
+          'application/json': {
+            anyOf: [{ $ref: '#/components/schemas/EventsPage' }, { $ref: '#/components/schemas/EventsBackwardsPage' }],
+          },
+          'text/event-stream': {
+            type: 'string',
+            description: 'Frames of `id: <position>`, `event: <type>`, `data: <Event JSON>`; `retry: 1000`; `: heartbeat` comments.',
+          },
         },
       },
     },
@@ -335,14 +500,22 @@ export const OPERATIONS: readonly Operation[] = [
   ...RESOLVE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   {
-    method: 'get', path: '/health/live', operationId: 'getLiveness', tag: 'Service',
-    summary: 'Liveness', description: 'The process answers.',
+    method: 'get',
+    path: '/health/live',
+    operationId: 'getLiveness',
+    tag: 'Service',
+    summary: 'Liveness',
+    description: 'The process answers.',
     answers: { '200': { description: 'Alive.', content: json('HealthLive') } },
     errors: ['500'],
   },
   {
-    method: 'get', path: '/health/ready', operationId: 'getReadiness', tag: 'Service',
-    summary: 'Readiness', description: 'Ready once the read model has caught up with the events stored before the start and the projector runs.',
+    method: 'get',
+    path: '/health/ready',
+    operationId: 'getReadiness',
+    tag: 'Service',
+    summary: 'Readiness',
+    description: 'Ready once the read model has caught up with the events stored before the start and the projector runs.',
     answers: {
       '200': { description: 'Ready.', content: json('HealthReady') },
       '503': { description: 'Not ready (yet).', content: json('HealthReady') },
@@ -350,23 +523,40 @@ export const OPERATIONS: readonly Operation[] = [
     errors: ['500'],
   },
   {
-    method: 'get', path: '/api/v1/openapi.json', operationId: 'getOpenApiDocument', tag: 'Service',
-    summary: 'This document', description: 'The OpenAPI 3.1 document of the service, generated from its codecs.',
+    method: 'get',
+    path: '/api/v1/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'Service',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 document of the service, generated from its codecs.',
     answers: {
-      '200': { description: 'The document.', content: json({ type: 'object', description: 'An OpenAPI 3.1 document.' }), headers: ['ETag', 'Cache-Control'] },
+      '200': {
+        description: 'The document.',
+        content: json({ type: 'object', description: 'An OpenAPI 3.1 document.' }),
+        headers: ['ETag', 'Cache-Control'],
+      },
       '304': { description: 'Not modified (If-None-Match named its ETag).', headers: ['ETag'] },
     },
     errors: ['500'],
   },
   {
-    method: 'get', path: '/docs', operationId: 'getApiReference', tag: 'Service',
-    summary: 'The API reference', description: 'A readable, interactive rendering of this document (Swagger UI, served by the service itself).',
+    method: 'get',
+    path: '/docs',
+    operationId: 'getApiReference',
+    tag: 'Service',
+    summary: 'The API reference',
+    description: 'A readable, interactive rendering of this document (Swagger UI, served by the service itself).',
     answers: { '200': { description: 'An HTML page.', content: { 'text/html': { type: 'string' } } } },
     errors: ['500'],
   },
   {
-    method: 'get', path: '/', operationId: 'getConsole', tag: 'Service',
-    summary: 'The web console', description: 'The console\'s page (it needs no key; every API call it makes does). 503 when the service was started without a built console.',
+    method: 'get',
+    path: '/',
+    operationId: 'getConsole',
+    tag: 'Service',
+    summary: 'The web console',
+    description:
+      "The console's page (it needs no key; every API call it makes does). 503 when the service was started without a built console.",
     answers: {
       '200': { description: 'An HTML page.', content: { 'text/html': { type: 'string' } }, headers: ['ETag', 'Cache-Control'] },
       '304': { description: 'Not modified.', headers: ['ETag'] },
@@ -374,8 +564,12 @@ export const OPERATIONS: readonly Operation[] = [
     errors: ['500', '503'],
   },
   {
-    method: 'get', path: '/favicon.svg', operationId: 'getConsoleIcon', tag: 'Service',
-    summary: "The web console's icon", description: 'An SVG image.',
+    method: 'get',
+    path: '/favicon.svg',
+    operationId: 'getConsoleIcon',
+    tag: 'Service',
+    summary: "The web console's icon",
+    description: 'An SVG image.',
     answers: {
       '200': { description: 'The icon.', content: { 'image/svg+xml': { type: 'string' } }, headers: ['ETag', 'Cache-Control'] },
       '304': { description: 'Not modified.', headers: ['ETag'] },
@@ -383,23 +577,39 @@ export const OPERATIONS: readonly Operation[] = [
     errors: ['500'],
   },
   {
-    method: 'get', path: '/assets/{file}', operationId: 'getConsoleAsset', tag: 'Service',
-    summary: "The web console's scripts and styles", description: 'Files the console\'s build wrote, named by content hash (cached for a year).',
+    method: 'get',
+    path: '/assets/{file}',
+    operationId: 'getConsoleAsset',
+    tag: 'Service',
+    summary: "The web console's scripts and styles",
+    description: "Files the console's build wrote, named by content hash (cached for a year).",
     parameters: ['consoleFile'],
     answers: {
-      '200': { description: 'The file.', content: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } }, headers: ['ETag', 'Cache-Control'] },
+      '200': {
+        description: 'The file.',
+        content: { 'text/javascript': { type: 'string' }, 'text/css': { type: 'string' } },
+        headers: ['ETag', 'Cache-Control'],
+      },
       '304': { description: 'Not modified.', headers: ['ETag'] },
     },
     errors: ['404', '500'],
   },
   {
-    method: 'get', path: '/docs/{asset}', operationId: 'getApiReferenceAsset', tag: 'Service',
-    summary: "The API reference's scripts, style and icon", description: 'Files of the swagger-ui-dist package, served from the service.',
+    method: 'get',
+    path: '/docs/{asset}',
+    operationId: 'getApiReferenceAsset',
+    tag: 'Service',
+    summary: "The API reference's scripts, style and icon",
+    description: 'Files of the swagger-ui-dist package, served from the service.',
     parameters: ['asset'],
     answers: {
       '200': {
         description: 'The file.',
-        content: { 'application/javascript': { type: 'string' }, 'text/css': { type: 'string' }, 'image/png': { type: 'string', contentMediaType: 'image/png' } },
+        content: {
+          'application/javascript': { type: 'string' },
+          'text/css': { type: 'string' },
+          'image/png': { type: 'string', contentMediaType: 'image/png' },
+        },
         headers: ['Cache-Control'],
       },
     },
@@ -409,80 +619,160 @@ export const OPERATIONS: readonly Operation[] = [
 
 const PARAMETERS: Record<string, JsonSchema> = {
   slug: {
-    name: 'slug', in: 'path', required: true, description: 'The preset: 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit; case-sensitive, per workspace.',
+    name: 'slug',
+    in: 'path',
+    required: true,
+    description: 'The preset: 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit; case-sensitive, per workspace.',
     schema: { type: 'string', pattern: SLUG_PATTERN },
   },
-  version: { name: 'version', in: 'path', required: true, description: 'A version number, from 1.', schema: { type: 'string', pattern: VERSION_PATTERN } },
+  version: {
+    name: 'version',
+    in: 'path',
+    required: true,
+    description: 'A version number, from 1.',
+    schema: { type: 'string', pattern: VERSION_PATTERN },
+  },
   label: {
-    name: 'label', in: 'path', required: true, description: 'A label: 1–36 characters of a–z 0–9 _ . -, starting with a letter or digit; `latest` is reserved.',
+    name: 'label',
+    in: 'path',
+    required: true,
+    description: 'A label: 1–36 characters of a–z 0–9 _ . -, starting with a letter or digit; `latest` is reserved.',
     schema: { type: 'string', pattern: LABEL.source, not: { enum: RESERVED_LABELS } },
   },
   status: {
-    name: 'status', in: 'query', description: 'Which presets: active and disabled by default; one status, or all.',
+    name: 'status',
+    in: 'query',
+    description: 'Which presets: active and disabled by default; one status, or all.',
     schema: { type: 'string', enum: ['active', 'disabled', 'archived', 'all'] },
   },
   'Preset-Note': {
-    name: 'Preset-Note', in: 'header', description: 'Why, in your words: percent-encoded UTF-8, at most 1,000 characters once decoded; stored on the event.',
+    name: 'Preset-Note',
+    in: 'header',
+    description: 'Why, in your words: percent-encoded UTF-8, at most 1,000 characters once decoded; stored on the event.',
     schema: { type: 'string' },
   },
   webhookId: { name: 'id', in: 'path', required: true, description: "The webhook's id.", schema: { type: 'string', format: 'uuid' } },
   deliveriesLimit: {
-    name: 'limit', in: 'query', description: 'Attempts per page.', schema: { type: 'integer', minimum: 1, maximum: DELIVERIES_MAX_LIMIT, default: DELIVERIES_DEFAULT_LIMIT },
+    name: 'limit',
+    in: 'query',
+    description: 'Attempts per page.',
+    schema: { type: 'integer', minimum: 1, maximum: DELIVERIES_MAX_LIMIT, default: DELIVERIES_DEFAULT_LIMIT },
   },
-  before: { name: 'before', in: 'query', description: 'The next_before of the previous page.', schema: { type: 'string', pattern: '^[0-9A-Za-z]{1,64}$' } },
+  before: {
+    name: 'before',
+    in: 'query',
+    description: 'The next_before of the previous page.',
+    schema: { type: 'string', pattern: '^[0-9A-Za-z]{1,64}$' },
+  },
   eventsBefore: {
-    name: 'before', in: 'query', description: 'With direction=backwards: events strictly before this position (the next_before of the previous page).',
+    name: 'before',
+    in: 'query',
+    description: 'With direction=backwards: events strictly before this position (the next_before of the previous page).',
     schema: { type: 'string', pattern: '^\\d{1,40}$' },
   },
   dry_run: {
-    name: 'dry_run', in: 'query', description: '`true`: validate and answer what a version would keep (config, system prompt, note), storing nothing.',
+    name: 'dry_run',
+    in: 'query',
+    description: '`true`: validate and answer what a version would keep (config, system prompt, note), storing nothing.',
     schema: { type: 'string', enum: ['true', 'false'] },
   },
-  q: { name: 'q', in: 'query', description: 'Only presets whose slug or name contains this text, ignoring case.', schema: { type: 'string' } },
+  q: {
+    name: 'q',
+    in: 'query',
+    description: 'Only presets whose slug or name contains this text, ignoring case.',
+    schema: { type: 'string' },
+  },
   direction: {
-    name: 'direction', in: 'query', description: '`backwards`: newest first, paged with `before` (not for the live stream).',
+    name: 'direction',
+    in: 'query',
+    description: '`backwards`: newest first, paged with `before` (not for the live stream).',
     schema: { type: 'string', enum: ['forwards', 'backwards'], default: 'forwards' },
   },
   type: {
-    name: 'type', in: 'query', description: 'Only events of these types (repeated, or comma-separated).', style: 'form', explode: true,
+    name: 'type',
+    in: 'query',
+    description: 'Only events of these types (repeated, or comma-separated).',
+    style: 'form',
+    explode: true,
     schema: { type: 'array', items: { type: 'string', enum: [...PRESET_EVENT_TYPES] } },
   },
-  consoleFile: { name: 'file', in: 'path', required: true, description: 'A file of the console\'s build.', schema: { type: 'string' } },
-  offset: { name: 'offset', in: 'query', description: 'Items to skip.', schema: { type: 'integer', minimum: 0, maximum: 999_999_999, default: 0 } },
-  limit: { name: 'limit', in: 'query', description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } },
-  from: { name: 'from', in: 'query', description: 'The revision to start at (inclusive).', schema: { type: 'integer', minimum: 0, default: 0 } },
-  eventsLimit: { name: 'limit', in: 'query', description: 'Events per page (not for the live stream).', schema: { type: 'integer', minimum: 1, maximum: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT } },
+  consoleFile: { name: 'file', in: 'path', required: true, description: "A file of the console's build.", schema: { type: 'string' } },
+  offset: {
+    name: 'offset',
+    in: 'query',
+    description: 'Items to skip.',
+    schema: { type: 'integer', minimum: 0, maximum: 999_999_999, default: 0 },
+  },
+  limit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Items per page.',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  },
+  from: {
+    name: 'from',
+    in: 'query',
+    description: 'The revision to start at (inclusive).',
+    schema: { type: 'integer', minimum: 0, default: 0 },
+  },
+  eventsLimit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Events per page (not for the live stream).',
+    schema: { type: 'integer', minimum: 1, maximum: EVENTS_MAX_LIMIT, default: EVENTS_DEFAULT_LIMIT },
+  },
   after: {
-    name: 'after', in: 'query', description: 'A position (a decimal string: positions can exceed 2^64): events strictly after it. Default: from the start.',
+    name: 'after',
+    in: 'query',
+    description: 'A position (a decimal string: positions can exceed 2^64): events strictly after it. Default: from the start.',
     schema: { type: 'string', pattern: '^\\d{1,40}$' },
   },
   'If-Match': {
-    name: 'If-Match', in: 'header', description: 'An ETag of the preset ("<revision>"), or *: change it only if it is still at that revision (else 412).',
+    name: 'If-Match',
+    in: 'header',
+    description: 'An ETag of the preset ("<revision>"), or *: change it only if it is still at that revision (else 412).',
     schema: { type: 'string' },
   },
   'If-None-Match': {
-    name: 'If-None-Match', in: 'header', description: 'ETags (comma-separated) or *: a 304 without a body when one names the current ETag (weak comparison, RFC 9110).',
+    name: 'If-None-Match',
+    in: 'header',
+    description: 'ETags (comma-separated) or *: a 304 without a body when one names the current ETag (weak comparison, RFC 9110).',
     schema: { type: 'string' },
   },
   'Last-Event-ID': {
-    name: 'Last-Event-ID', in: 'header', description: 'The live stream resumes after this position (what a reconnecting EventSource sends).',
+    name: 'Last-Event-ID',
+    in: 'header',
+    description: 'The live stream resumes after this position (what a reconnecting EventSource sends).',
     schema: { type: 'string', pattern: '^\\d{1,40}$' },
   },
   Accept: { name: 'Accept', in: 'header', description: '`text/event-stream` for the live stream.', schema: { type: 'string' } },
-  asset: { name: 'asset', in: 'path', required: true, schema: { type: 'string', enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js', 'favicon-32x32.png'] } },
+  asset: {
+    name: 'asset',
+    in: 'path',
+    required: true,
+    schema: { type: 'string', enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js', 'favicon-32x32.png'] },
+  },
 };
 
 const HEADERS: Record<Header, JsonSchema> = {
-  'X-Request-Id': { description: "The request's id (the client's, when it sent a sane one): it names the request in the log.", required: true, schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: "The request's id (the client's, when it sent a sane one): it names the request in the log.",
+    required: true,
+    schema: { type: 'string' },
+  },
   ETag: {
-    description: 'A strong ETag: the preset\'s stream revision, `"<revision>"` (a preset, its versions list, a write\'s answer); a version\'s id (a version); '
-      + 'a digest of the document (/api/v1/openapi.json).',
-    required: true, schema: { type: 'string' },
+    description:
+      "A strong ETag: the preset's stream revision, `\"<revision>\"` (a preset, its versions list, a write's answer); a version's id (a version); " +
+      'a digest of the document (/api/v1/openapi.json).',
+    required: true,
+    schema: { type: 'string' },
   },
   [FEED_POSITION_HEADER]: {
-    description: 'The feed position (of /api/v1/events) up to which this answer reflects every event, when the read model has one: follow the feed after it '
-      + '(Last-Event-ID) to keep what was listed current.',
-    required: false, schema: { type: 'string', pattern: '^\\d+$' },
+    description:
+      'The feed position (of /api/v1/events) up to which this answer reflects every event, when the read model has one: follow the feed after it ' +
+      '(Last-Event-ID) to keep what was listed current.',
+    required: false,
+    schema: { type: 'string', pattern: '^\\d+$' },
   },
   Location: { description: 'The preset (200), or what to poll (202).', required: true, schema: { type: 'string' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'string', pattern: '^\\d+$' } },
@@ -496,8 +786,9 @@ const ERRORS: Record<Exclude<Status, '200' | '201' | '202' | '204' | '304'>, Ans
   '403': { description: 'The key lacks the scope (metadata.required_scope).' },
   '404': { description: 'No such preset, version, label, webhook or route in this workspace.' },
   '409': {
-    description: 'Lost a race with a concurrent write: retry; or the preset is archived (metadata.reason "preset_archived"), or a webhook limit; '
-      + 'resolving: the preset is disabled or archived (metadata.reason "preset_disabled", "preset_archived").',
+    description:
+      'Lost a race with a concurrent write: retry; or the preset is archived (metadata.reason "preset_archived"), or a webhook limit; ' +
+      'resolving: the preset is disabled or archived (metadata.reason "preset_disabled", "preset_archived").',
   },
   '412': { description: 'If-Match names a revision the preset is no longer at: read it again.' },
   '413': { description: 'The body is larger than BODY_LIMIT_BYTES.' },
@@ -510,11 +801,16 @@ const ERRORS: Record<Exclude<Status, '200' | '201' | '202' | '204' | '304'>, Ans
 const response = ({ description, content, headers = [] }: Answer) => ({
   description,
   headers: Object.fromEntries(['X-Request-Id' as Header, ...headers].map((h) => [h, { $ref: `#/components/headers/${h}` }])),
-  ...(content ? {
-    content: Object.fromEntries(Object.entries(content).map(([type, schema]) => [
-      type, { schema: typeof schema === 'string' ? { $ref: `#/components/schemas/${schema}` } : schema },
-    ])),
-  } : {}),
+  ...(content
+    ? {
+        content: Object.fromEntries(
+          Object.entries(content).map(([type, schema]) => [
+            type,
+            { schema: typeof schema === 'string' ? { $ref: `#/components/schemas/${schema}` } : schema },
+          ]),
+        ),
+      }
+    : {}),
 });
 
 const operation = (op: Operation) => ({
@@ -525,7 +821,9 @@ const operation = (op: Operation) => ({
   security: op.scope ? [{ bearer: [] }] : [],
   ...(op.scope ? { 'x-required-scope': op.scope } : {}),
   ...(op.parameters ? { parameters: op.parameters.map((p) => ({ $ref: `#/components/parameters/${p}` })) } : {}),
-  ...(op.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.requestBody}` } } } } } : {}),
+  ...(op.requestBody
+    ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.requestBody}` } } } } }
+    : {}),
   responses: {
     ...Object.fromEntries(Object.entries(op.answers).map(([status, answer]) => [status, response(answer)])),
     ...Object.fromEntries(op.errors.map((status) => [status, { $ref: `#/components/responses/${status}` }])),
@@ -546,9 +844,10 @@ export const openApiDocument = (): Record<string, unknown> => {
       title: 'presets',
       version: '1.0.0',
       summary: 'Named, versioned, reusable LLM inference configurations, event-sourced.',
-      description: 'Create or version a preset by POSTing the body of an inference request (OpenAI chat-completions, Anthropic messages or OpenAI responses), '
-        + "as OpenRouter's presets API does; read presets and versions, designate a version, and follow the events. Errors come in one envelope, "
-        + '`{"error":{"code","message","metadata"}}`. Generated from the service\'s own codecs.',
+      description:
+        'Create or version a preset by POSTing the body of an inference request (OpenAI chat-completions, Anthropic messages or OpenAI responses), ' +
+        "as OpenRouter's presets API does; read presets and versions, designate a version, and follow the events. Errors come in one envelope, " +
+        '`{"error":{"code","message","metadata"}}`. Generated from the service\'s own codecs.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     tags: [
@@ -567,7 +866,11 @@ export const openApiDocument = (): Record<string, unknown> => {
         '405': response({ description: 'Known path, another method (with Allow).', content: json('Error') }),
       },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>`. Keys carry scopes (presets:read, presets:write, webhooks:manage).' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key: `Authorization: Bearer <key>`. Keys carry scopes (presets:read, presets:write, webhooks:manage).',
+        },
       },
     },
   };

@@ -17,7 +17,8 @@ export const withPresetCache = <R extends ReadModelQueries>(readModel: R, projec
   const loading = new Map<string, Promise<PresetJson | null>>();
   const announcedWhileLoading = new Map<string, PresetJson>();
   const key = (workspaceId: string, slug: string) => `${workspaceId}/${slug}`;
-  const newer = (a: PresetJson | null | undefined, b: PresetJson | null | undefined) => (!a ? b ?? null : b && b.revision > a.revision ? b : a);
+  const newer = (a: PresetJson | null | undefined, b: PresetJson | null | undefined) =>
+    !a ? (b ?? null) : b && b.revision > a.revision ? b : a;
 
   // Announcements refresh what is held; what is read is what gets held (a burst of creates does not
   // fill the cache with documents nobody has read).

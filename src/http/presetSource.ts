@@ -8,7 +8,10 @@ import type { PresetSource } from '../resolve/presetSource';
  */
 const parsed = new WeakMap<PresetJson, PresetView>();
 
-export const readModelSource = (readModel: Pick<ReadModelQueries, 'getPresetJson' | 'getVersion' | 'getLatestVersion'>, workspaceId: string): PresetSource => ({
+export const readModelSource = (
+  readModel: Pick<ReadModelQueries, 'getPresetJson' | 'getVersion' | 'getLatestVersion'>,
+  workspaceId: string,
+): PresetSource => ({
   async preset(slug) {
     const doc = await readModel.getPresetJson(workspaceId, slug);
     if (!doc) return null;

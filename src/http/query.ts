@@ -35,7 +35,8 @@ export const queryReader = (query: Record<string, string | string[] | undefined>
       if (raw === undefined) return undefined;
       const given = (typeof raw === 'string' ? [raw] : raw).flatMap((v) => v.split(','));
       const unknown = given.filter((w) => !(words as readonly string[]).includes(w));
-      if (unknown.length > 0) problems.push({ path: name, message: `must be among ${words.join(', ')}, got ${JSON.stringify(unknown.join(','))}` });
+      if (unknown.length > 0)
+        problems.push({ path: name, message: `must be among ${words.join(', ')}, got ${JSON.stringify(unknown.join(','))}` });
       return [...new Set(given)] as W[];
     },
     /** A parameter that must not be given (with another that excludes it). */

@@ -18,14 +18,27 @@ export interface WaitOptions {
 
 export type ProjectionWaiter = (workspaceId: string, slug: string, revision: bigint, timeoutMs: number) => Promise<PresetJson | null>;
 
-interface Waiter { workspaceId: string; slug: string; revision: bigint; since: number; finish(record: PresetJson | null): void; fail(error: unknown): void }
+interface Waiter {
+  workspaceId: string;
+  slug: string;
+  revision: bigint;
+  since: number;
+  finish(record: PresetJson | null): void;
+  fail(error: unknown): void;
+}
 
-export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 25, rememberedAnnouncements = 4096 }: WaitOptions): ProjectionWaiter => {
+export const createProjectionWaiter = ({
+  readModel,
+  projected,
+  pollIntervalMs = 25,
+  rememberedAnnouncements = 4096,
+}: WaitOptions): ProjectionWaiter => {
   const check = async (workspaceId: string, slug: string, revision: bigint) => {
     const record = await readModel.getPresetJson(workspaceId, slug);
     return record && record.revision >= revision && record.workspaceId === workspaceId && record.slug === slug ? record : null;
   };
-  if (!projected) return (workspaceId, slug, revision, timeoutMs) => poll(() => check(workspaceId, slug, revision), timeoutMs, pollIntervalMs);
+  if (!projected)
+    return (workspaceId, slug, revision, timeoutMs) => poll(() => check(workspaceId, slug, revision), timeoutMs, pollIntervalMs);
 
   // Waiters by preset, served by ONE listener: a write costs a map entry, not a listener that
   // every announcement would call.
@@ -53,37 +66,49 @@ export const createProjectionWaiter = ({ readModel, projected, pollIntervalMs = 
   // only waits that have lasted a whole tick are read (most writes are answered well before).
   let slowPoll: NodeJS.Timeout | undefined;
   let ticks = 0;
-  const look = (w: Waiter) => check(w.workspaceId, w.slug, w.revision).then((record) => record && w.finish(record), (error) => w.fail(error));
+  const look = (w: Waiter) =>
+    check(w.workspaceId, w.slug, w.revision).then(
+      (record) => record && w.finish(record),
+      (error) => w.fail(error),
+    );
   const lookAll = () => {
     ticks++;
     for (const waiters of waiting.values()) for (const w of waiters) if (ticks - w.since >= 2) void look(w);
   };
 
-  return (workspaceId, slug, revision, timeoutMs) => new Promise<PresetJson | null>((resolve, reject) => {
-    const k = key(workspaceId, slug);
-    let done = false;
-    const settle = (outcome: () => void) => {
-      if (done) return;
-      done = true;
-      clearTimeout(deadline);
-      const waiters = waiting.get(k)!;
-      waiters.delete(waiter);
-      if (waiters.size === 0) waiting.delete(k);
-      if (waiting.size === 0) {
-        clearInterval(slowPoll);
-        slowPoll = undefined;
-      }
-      outcome();
-    };
-    const waiter: Waiter = { workspaceId, slug, revision, since: ticks, finish: (record) => settle(() => resolve(record)), fail: (error) => settle(() => reject(error)) };
-    const deadline = setTimeout(() => waiter.finish(null), timeoutMs);
-    const waiters = waiting.get(k) ?? new Set<Waiter>();
-    waiters.add(waiter);
-    waiting.set(k, waiters);
-    slowPoll ??= setInterval(lookAll, pollIntervalMs * 10);
-    const seen = announced.get(k);
-    if (seen !== undefined && seen >= revision) void look(waiter);
-  });
+  return (workspaceId, slug, revision, timeoutMs) =>
+    new Promise<PresetJson | null>((resolve, reject) => {
+      const k = key(workspaceId, slug);
+      let done = false;
+      const settle = (outcome: () => void) => {
+        if (done) return;
+        done = true;
+        clearTimeout(deadline);
+        const waiters = waiting.get(k)!;
+        waiters.delete(waiter);
+        if (waiters.size === 0) waiting.delete(k);
+        if (waiting.size === 0) {
+          clearInterval(slowPoll);
+          slowPoll = undefined;
+        }
+        outcome();
+      };
+      const waiter: Waiter = {
+        workspaceId,
+        slug,
+        revision,
+        since: ticks,
+        finish: (record) => settle(() => resolve(record)),
+        fail: (error) => settle(() => reject(error)),
+      };
+      const deadline = setTimeout(() => waiter.finish(null), timeoutMs);
+      const waiters = waiting.get(k) ?? new Set<Waiter>();
+      waiters.add(waiter);
+      waiting.set(k, waiters);
+      slowPoll ??= setInterval(lookAll, pollIntervalMs * 10);
+      const seen = announced.get(k);
+      if (seen !== undefined && seen >= revision) void look(waiter);
+    });
 };
 
 const poll = async (check: () => Promise<PresetJson | null>, timeoutMs: number, intervalMs: number) => {

@@ -16,24 +16,33 @@ export const VersionList = t.type({ data: t.array(VersionView), total_count: cou
 
 /** 202: the write happened, the read model has not shown it yet; poll `Location`. */
 /** A write that happened while the read model had not caught up: poll `Location`. The version, when the write was about one. */
-export const PendingWrite = t.type({
-  data: t.intersection([
-    t.type({ preset_id: t.string, slug: t.string, status: t.literal('pending') }),
-    t.partial({ version: integer, version_id: t.string }),
-  ]),
-}, 'PendingWrite');
+export const PendingWrite = t.type(
+  {
+    data: t.intersection([
+      t.type({ preset_id: t.string, slug: t.string, status: t.literal('pending') }),
+      t.partial({ version: integer, version_id: t.string }),
+    ]),
+  },
+  'PendingWrite',
+);
 export type PendingWrite = t.TypeOf<typeof PendingWrite>;
 
 export const PresetEventsPage = t.type({ data: t.array(EventJson), next_from: t.union([count, t.null]) }, 'PresetEventsPage');
 /** Newest first (`direction=backwards`): next_before is the position to page on from, null at the start of the feed. */
-export const EventsBackwardsPage = t.type({
-  data: t.array(EventJson),
-  next_before: t.union([refine(t.string, (s) => /^\d+$/.test(s), 'event position', { pattern: '^\\d+$' }), t.null]),
-}, 'EventsBackwardsPage');
-export const EventsPage = t.type({
-  data: t.array(EventJson),
-  next_after: t.union([refine(t.string, (s) => /^\d+$/.test(s), 'event position', { pattern: '^\\d+$' }), t.null]),
-}, 'EventsPage');
+export const EventsBackwardsPage = t.type(
+  {
+    data: t.array(EventJson),
+    next_before: t.union([refine(t.string, (s) => /^\d+$/.test(s), 'event position', { pattern: '^\\d+$' }), t.null]),
+  },
+  'EventsBackwardsPage',
+);
+export const EventsPage = t.type(
+  {
+    data: t.array(EventJson),
+    next_after: t.union([refine(t.string, (s) => /^\d+$/.test(s), 'event position', { pattern: '^\\d+$' }), t.null]),
+  },
+  'EventsPage',
+);
 
 export const HealthLive = t.type({ status: t.literal('ok') }, 'HealthLive');
 export const HealthReady = t.type({ status: t.keyof({ ready: null, not_ready: null }), checks: t.UnknownRecord }, 'HealthReady');

@@ -55,7 +55,12 @@ export const createSseRegistry = (): SseRegistry => {
       for (const [connection] of entries) connection.end();
       let timer: NodeJS.Timeout | undefined;
       const all = Promise.all(entries.map(([c]) => c.closed));
-      await Promise.race([all, new Promise((resolve) => { timer = setTimeout(resolve, graceMs); })]);
+      await Promise.race([
+        all,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
       clearTimeout(timer);
       for (const [connection, res] of entries) if (open.has(connection)) res.destroy();
       await all;
@@ -68,7 +73,9 @@ export const createSseRegistry = (): SseRegistry => {
 
 const connect = (res: ServerResponse, heartbeatMs: number): SseConnection => {
   let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
   const heartbeat = setInterval(() => {
     // A comment line: keeps proxies and the client's idle timers from cutting an idle stream.
     // Skipped while the buffer is full: the stream is evidently not idle then.
@@ -78,22 +85,24 @@ const connect = (res: ServerResponse, heartbeatMs: number): SseConnection => {
     clearInterval(heartbeat);
     resolveClosed();
   };
-  if (res.destroyed) onClose(); // the client left between the request and now
+  if (res.destroyed)
+    onClose(); // the client left between the request and now
   else {
     res.once('close', onClose);
     res.writeHead(200, SSE_HEADERS);
     res.write(`retry: ${SSE_RETRY_MS}\n\n`);
   }
 
-  const drained = () => new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
 
   return {
     async send(id, event, data) {

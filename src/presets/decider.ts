@@ -216,9 +216,13 @@ const change = (command: ChangePreset, state: Existing): Decision => {
   const occurredAt = command.now.toISOString();
   const events: PresetEvent[] = [];
   const name = command.name !== undefined && command.name !== state.name ? { name: command.name } : {};
-  const description = command.description !== undefined && command.description !== state.description ? { description: command.description } : {};
+  const description =
+    command.description !== undefined && command.description !== state.description ? { description: command.description } : {};
   if ('name' in name || 'description' in description) {
-    events.push({ type: 'PresetDetailsChanged', data: { presetId: state.presetId, ...name, ...description, occurredAt, ...noted(command.note) } });
+    events.push({
+      type: 'PresetDetailsChanged',
+      data: { presetId: state.presetId, ...name, ...description, occurredAt, ...noted(command.note) },
+    });
   }
   if (command.status !== undefined && command.status !== state.status) {
     events.push({
@@ -253,12 +257,19 @@ const moveLabel = (command: MoveLabel, state: Existing): Decision => {
 
 const removeLabel = (command: RemoveLabel, state: Existing): Decision => {
   const current = labelledVersion(state.labels, command.label);
-  if (current === undefined) return E.left({ type: 'LabelNotFound', message: `preset ${JSON.stringify(state.slug)} has no label ${JSON.stringify(command.label)}` });
+  if (current === undefined)
+    return E.left({ type: 'LabelNotFound', message: `preset ${JSON.stringify(state.slug)} has no label ${JSON.stringify(command.label)}` });
   if (state.status === 'archived') return archived(state, 'removing a label');
   return E.right([
     {
       type: 'PresetLabelRemoved',
-      data: { presetId: state.presetId, label: command.label, versionNumber: current, occurredAt: command.now.toISOString(), ...noted(command.note) },
+      data: {
+        presetId: state.presetId,
+        label: command.label,
+        versionNumber: current,
+        occurredAt: command.now.toISOString(),
+        ...noted(command.note),
+      },
     },
   ]);
 };

@@ -18,11 +18,12 @@ export type SourceFormat = t.TypeOf<typeof SourceFormat>;
 /** v2 added `version.creatorId` (v1 events take it from `metadata.actorUserId`, see upcasters.ts). */
 export const CURRENT_SCHEMA_VERSION = 2;
 
-const metadataOf = <V extends number>(schemaVersion: V) => t.intersection([
-  t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.literal(schemaVersion) }),
-  // Present on events made from an inference request body.
-  t.partial({ sourceFormat: SourceFormat }),
-]);
+const metadataOf = <V extends number>(schemaVersion: V) =>
+  t.intersection([
+    t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.literal(schemaVersion) }),
+    // Present on events made from an inference request body.
+    t.partial({ sourceFormat: SourceFormat }),
+  ]);
 /** Metadata as decoded: always at the current schema version, since decodeEvent upcasts first. */
 export const EventMetadata = metadataOf(CURRENT_SCHEMA_VERSION);
 export type EventMetadata = t.TypeOf<typeof EventMetadata>;
@@ -38,15 +39,16 @@ const withNote = t.partial({ note: t.string });
 export const VersionData = t.intersection([t.type({ ...versionFields, creatorId: t.string }), withNote]);
 export type VersionData = t.TypeOf<typeof VersionData>;
 
-const presetCreatedOf = <V extends t.Mixed>(version: V) => t.type({
-  presetId: t.string,
-  workspaceId: t.string,
-  slug: t.string,
-  name: t.string,
-  creatorUserId: t.string,
-  version,
-  occurredAt: t.string,
-});
+const presetCreatedOf = <V extends t.Mixed>(version: V) =>
+  t.type({
+    presetId: t.string,
+    workspaceId: t.string,
+    slug: t.string,
+    name: t.string,
+    creatorUserId: t.string,
+    version,
+    occurredAt: t.string,
+  });
 const presetVersionAddedOf = <V extends t.Mixed>(version: V) => t.type({ presetId: t.string, version, occurredAt: t.string });
 
 export const PresetCreatedData = presetCreatedOf(VersionData);
@@ -165,7 +167,9 @@ export const decodeEvent = (recorded: RecordedEvent): StoredPresetEvent => {
   if (!codec) throw new MalformedEvent(`unknown event type ${recorded.type} at ${recorded.stream}@${recorded.revision}`);
   const from = (recorded.metadata as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof from !== 'number' || !Number.isInteger(from) || from < 1 || from > CURRENT_SCHEMA_VERSION) {
-    throw new MalformedEvent(`event ${recorded.id} (${recorded.type}) has schema version ${String(from)}; this service reads 1 to ${CURRENT_SCHEMA_VERSION}`);
+    throw new MalformedEvent(
+      `event ${recorded.id} (${recorded.type}) has schema version ${String(from)}; this service reads 1 to ${CURRENT_SCHEMA_VERSION}`,
+    );
   }
   const raw = upcast({ type: recorded.type, data: recorded.data, metadata: recorded.metadata }, from, CURRENT_SCHEMA_VERSION);
   // `is` checks what `decode` checks, several times faster (no Either, no context per field), and
@@ -177,7 +181,9 @@ export const decodeEvent = (recorded: RecordedEvent): StoredPresetEvent => {
     E.bind('metadata', () => EventMetadata.decode(raw.metadata)),
   );
   if (E.isLeft(decoded)) {
-    const problems = formatErrors(decoded.left).map((p) => `${p.path}: ${p.message}`).join('; ');
+    const problems = formatErrors(decoded.left)
+      .map((p) => `${p.path}: ${p.message}`)
+      .join('; ');
     throw new MalformedEvent(`event ${recorded.id} (${recorded.type}) does not match its schema: ${problems}`);
   }
   return stored(recorded, decoded.right.data, decoded.right.metadata);

@@ -24,11 +24,7 @@ import { presetStreamName } from './streamName';
  */
 type Request<C> = Omit<C, 'now' | 'newPresetId' | 'newVersionId'>;
 export type PresetCommandRequest =
-  | Request<AddPresetVersion>
-  | Request<DesignateVersion>
-  | Request<ChangePreset>
-  | Request<MoveLabel>
-  | Request<RemoveLabel>;
+  Request<AddPresetVersion> | Request<DesignateVersion> | Request<ChangePreset> | Request<MoveLabel> | Request<RemoveLabel>;
 
 export interface CommandContext {
   requestId: string;
@@ -90,7 +86,9 @@ export const createPresetCommandHandler = ({
       throw new PreconditionFailed(stream, context.expectedRevision, current ?? 'no_stream');
     }
     const command: PresetCommand =
-      request.type === 'AddPresetVersion' ? { ...request, now: clock(), newPresetId: newId(), newVersionId: newId() } : { ...request, now: clock() };
+      request.type === 'AddPresetVersion'
+        ? { ...request, now: clock(), newPresetId: newId(), newVersionId: newId() }
+        : { ...request, now: clock() };
     const decision = decide(command, state);
     if (E.isLeft(decision)) throw new DecisionRejected(decision.left);
     const events = decision.right;

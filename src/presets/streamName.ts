@@ -8,8 +8,7 @@ import type { StreamName } from '../eventstore/eventStore';
 export const PRESET_CATEGORY = 'preset';
 export const PRESET_STREAM_PREFIX = `${PRESET_CATEGORY}-`;
 
-export const presetStreamName = (workspaceId: string, slug: string): StreamName =>
-  `${PRESET_STREAM_PREFIX}${workspaceId}-${slug}`;
+export const presetStreamName = (workspaceId: string, slug: string): StreamName => `${PRESET_STREAM_PREFIX}${workspaceId}-${slug}`;
 
 /** All streams of one workspace share this prefix. */
 export const workspaceStreamPrefix = (workspaceId: string): string => `${PRESET_STREAM_PREFIX}${workspaceId}-`;

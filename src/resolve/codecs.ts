@@ -17,29 +17,39 @@ export const RESOLVE_REQUEST_CODECS: Readonly<Record<FormatName, t.Mixed>> = {
   responses: t.intersection([FORMAT_CODECS.responses.codec, PresetField], 'responses request naming a preset'),
 };
 
-export const DroppedField = t.type({
-  /** Where it was in the version's config (`top_k`, `reasoning.summary`, `tools[2]`). */
-  field: t.string,
-  reason: t.string,
-}, 'DroppedField');
+export const DroppedField = t.type(
+  {
+    /** Where it was in the version's config (`top_k`, `reasoning.summary`, `tools[2]`). */
+    field: t.string,
+    reason: t.string,
+  },
+  'DroppedField',
+);
 
-export const ResolvedPreset = t.type({
-  id: t.string,
-  slug: t.string,
-  version: integer,
-  version_id: t.string,
-  /** The label the request pinned (`latest` included); null when it named a version number or none. */
-  label: nullable(t.string),
-  source_format: SourceFormat,
-}, 'ResolvedPreset');
+export const ResolvedPreset = t.type(
+  {
+    id: t.string,
+    slug: t.string,
+    version: integer,
+    version_id: t.string,
+    /** The label the request pinned (`latest` included); null when it named a version number or none. */
+    label: nullable(t.string),
+    source_format: SourceFormat,
+  },
+  'ResolvedPreset',
+);
 export type ResolvedPreset = t.TypeOf<typeof ResolvedPreset>;
 
-const resolution = (format: FormatName, name: string) => t.type({
-  /** The body to send: a request of the format, without a preset reference. */
-  request: FORMAT_CODECS[format].codec,
-  preset: ResolvedPreset,
-  dropped: t.array(DroppedField),
-}, name);
+const resolution = (format: FormatName, name: string) =>
+  t.type(
+    {
+      /** The body to send: a request of the format, without a preset reference. */
+      request: FORMAT_CODECS[format].codec,
+      preset: ResolvedPreset,
+      dropped: t.array(DroppedField),
+    },
+    name,
+  );
 
 /** The 200 answer of each resolve endpoint: `{"data": {request, preset, dropped}}`. */
 export const RESOLVE_ANSWER_CODECS: Readonly<Record<FormatName, t.Mixed>> = {

@@ -11,8 +11,11 @@ export interface ResolveFailure {
   metadata: Record<string, unknown>;
 }
 
-export const invalid = (message: string, problems: ValidationProblem[]): ResolveFailure =>
-  ({ status: 400, message, metadata: problemsMetadata(problems) });
+export const invalid = (message: string, problems: ValidationProblem[]): ResolveFailure => ({
+  status: 400,
+  message,
+  metadata: problemsMetadata(problems),
+});
 
 export const missing = (message: string): ResolveFailure => ({ status: 404, message, metadata: {} });
 

@@ -20,13 +20,26 @@ const isSet = (v: unknown) => v !== undefined && v !== null;
 
 /** Pairs of paths that name one setting in a format. */
 export const SYNONYMS: Readonly<Record<SourceFormat, ReadonlyArray<readonly [string, string]>>> = {
-  chat_completions: [['max_tokens', 'max_completion_tokens'], ['reasoning_effort', 'reasoning.effort']],
+  chat_completions: [
+    ['max_tokens', 'max_completion_tokens'],
+    ['reasoning_effort', 'reasoning.effort'],
+  ],
   messages: [],
   responses: [],
 };
 // Each pair both ways round: (the request's name, the preset's), made once.
-const SYNONYM_CHECKS = Object.fromEntries(Object.entries(SYNONYMS).map(([format, pairs]) => [format, pairs.flatMap(([a, b]) => [[a, b], [b, a]] as const)])) as
-  unknown as Record<SourceFormat, ReadonlyArray<readonly [string, string]>>;
+const SYNONYM_CHECKS = Object.fromEntries(
+  Object.entries(SYNONYMS).map(([format, pairs]) => [
+    format,
+    pairs.flatMap(
+      ([a, b]) =>
+        [
+          [a, b],
+          [b, a],
+        ] as const,
+    ),
+  ]),
+) as unknown as Record<SourceFormat, ReadonlyArray<readonly [string, string]>>;
 
 const at = (object: Json, path: string): unknown => {
   const dot = path.indexOf('.');

@@ -10,11 +10,7 @@ import type { ValidationProblem } from '../validation';
  * After the slug, `@3` pins version 3, `@latest` the newest version, `@production` a label;
  * without a pin the designated version is used.
  */
-export type Pin =
-  | { kind: 'designated' }
-  | { kind: 'version'; number: number }
-  | { kind: 'latest' }
-  | { kind: 'label'; label: string };
+export type Pin = { kind: 'designated' } | { kind: 'version'; number: number } | { kind: 'latest' } | { kind: 'label'; label: string };
 
 export interface PresetReference {
   slug: string;
@@ -36,7 +32,10 @@ const parseSlugAndPin = (text: string, where: string): { slug: string; pin: Pin 
   const pin = at < 0 ? undefined : text.slice(at + 1);
   const problems: ValidationProblem[] = [];
   if (!SLUG.test(slug)) {
-    problems.push({ path: where, message: `${JSON.stringify(slug)} is not a preset slug: 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit` });
+    problems.push({
+      path: where,
+      message: `${JSON.stringify(slug)} is not a preset slug: 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit`,
+    });
   }
   let parsed: Pin = DESIGNATED;
   if (pin !== undefined) {
@@ -48,8 +47,10 @@ const parseSlugAndPin = (text: string, where: string): { slug: string; pin: Pin 
     else {
       problems.push({
         path: where,
-        message: pin === '' ? 'nothing follows "@": name a version number, latest or a label'
-          : `@${pin.length > 40 ? `${pin.slice(0, 40)}…` : pin} is neither a version number, latest nor a label (1–36 of a–z 0–9 _ . -, starting with a letter or digit)`,
+        message:
+          pin === ''
+            ? 'nothing follows "@": name a version number, latest or a label'
+            : `@${pin.length > 40 ? `${pin.slice(0, 40)}…` : pin} is neither a version number, latest nor a label (1–36 of a–z 0–9 _ . -, starting with a letter or digit)`,
       });
     }
   }
@@ -67,12 +68,17 @@ export const parsePresetReference = (body: { model?: unknown; preset?: unknown }
   const mark = model === undefined ? -1 : model.indexOf(PRESET_MARK);
   const preset = typeof body.preset === 'string' ? body.preset : undefined;
   if (mark >= 0 && preset !== undefined) {
-    return E.left({ kind: 'malformed', problems: [{ path: '$.preset', message: 'the preset is named twice, in model and in preset: name it once' }] });
+    return E.left({
+      kind: 'malformed',
+      problems: [{ path: '$.preset', message: 'the preset is named twice, in model and in preset: name it once' }],
+    });
   }
   if (mark < 0 && preset === undefined) return E.left({ kind: 'none' });
   const parsed = mark >= 0 ? parseSlugAndPin(model!.slice(mark + PRESET_MARK.length), '$.model') : parseSlugAndPin(preset!, '$.preset');
   if (Array.isArray(parsed)) return E.left({ kind: 'malformed', problems: parsed });
   if (mark < 0) return E.right({ slug: parsed.slug, pin: parsed.pin, in: 'preset' });
   const given = model!.slice(0, mark);
-  return E.right(given === '' ? { slug: parsed.slug, pin: parsed.pin, in: 'model' } : { slug: parsed.slug, pin: parsed.pin, in: 'model', model: given });
+  return E.right(
+    given === '' ? { slug: parsed.slug, pin: parsed.pin, in: 'model' } : { slug: parsed.slug, pin: parsed.pin, in: 'model', model: given },
+  );
 };

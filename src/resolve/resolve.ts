@@ -36,9 +36,10 @@ export const referenceOf = (body: Json): E.Either<ResolveFailure, PresetReferenc
   E.mapLeft((problem: ReferenceProblem) =>
     problem.kind === 'none'
       ? invalid('the body names no preset: set "model" to "@preset/<slug>" or "<model>@preset/<slug>", or add "preset": "<slug>"', [
-        { path: '$', message: `no ${JSON.stringify(PRESET_MARK)} in model, and no preset field` },
-      ])
-      : invalid('the preset reference is malformed', problem.problems))(parsePresetReference(body));
+          { path: '$', message: `no ${JSON.stringify(PRESET_MARK)} in model, and no preset field` },
+        ])
+      : invalid('the preset reference is malformed', problem.problems),
+  )(parsePresetReference(body));
 
 const STATUS_REFUSALS: Partial<Record<PresetView['status'], string>> = {
   disabled: 'set its status to active to use it',
@@ -46,7 +47,11 @@ const STATUS_REFUSALS: Partial<Record<PresetView['status'], string>> = {
 };
 
 /** The version the reference pins, from the source; or why there is none to use. */
-export const pickVersion = async (preset: PresetView, reference: PresetReference, source: PresetSource): Promise<E.Either<ResolveFailure, VersionView>> => {
+export const pickVersion = async (
+  preset: PresetView,
+  reference: PresetReference,
+  source: PresetSource,
+): Promise<E.Either<ResolveFailure, VersionView>> => {
   const name = JSON.stringify(preset.slug);
   const byNumber = async (number: number) =>
     preset.designated_version.version === number ? preset.designated_version : await source.version(preset, number);
@@ -67,7 +72,9 @@ export const pickVersion = async (preset: PresetView, reference: PresetReference
       const number = Object.hasOwn(labels, pin.label) ? labels[pin.label] : undefined;
       if (number === undefined) return E.left(missing(`preset ${name} has no label ${JSON.stringify(pin.label)}`));
       const version = await byNumber(number);
-      return version ? E.right(version) : E.left(missing(`label ${JSON.stringify(pin.label)} of preset ${name} names version ${number}, which it does not have`));
+      return version
+        ? E.right(version)
+        : E.left(missing(`label ${JSON.stringify(pin.label)} of preset ${name} names version ${number}, which it does not have`));
     }
   }
 };
@@ -94,7 +101,11 @@ export const translationOf = (version: VersionView, from: SourceFormat, format: 
 };
 
 /** Resolves a request of `format` that names a preset, with presets and versions from `source`. */
-export const resolveRequest = async (format: FormatName, body: unknown, source: PresetSource): Promise<E.Either<ResolveFailure, Resolution>> => {
+export const resolveRequest = async (
+  format: FormatName,
+  body: unknown,
+  source: PresetSource,
+): Promise<E.Either<ResolveFailure, Resolution>> => {
   const checked = checkBody(format, body);
   if (E.isLeft(checked)) return checked;
   const reference = referenceOf(checked.right);
@@ -111,11 +122,13 @@ export const resolveRequest = async (format: FormatName, body: unknown, source: 
   const version = picked.right;
   const from = version.source_format;
   if (!from) {
-    return E.left(refused(
-      `version ${version.version} of preset ${JSON.stringify(slug)} does not record the request format it was made from, so its config cannot be translated `
-        + '(a read model made before formats were recorded: run npm run rebuild)',
-      'source_format_unknown',
-    ));
+    return E.left(
+      refused(
+        `version ${version.version} of preset ${JSON.stringify(slug)} does not record the request format it was made from, so its config cannot be translated ` +
+          '(a read model made before formats were recorded: run npm run rebuild)',
+        'source_format_unknown',
+      ),
+    );
   }
 
   // The request as sent, its preset reference gone and its model settled: form 2's model, else its own.
@@ -130,9 +143,11 @@ export const resolveRequest = async (format: FormatName, body: unknown, source: 
   const translation = translationOf(version, from, format);
   const merged = mergeRequest(format, request, translation, version.system_prompt);
   if (format === 'messages' && typeof merged.request.model !== 'string') {
-    return E.left(invalid(`the request names no model, and version ${version.version} of preset ${JSON.stringify(slug)} has none`, [
-      { path: '$.model', message: `messages requests need one: name it, as "<model>${PRESET_MARK}${slug}"` },
-    ]));
+    return E.left(
+      invalid(`the request names no model, and version ${version.version} of preset ${JSON.stringify(slug)} has none`, [
+        { path: '$.model', message: `messages requests need one: name it, as "<model>${PRESET_MARK}${slug}"` },
+      ]),
+    );
   }
   return E.right({
     request: merged.request,

@@ -21,7 +21,7 @@ export const readChoice = (format: SourceFormat, value: unknown): Choice | undef
     if (!isObject(value)) return undefined;
     if (value.type === 'tool') return typeof value.name === 'string' ? { kind: 'function', name: value.name } : undefined;
     const kind = typeof value.type === 'string' && Object.hasOwn(MESSAGES_KINDS, value.type) ? MESSAGES_KINDS[value.type] : undefined;
-    return kind ? { kind } as Choice : undefined;
+    return kind ? ({ kind } as Choice) : undefined;
   }
   if (value === 'none' || value === 'auto' || value === 'required') return { kind: value };
   if (!isObject(value) || value.type !== 'function') return undefined;
@@ -37,7 +37,11 @@ export const messagesChoiceExtras = (value: unknown): string[] =>
 export const functionChoiceExtras = (format: SourceFormat, value: unknown): string[] => {
   if (!isObject(value) || value.type !== 'function') return [];
   if (format === 'chat_completions') {
-    const fn = isObject(value.function) ? Object.keys(value.function).filter((k) => k !== 'name').map((k) => `function.${k}`) : [];
+    const fn = isObject(value.function)
+      ? Object.keys(value.function)
+          .filter((k) => k !== 'name')
+          .map((k) => `function.${k}`)
+      : [];
     return [...Object.keys(value).filter((k) => k !== 'type' && k !== 'function'), ...fn];
   }
   return Object.keys(value).filter((k) => k !== 'type' && k !== 'name');

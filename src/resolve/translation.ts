@@ -95,7 +95,9 @@ const code = (s: string) => `\`${s}\``;
 
 /** A field of the same name, meaning and (within each format's own limits) value in every format that has it. */
 const same = (field: string): Row => {
-  const formats = SOURCE_FORMATS.filter((f) => PERSISTED_FIELDS.some((r) => r.format === f && r.field === field && r.disposition === 'config'));
+  const formats = SOURCE_FORMATS.filter((f) =>
+    PERSISTED_FIELDS.some((r) => r.format === f && r.field === field && r.disposition === 'config'),
+  );
   if (formats.length === 0) throw new Error(`${field} is not a config field of any format`);
   return {
     setting: field,
@@ -112,7 +114,11 @@ const same = (field: string): Row => {
   };
 };
 
-const OUTPUT_LIMIT: Record<SourceFormat, string> = { chat_completions: 'max_completion_tokens', messages: 'max_tokens', responses: 'max_output_tokens' };
+const OUTPUT_LIMIT: Record<SourceFormat, string> = {
+  chat_completions: 'max_completion_tokens',
+  messages: 'max_tokens',
+  responses: 'max_output_tokens',
+};
 
 const outputLimit: Row = {
   setting: 'output length limit',
@@ -144,7 +150,8 @@ const stop: Row = {
     const list = typeof value === 'string' ? [value] : value;
     if (to === 'responses') drop(origin, 'responses has no stop sequences');
     else if (to === 'messages') put('stop_sequences', list, origin);
-    else if (Array.isArray(list) && list.length > 4) drop(origin, `chat_completions takes at most 4 stop sequences, and there are ${list.length}`);
+    else if (Array.isArray(list) && list.length > 4)
+      drop(origin, `chat_completions takes at most 4 stop sequences, and there are ${list.length}`);
     else put('stop', list, origin);
   },
 };
@@ -152,7 +159,9 @@ const stop: Row = {
 /** The name of a JSON schema output format made from messages', which has none (the other two need one). */
 export const OUTPUT_SCHEMA_NAME = 'response';
 const OUTPUT_FORMAT_AT: Record<SourceFormat, [string, string]> = {
-  chat_completions: ['response_format', ''], messages: ['output_config', 'format'], responses: ['text', 'format'],
+  chat_completions: ['response_format', ''],
+  messages: ['output_config', 'format'],
+  responses: ['text', 'format'],
 };
 
 /** An output format, whatever its format: its type, a JSON schema's parts, and anything else it had, with where each was. */
@@ -168,7 +177,8 @@ const readOutputFormat = (from: SourceFormat, value: Json, at: string): OutputFo
   const collect = (object: Json, prefix: string, skip: string[]) => {
     for (const [key, v] of Object.entries(object)) {
       if (skip.includes(key)) continue;
-      if (key === 'name' || key === 'schema' || key === 'strict' || key === 'description') parts.push({ key, value: v, at: `${prefix}.${key}` });
+      if (key === 'name' || key === 'schema' || key === 'strict' || key === 'description')
+        parts.push({ key, value: v, at: `${prefix}.${key}` });
       else other.push(`${prefix}.${key}`);
     }
   };
@@ -182,9 +192,10 @@ const readOutputFormat = (from: SourceFormat, value: Json, at: string): OutputFo
 const outputFormat: Row = {
   setting: 'output format',
   at: { chat_completions: '`response_format`', messages: '`output_config.format`', responses: '`text.format`' },
-  how: 'JSON schema: `{"type":"json_schema","json_schema":{name, schema, strict, description}}` ↔ `{"type":"json_schema", schema}` ↔ '
-    + `\`{"type":"json_schema", name, schema, strict, description}\` (named \`"${OUTPUT_SCHEMA_NAME}"\` when made from messages, which names none); `
-    + '`text` and `json_object` between chat_completions and responses only',
+  how:
+    'JSON schema: `{"type":"json_schema","json_schema":{name, schema, strict, description}}` ↔ `{"type":"json_schema", schema}` ↔ ' +
+    `\`{"type":"json_schema", name, schema, strict, description}\` (named \`"${OUTPUT_SCHEMA_NAME}"\` when made from messages, which names none); ` +
+    '`text` and `json_object` between chat_completions and responses only',
   reads: { chat_completions: ['response_format'], messages: ['output_config'], responses: ['text'] },
   translate({ from, to, src, put, drop }) {
     const [field, key] = OUTPUT_FORMAT_AT[from];
@@ -197,12 +208,16 @@ const outputFormat: Row = {
     const target = toKey ? `${toField}.${toKey}` : toField;
     if (format.type !== 'json_schema') {
       if ((format.type === 'text' || format.type === 'json_object') && to !== 'messages') return put(target, { type: format.type }, at);
-      return drop(at, `${to} has no ${typeof format.type === 'string' ? format.type : 'such'} output format${to === 'messages' ? ' (its only one is json_schema)' : ''}`);
+      return drop(
+        at,
+        `${to} has no ${typeof format.type === 'string' ? format.type : 'such'} output format${to === 'messages' ? ' (its only one is json_schema)' : ''}`,
+      );
     }
     for (const other of format.other) drop(other, `${to}'s output format has no such field`);
     const part = (k: OutputFormat['parts'][number]['key']) => format.parts.find((p) => p.key === k);
     const schema = part('schema');
-    if (!schema || !isObject(schema.value)) return drop(at, `a JSON schema output format without a schema: ${to === 'chat_completions' ? 'chat_completions' : to} needs one`);
+    if (!schema || !isObject(schema.value))
+      return drop(at, `a JSON schema output format without a schema: ${to === 'chat_completions' ? 'chat_completions' : to} needs one`);
     if (to === 'messages') {
       for (const p of format.parts) if (p.key !== 'schema') drop(p.at, `messages' output format has no ${p.key}`);
       return put(target, { type: 'json_schema', schema: schema.value }, at);
@@ -215,7 +230,12 @@ const outputFormat: Row = {
       chosen = OUTPUT_SCHEMA_NAME;
     }
     const rest = Object.fromEntries(format.parts.filter((p) => p.key === 'description' || p.key === 'strict').map((p) => [p.key, p.value]));
-    const spec = { name: chosen, ...('description' in rest ? { description: rest.description } : {}), schema: schema.value, ...('strict' in rest ? { strict: rest.strict } : {}) };
+    const spec = {
+      name: chosen,
+      ...('description' in rest ? { description: rest.description } : {}),
+      schema: schema.value,
+      ...('strict' in rest ? { strict: rest.strict } : {}),
+    };
     put(target, to === 'chat_completions' ? { type: 'json_schema', json_schema: spec } : { type: 'json_schema', ...spec }, at);
   },
 };
@@ -234,12 +254,18 @@ const ownPart = (format: SourceFormat, field: string, key: string, setting: stri
 
 const MESSAGES_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 const REASONING_AT: Record<SourceFormat, [string, string]> = {
-  chat_completions: ['reasoning', 'effort'], messages: ['output_config', 'effort'], responses: ['reasoning', 'effort'],
+  chat_completions: ['reasoning', 'effort'],
+  messages: ['output_config', 'effort'],
+  responses: ['reasoning', 'effort'],
 };
 
 const effort: Row = {
   setting: 'reasoning effort',
-  at: { chat_completions: '`reasoning.effort` (or `reasoning_effort`)', messages: '`output_config.effort`', responses: '`reasoning.effort`' },
+  at: {
+    chat_completions: '`reasoning.effort` (or `reasoning_effort`)',
+    messages: '`output_config.effort`',
+    responses: '`reasoning.effort`',
+  },
   how: 'as is; messages takes `low`, `medium`, `high`, `xhigh`, `max`; from chat_completions, `reasoning.effort` when both are set',
   reads: { chat_completions: ['reasoning', 'reasoning_effort'], messages: ['output_config'], responses: ['reasoning'] },
   translate({ from, to, src, put, drop }) {
@@ -267,15 +293,22 @@ const RESPONSES_REASONING_VALUES: Record<string, readonly unknown[]> = {
   context: ['auto', 'all_turns', 'current_turn', null],
 };
 const fitsResponsesReasoning = (key: string, value: unknown): boolean =>
-  key === 'enabled' ? typeof value === 'boolean' || value === null
-    : key === 'max_tokens' ? Number.isInteger(value) || value === null
-    : !Object.hasOwn(RESPONSES_REASONING_VALUES, key) || RESPONSES_REASONING_VALUES[key]!.includes(value);
+  key === 'enabled'
+    ? typeof value === 'boolean' || value === null
+    : key === 'max_tokens'
+      ? Number.isInteger(value) || value === null
+      : !Object.hasOwn(RESPONSES_REASONING_VALUES, key) || RESPONSES_REASONING_VALUES[key]!.includes(value);
 
 const thinking: Row = {
   setting: 'reasoning on or off, and its budget',
-  at: { chat_completions: '`reasoning.enabled`, `reasoning.max_tokens`', messages: '`thinking`', responses: '`reasoning.enabled`, `reasoning.max_tokens`' },
-  how: '`{"type":"enabled","budget_tokens":n}` ↔ `max_tokens: n`; `{"type":"adaptive"}` ↔ `enabled: true`; `{"type":"disabled"}` ↔ `enabled: false` '
-    + '(which wins over a budget); messages\' `thinking.display` has no counterpart',
+  at: {
+    chat_completions: '`reasoning.enabled`, `reasoning.max_tokens`',
+    messages: '`thinking`',
+    responses: '`reasoning.enabled`, `reasoning.max_tokens`',
+  },
+  how:
+    '`{"type":"enabled","budget_tokens":n}` ↔ `max_tokens: n`; `{"type":"adaptive"}` ↔ `enabled: true`; `{"type":"disabled"}` ↔ `enabled: false` ' +
+    "(which wins over a budget); messages' `thinking.display` has no counterpart",
   reads: { chat_completions: ['reasoning'], messages: ['thinking'], responses: ['reasoning'] },
   translate({ from, to, src, put, drop }) {
     if (from === 'messages') {
@@ -284,9 +317,11 @@ const thinking: Row = {
       if (!isObject(value)) return drop('thinking', 'not a thinking setting (an object)');
       for (const key of Object.keys(value)) {
         if (key === 'display') drop('thinking.display', `${to} has no thinking display`);
-        else if (key !== 'type' && !(key === 'budget_tokens' && value.type === 'enabled')) drop(`thinking.${key}`, `${to} has no counterpart of it`);
+        else if (key !== 'type' && !(key === 'budget_tokens' && value.type === 'enabled'))
+          drop(`thinking.${key}`, `${to} has no counterpart of it`);
       }
-      if (value.type === 'enabled' && Number.isInteger(value.budget_tokens)) put('reasoning.max_tokens', value.budget_tokens, 'thinking.budget_tokens');
+      if (value.type === 'enabled' && Number.isInteger(value.budget_tokens))
+        put('reasoning.max_tokens', value.budget_tokens, 'thinking.budget_tokens');
       else if (value.type === 'adaptive') put('reasoning.enabled', true, 'thinking.type');
       else if (value.type === 'disabled') put('reasoning.enabled', false, 'thinking.type');
       else drop('thinking.type', `${to} has no counterpart of this thinking setting`);
@@ -295,9 +330,13 @@ const thinking: Row = {
     const enabled = src.take('reasoning', 'enabled');
     const budget = src.take('reasoning', 'max_tokens');
     if (to !== 'messages') {
-      for (const [key, value] of [['enabled', enabled], ['max_tokens', budget]] as const) {
+      for (const [key, value] of [
+        ['enabled', enabled],
+        ['max_tokens', budget],
+      ] as const) {
         if (value === undefined) continue;
-        if (to === 'responses' && !fitsResponsesReasoning(key, value)) drop(`reasoning.${key}`, `responses takes ${key === 'enabled' ? 'true or false' : 'a whole number'} here`);
+        if (to === 'responses' && !fitsResponsesReasoning(key, value))
+          drop(`reasoning.${key}`, `responses takes ${key === 'enabled' ? 'true or false' : 'a whole number'} here`);
         else put(`reasoning.${key}`, value, `reasoning.${key}`);
       }
       return;
@@ -326,10 +365,12 @@ const otherReasoning: Row = {
     if (from === 'messages') return;
     const whole = src.config.reasoning;
     // An empty reasoning object says nothing, but between the two formats that have one it stays.
-    if (isObject(whole) && Object.keys(whole).length === 0 && to !== 'messages' && placed('reasoning') === undefined) put('reasoning', {}, 'reasoning');
+    if (isObject(whole) && Object.keys(whole).length === 0 && to !== 'messages' && placed('reasoning') === undefined)
+      put('reasoning', {}, 'reasoning');
     for (const [key, value] of src.rest('reasoning')) {
       if (to === 'messages') drop(`reasoning.${key}`, `messages has no reasoning ${key}`);
-      else if (to === 'responses' && !fitsResponsesReasoning(key, value)) drop(`reasoning.${key}`, `responses does not take this reasoning ${key}`);
+      else if (to === 'responses' && !fitsResponsesReasoning(key, value))
+        drop(`reasoning.${key}`, `responses does not take this reasoning ${key}`);
       else put(`reasoning.${key}`, value, `reasoning.${key}`);
     }
   },
@@ -338,9 +379,10 @@ const otherReasoning: Row = {
 const tools: Row = {
   setting: 'tools',
   at: { chat_completions: '`tools`', messages: '`tools`', responses: '`tools`' },
-  how: 'function tools: `{"type":"function","function":{name, description, parameters, strict}}` ↔ `{name, description, input_schema}` ↔ '
-    + '`{"type":"function", name, description, parameters, strict}` (parts a shape lacks are dropped); OpenRouter\'s `openrouter:*` server tools as they are, '
-    + 'where the target lists them; any other tool only in its own format',
+  how:
+    'function tools: `{"type":"function","function":{name, description, parameters, strict}}` ↔ `{name, description, input_schema}` ↔ ' +
+    '`{"type":"function", name, description, parameters, strict}` (parts a shape lacks are dropped); OpenRouter\'s `openrouter:*` server tools as they are, ' +
+    'where the target lists them; any other tool only in its own format',
   reads: { chat_completions: ['tools'], messages: ['tools'], responses: ['tools'] },
   translate({ from, to, src, put, drop }) {
     const value = src.take('tools');
@@ -360,8 +402,9 @@ const tools: Row = {
 const toolChoice: Row = {
   setting: 'tool choice',
   at: { chat_completions: '`tool_choice`', messages: '`tool_choice`', responses: '`tool_choice`' },
-  how: '`"none"` ↔ `{"type":"none"}`, `"auto"` ↔ `{"type":"auto"}`, `"required"` ↔ `{"type":"any"}`, one function: '
-    + '`{"type":"function","function":{"name"}}` ↔ `{"type":"tool","name"}` ↔ `{"type":"function","name"}`; any other choice only in its own format',
+  how:
+    '`"none"` ↔ `{"type":"none"}`, `"auto"` ↔ `{"type":"auto"}`, `"required"` ↔ `{"type":"any"}`, one function: ' +
+    '`{"type":"function","function":{"name"}}` ↔ `{"type":"tool","name"}` ↔ `{"type":"function","name"}`; any other choice only in its own format',
   reads: { chat_completions: ['tool_choice'], messages: ['tool_choice'], responses: ['tool_choice'] },
   translate({ from, to, src, put, drop }) {
     const value = src.take('tool_choice');
@@ -376,7 +419,11 @@ const toolChoice: Row = {
 
 const parallelToolCalls: Row = {
   setting: 'parallel tool calls',
-  at: { chat_completions: '`parallel_tool_calls`', messages: '`tool_choice.disable_parallel_tool_use`', responses: '`parallel_tool_calls`' },
+  at: {
+    chat_completions: '`parallel_tool_calls`',
+    messages: '`tool_choice.disable_parallel_tool_use`',
+    responses: '`parallel_tool_calls`',
+  },
   how: 'inverted between messages and the others; messages says it only inside a tool choice other than none',
   reads: { chat_completions: ['parallel_tool_calls'], messages: ['tool_choice'], responses: ['parallel_tool_calls'] },
   translate({ from, to, src, put, placed, drop }) {
@@ -393,7 +440,10 @@ const parallelToolCalls: Row = {
     // The choice this translation made (the tool choice row runs first); "none" cannot carry it.
     const choice = placed('tool_choice');
     if (!isObject(choice) || choice.type === 'none') {
-      return drop('parallel_tool_calls', 'messages says it in tool_choice.disable_parallel_tool_use, and there is no tool choice (other than none) to carry it');
+      return drop(
+        'parallel_tool_calls',
+        'messages says it in tool_choice.disable_parallel_tool_use, and there is no tool choice (other than none) to carry it',
+      );
     }
     put('tool_choice.disable_parallel_tool_use', !value, 'parallel_tool_calls');
   },
@@ -404,16 +454,46 @@ const parallelToolCalls: Row = {
  * rows too: they say, for the README, that every other format drops them.
  */
 export const TRANSLATION_TABLE: readonly Row[] = [
-  same('model'), same('models'),
-  same('temperature'), same('top_p'), same('top_k'), same('min_p'), same('top_a'), same('repetition_penalty'),
-  same('frequency_penalty'), same('presence_penalty'), same('seed'), same('logit_bias'),
-  outputLimit, same('max_tool_calls'), stop, same('stop_server_tools_when'),
-  same('logprobs'), same('top_logprobs'), same('include'), same('modalities'), same('image_config'),
-  outputFormat, ownPart('responses', 'text', 'verbosity', 'verbosity'), ownPart('messages', 'output_config', 'task_budget', 'task budget'),
-  effort, thinking, otherReasoning,
-  tools, toolChoice, parallelToolCalls,
-  same('provider'), same('fallbacks'), same('route'), same('service_tier'), same('speed'), same('plugins'),
-  same('cache_control'), same('prompt_cache_options'), same('truncation'), same('context_management'),
+  same('model'),
+  same('models'),
+  same('temperature'),
+  same('top_p'),
+  same('top_k'),
+  same('min_p'),
+  same('top_a'),
+  same('repetition_penalty'),
+  same('frequency_penalty'),
+  same('presence_penalty'),
+  same('seed'),
+  same('logit_bias'),
+  outputLimit,
+  same('max_tool_calls'),
+  stop,
+  same('stop_server_tools_when'),
+  same('logprobs'),
+  same('top_logprobs'),
+  same('include'),
+  same('modalities'),
+  same('image_config'),
+  outputFormat,
+  ownPart('responses', 'text', 'verbosity', 'verbosity'),
+  ownPart('messages', 'output_config', 'task_budget', 'task budget'),
+  effort,
+  thinking,
+  otherReasoning,
+  tools,
+  toolChoice,
+  parallelToolCalls,
+  same('provider'),
+  same('fallbacks'),
+  same('route'),
+  same('service_tier'),
+  same('speed'),
+  same('plugins'),
+  same('cache_control'),
+  same('prompt_cache_options'),
+  same('truncation'),
+  same('context_management'),
 ];
 
 /**
@@ -427,7 +507,9 @@ export const translateConfig = (from: SourceFormat, to: SourceFormat, config: Re
   const origins = new Map<string, string>();
   const dropped: Dropped[] = [];
   const src = new Source(config as Json);
-  const drop = (field: string, reason: string) => { dropped.push({ field, reason }); };
+  const drop = (field: string, reason: string) => {
+    dropped.push({ field, reason });
+  };
   const put = (path: string, value: unknown, origin: string) => {
     const dot = path.indexOf('.');
     if (dot < 0) {
@@ -455,7 +537,10 @@ export const translateConfig = (from: SourceFormat, to: SourceFormat, config: Re
     delete out[field];
     const decoded = codec?.decode(value);
     const problem = decoded && E.isLeft(decoded) ? formatErrors(decoded.left)[0]?.message : undefined;
-    dropped.push({ field: origins.get(field) ?? field, reason: `${to} does not take this value for ${field}${problem ? `: ${problem}` : ''}` });
+    dropped.push({
+      field: origins.get(field) ?? field,
+      reason: `${to} does not take this value for ${field}${problem ? `: ${problem}` : ''}`,
+    });
   }
   return { config: out, dropped, origins };
 };
@@ -463,6 +548,8 @@ export const translateConfig = (from: SourceFormat, to: SourceFormat, config: Re
 /** The table as Markdown: the README holds this verbatim, between its translation markers. */
 export const renderTranslationTable = (): string => {
   const header = ['| setting | chat_completions | messages | responses | how it translates |', '|---|---|---|---|---|'];
-  const lines = TRANSLATION_TABLE.map((row) => `| ${row.setting} | ${SOURCE_FORMATS.map((f) => row.at[f] ?? '—').join(' | ')} | ${row.how} |`);
+  const lines = TRANSLATION_TABLE.map(
+    (row) => `| ${row.setting} | ${SOURCE_FORMATS.map((f) => row.at[f] ?? '—').join(' | ')} | ${row.how} |`,
+  );
   return [...header, ...lines].join('\n') + '\n';
 };

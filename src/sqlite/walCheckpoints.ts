@@ -18,7 +18,11 @@ export interface WalCheckpoint {
   restarted: boolean;
 }
 
-interface PragmaResult { busy: number; log: number; checkpointed: number }
+interface PragmaResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
 
 /** The connection the checkpoints are made on: it waits at most `busyTimeoutMs` for a writer to finish. */
 export const openForCheckpoints = (file: string, busyTimeoutMs = 1000): Database.Database => {
@@ -40,7 +44,10 @@ export const checkpointWal = (db: Database.Database, restartAbovePages: number):
 
 export type FileCheckpoint = WalCheckpoint & { file: string };
 /** What one round over the files did: a file whose checkpoint failed (busy, disk full) is null in `results`. */
-export interface CheckpointRound { results: (FileCheckpoint | null)[]; failures: Array<{ file: string; message: string }> }
+export interface CheckpointRound {
+  results: (FileCheckpoint | null)[];
+  failures: Array<{ file: string; message: string }>;
+}
 
 export const checkpointRound = (dbs: Array<{ file: string; db: Database.Database }>, restartAbovePages: number): CheckpointRound => {
   const failures: CheckpointRound['failures'] = [];

@@ -38,7 +38,10 @@ const asError = (thrown: unknown, kind: ThreadKind): Error => {
 /** A thread's own API always has `stop`: it finishes its work, closes what it opened and lets the thread end. */
 type Stoppable = { stop(): Promise<void> };
 
-export interface Thread<Remote extends Api, RemoteEvents extends Events> extends Pick<Endpoint<Remote & Stoppable, RemoteEvents, Events>, 'call' | 'on' | 'serve'> {
+export interface Thread<Remote extends Api, RemoteEvents extends Events> extends Pick<
+  Endpoint<Remote & Stoppable, RemoteEvents, Events>,
+  'call' | 'on' | 'serve'
+> {
   /** Resolves once the thread has set itself up; rejects if it failed to. */
   readonly ready: Promise<void>;
   /** Resolves with the exit code once the thread is gone, however it ended. */
@@ -92,19 +95,22 @@ export const serveThread = <Own extends Api & Stoppable, OwnEvents extends Event
   setup: (data: never, parent: Pick<Endpoint<Parent, Events, OwnEvents>, 'call' | 'emit'>) => Promise<Own>,
 ): void => {
   const port = endpoint<Parent, Events, OwnEvents & { ready: [] }>(parentPort!);
-  void setup(workerData as never, port).then((own) => {
-    port.serve({
-      ...own,
-      stop: async () => {
-        await own.stop();
-        setImmediate(() => parentPort!.close()); // after the reply has been posted
-      },
-    });
-    (port.emit as (name: string) => void)('ready');
-  }, (error: unknown) => {
-    // Rethrown outside the promise: an uncaught error ends the thread with it ('error' in the parent).
-    setImmediate(() => {
-      throw error;
-    });
-  });
+  void setup(workerData as never, port).then(
+    (own) => {
+      port.serve({
+        ...own,
+        stop: async () => {
+          await own.stop();
+          setImmediate(() => parentPort!.close()); // after the reply has been posted
+        },
+      });
+      (port.emit as (name: string) => void)('ready');
+    },
+    (error: unknown) => {
+      // Rethrown outside the promise: an uncaught error ends the thread with it ('error' in the parent).
+      setImmediate(() => {
+        throw error;
+      });
+    },
+  );
 };

@@ -53,8 +53,10 @@ export const parseWebhookUrl = (raw: string): ParsedUrl => {
   } catch {
     return { ok: false, problem: 'must be an absolute URL such as https://example.com/hooks' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: `must be http or https, not ${url.protocol.slice(0, -1)}` };
-  if (url.username !== '' || url.password !== '') return { ok: false, problem: 'must not contain a user name or password; deliveries are authenticated by their signature' };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, problem: `must be http or https, not ${url.protocol.slice(0, -1)}` };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, problem: 'must not contain a user name or password; deliveries are authenticated by their signature' };
   if (url.hash !== '') return { ok: false, problem: 'must not have a fragment (#…)' };
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (host === '') return { ok: false, problem: 'must name a host' };

@@ -38,7 +38,13 @@ const closed = <R extends t.Props, O extends t.Props>(name: string, required: R,
       const under = t.appendContext(c, '0', first, u);
       return unknown.length === 0
         ? result
-        : t.failures(unknown.map((k) => ({ value: (u as Record<string, unknown>)[k], context: t.appendContext(under, k, t.unknown, (u as Record<string, unknown>)[k]), message })));
+        : t.failures(
+            unknown.map((k) => ({
+              value: (u as Record<string, unknown>)[k],
+              context: t.appendContext(under, k, t.unknown, (u as Record<string, unknown>)[k]),
+              message,
+            })),
+          );
     },
     shape.encode,
     shape,
@@ -54,29 +60,41 @@ const Description = nullable(maxChars(2000));
 export const CreateWebhookBody = closed('webhook', { url: WebhookUrl }, { events: Events, description: Description });
 export type CreateWebhookBody = t.TypeOf<typeof CreateWebhookBody>;
 
-export const PatchWebhookBody = closed('webhook changes', {}, {
-  url: WebhookUrl, events: Events, description: Description, status: t.keyof({ active: null, paused: null }),
-});
+export const PatchWebhookBody = closed(
+  'webhook changes',
+  {},
+  {
+    url: WebhookUrl,
+    events: Events,
+    description: Description,
+    status: t.keyof({ active: null, paused: null }),
+  },
+);
 export type PatchWebhookBody = t.TypeOf<typeof PatchWebhookBody>;
 
 /** A feed position: a decimal string, as events show theirs (EventStoreDB's exceed 2^64). */
-export const Position = refine(t.string, (s) => /^\d{1,40}$/.test(s), 'event position (a decimal integer string)', { pattern: '^\\d{1,40}$' });
+export const Position = refine(t.string, (s) => /^\d{1,40}$/.test(s), 'event position (a decimal integer string)', {
+  pattern: '^\\d{1,40}$',
+});
 export const ReplayBody = closed('replay', { after: Position }, {});
 
 // Answers.
 const Timestamp = t.string;
-export const WebhookView = t.type({
-  id: t.string,
-  url: t.string,
-  events: t.union([t.array(t.string), t.null]),
-  description: t.union([t.string, t.null]),
-  status: t.keyof(Object.fromEntries(WEBHOOK_STATUSES.map((s) => [s, null])) as Record<(typeof WEBHOOK_STATUSES)[number], null>),
-  status_reason: t.union([t.string, t.null]),
-  failing_since: t.union([Timestamp, t.null]),
-  checkpoint: t.union([Position, t.null]),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-}, 'Webhook');
+export const WebhookView = t.type(
+  {
+    id: t.string,
+    url: t.string,
+    events: t.union([t.array(t.string), t.null]),
+    description: t.union([t.string, t.null]),
+    status: t.keyof(Object.fromEntries(WEBHOOK_STATUSES.map((s) => [s, null])) as Record<(typeof WEBHOOK_STATUSES)[number], null>),
+    status_reason: t.union([t.string, t.null]),
+    failing_since: t.union([Timestamp, t.null]),
+    checkpoint: t.union([Position, t.null]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  'Webhook',
+);
 export type WebhookView = t.TypeOf<typeof WebhookView>;
 
 export const WebhookAnswer = t.type({ data: WebhookView }, 'WebhookAnswer');
@@ -84,23 +102,29 @@ export const WebhookList = t.type({ data: t.array(WebhookView), total_count: t.n
 /** POST's 201: the only answer with the secret. */
 export const WebhookCreated = t.type({ data: t.intersection([WebhookView, t.type({ secret: t.string })]) }, 'WebhookCreated');
 /** rotate-secret's 200: the new secret, once, and until when the replaced one still signs. */
-export const WebhookRotated = t.type({
-  data: t.intersection([WebhookView, t.type({ secret: t.string, previous_secret_expires_at: Timestamp })]),
-}, 'WebhookRotated');
+export const WebhookRotated = t.type(
+  {
+    data: t.intersection([WebhookView, t.type({ secret: t.string, previous_secret_expires_at: Timestamp })]),
+  },
+  'WebhookRotated',
+);
 
-export const DeliveryView = t.type({
-  id: t.string,
-  event_id: t.string,
-  event_type: t.string,
-  event_position: Position,
-  attempt: t.number,
-  attempted_at: Timestamp,
-  outcome: t.keyof({ succeeded: null, failed: null }),
-  http_status: t.union([t.number, t.null]),
-  error: t.union([t.string, t.null]),
-  latency_ms: t.number,
-  next_retry_at: t.union([Timestamp, t.null]),
-}, 'WebhookDelivery');
+export const DeliveryView = t.type(
+  {
+    id: t.string,
+    event_id: t.string,
+    event_type: t.string,
+    event_position: Position,
+    attempt: t.number,
+    attempted_at: Timestamp,
+    outcome: t.keyof({ succeeded: null, failed: null }),
+    http_status: t.union([t.number, t.null]),
+    error: t.union([t.string, t.null]),
+    latency_ms: t.number,
+    next_retry_at: t.union([Timestamp, t.null]),
+  },
+  'WebhookDelivery',
+);
 export type DeliveryView = t.TypeOf<typeof DeliveryView>;
 export const DeliveriesPage = t.type({ data: t.array(DeliveryView), next_before: t.union([t.string, t.null]) }, 'WebhookDeliveriesPage');
 

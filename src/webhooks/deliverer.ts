@@ -62,7 +62,8 @@ export const startDeliverer = async (options: DelivererOptions): Promise<Deliver
     if (stopped) return;
     const loop = loops.get(id);
     if (!stored || stored.webhook.status !== 'active') return stopLoop(id);
-    if (loop && loop.epoch !== stored.progress.epoch) await stopLoop(id); // a replay: start again from its checkpoint
+    if (loop && loop.epoch !== stored.progress.epoch)
+      await stopLoop(id); // a replay: start again from its checkpoint
     else if (loop) {
       if (loop.revision !== stored.webhook.revision) loop.update(stored.webhook);
       return;
@@ -70,12 +71,13 @@ export const startDeliverer = async (options: DelivererOptions): Promise<Deliver
     start(stored);
   };
 
-  const resync = () => serially(async () => {
-    const active = await store.listActive();
-    const ids = new Set(active.map((s) => s.webhook.id));
-    for (const id of [...loops.keys()]) if (!ids.has(id)) await stopLoop(id);
-    for (const stored of active) await reconcile(stored.webhook.id, stored);
-  });
+  const resync = () =>
+    serially(async () => {
+      const active = await store.listActive();
+      const ids = new Set(active.map((s) => s.webhook.id));
+      for (const id of [...loops.keys()]) if (!ids.has(id)) await stopLoop(id);
+      for (const stored of active) await reconcile(stored.webhook.id, stored);
+    });
 
   await resync();
   logger.info({ webhooks: loops.size }, 'webhook delivery started');
@@ -87,11 +89,14 @@ export const startDeliverer = async (options: DelivererOptions): Promise<Deliver
   return {
     changed: (workspaceId, id) => serially(async () => reconcile(id, await store.get(workspaceId, id))),
     resync,
-    get running() { return loops.size; },
-    stop: () => serially(async () => {
-      stopped = true;
-      clearInterval(timer);
-      await Promise.all([...loops.keys()].map((id) => stopLoop(id)));
-    }),
+    get running() {
+      return loops.size;
+    },
+    stop: () =>
+      serially(async () => {
+        stopped = true;
+        clearInterval(timer);
+        await Promise.all([...loops.keys()].map((id) => stopLoop(id)));
+      }),
   };
 };

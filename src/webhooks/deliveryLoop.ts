@@ -71,7 +71,9 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
   let lastSkipSave = 0;
   let unsavedSkip: bigint | undefined;
   let endLoop!: () => void;
-  const ended = new Promise<void>((resolve) => { endLoop = resolve; });
+  const ended = new Promise<void>((resolve) => {
+    endLoop = resolve;
+  });
 
   const save = async (next: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt) => {
     progress = { ...next, epoch };
@@ -93,18 +95,28 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
   };
 
   /** Waits `ms`, or less if the configuration changes; throws once the loop is stopping. */
-  const pause = (ms: number) => new Promise<void>((resolve, reject) => {
-    if (stopping.signal.aborted) return reject(new LoopEnded('stopped'));
-    const done = () => {
-      clearTimeout(timer);
-      stopping.signal.removeEventListener('abort', onStop);
-      wake = undefined;
-    };
-    const timer = setTimeout(() => { done(); resolve(); }, ms);
-    const onStop = () => { done(); reject(new LoopEnded('stopped')); };
-    stopping.signal.addEventListener('abort', onStop);
-    wake = () => { done(); resolve(); };
-  });
+  const pause = (ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      if (stopping.signal.aborted) return reject(new LoopEnded('stopped'));
+      const done = () => {
+        clearTimeout(timer);
+        stopping.signal.removeEventListener('abort', onStop);
+        wake = undefined;
+      };
+      const timer = setTimeout(() => {
+        done();
+        resolve();
+      }, ms);
+      const onStop = () => {
+        done();
+        reject(new LoopEnded('stopped'));
+      };
+      stopping.signal.addEventListener('abort', onStop);
+      wake = () => {
+        done();
+        resolve();
+      };
+    });
 
   const disable = async (reason: string) => {
     // The configuration may have changed meanwhile: disable what is there, unless it is no longer active.
@@ -139,34 +151,68 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     }
     for (;;) {
       const at = now();
-      const { result, latencyMs } = await send(webhook.url, body, { ...sign(recorded.id, at, body) }, {
-        timeoutMs: settings.timeoutMs, policy: settings.policy, agents, signal: stopping.signal,
-      });
+      const { result, latencyMs } = await send(
+        webhook.url,
+        body,
+        { ...sign(recorded.id, at, body) },
+        {
+          timeoutMs: settings.timeoutMs,
+          policy: settings.policy,
+          agents,
+          signal: stopping.signal,
+        },
+      );
       // Stopped in flight: the outcome is unknown, so nothing is recorded and the event is sent again later.
       if (stopping.signal.aborted) throw new LoopEnded('stopped');
       const attempt: NewDeliveryAttempt = {
-        webhookId: webhook.id, eventId: recorded.id, eventType: recorded.type, eventPosition: recorded.position,
-        attempt: failed + 1, attemptedAt: at.toISOString(), outcome: succeeded(result) ? 'succeeded' : 'failed',
-        httpStatus: result.status ?? null, error: result.error ?? null, latencyMs, nextRetryAt: null,
+        webhookId: webhook.id,
+        eventId: recorded.id,
+        eventType: recorded.type,
+        eventPosition: recorded.position,
+        attempt: failed + 1,
+        attemptedAt: at.toISOString(),
+        outcome: succeeded(result) ? 'succeeded' : 'failed',
+        httpStatus: result.status ?? null,
+        error: result.error ?? null,
+        latencyMs,
+        nextRetryAt: null,
       };
       failed++;
-      const next = afterAttempt(result, { failingSince: progress.failingSince ? new Date(progress.failingSince) : null, failedAttempts: failed }, settings, now(), random);
+      const next = afterAttempt(
+        result,
+        { failingSince: progress.failingSince ? new Date(progress.failingSince) : null, failedAttempts: failed },
+        settings,
+        now(),
+        random,
+      );
       if (next.action === 'advance') {
         unsavedSkip = undefined;
         return save({ checkpoint: recorded.position, ...NO_FAILURE }, attempt);
       }
       if (next.action === 'disable') {
         await save({ ...progress }, attempt);
-        log.warn({ eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result) }, 'delivery failed; disabling the webhook');
+        log.warn(
+          { eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result) },
+          'delivery failed; disabling the webhook',
+        );
         await disable(next.reason);
         throw new LoopEnded('disabled');
       }
       const retryAt = new Date(now().getTime() + next.delayMs);
-      await save({
-        checkpoint: progress.checkpoint, failingSince: next.failingSince.toISOString(), failingEventId: recorded.id,
-        failingAttempts: failed, nextAttemptAt: retryAt.toISOString(),
-      }, { ...attempt, nextRetryAt: retryAt.toISOString() });
-      log.warn({ eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result), retryInMs: next.delayMs }, 'delivery failed; retrying');
+      await save(
+        {
+          checkpoint: progress.checkpoint,
+          failingSince: next.failingSince.toISOString(),
+          failingEventId: recorded.id,
+          failingAttempts: failed,
+          nextAttemptAt: retryAt.toISOString(),
+        },
+        { ...attempt, nextRetryAt: retryAt.toISOString() },
+      );
+      log.warn(
+        { eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result), retryInMs: next.delayMs },
+        'delivery failed; retrying',
+      );
       await pause(next.delayMs);
     }
   };
@@ -180,18 +226,21 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
   };
   const subscription = deps.feed.subscribe(
     progress.checkpoint === null ? 'start' : { after: progress.checkpoint },
-    (recorded) => deliver(recorded).catch((error: unknown) => {
-      // Stopped from outside: stop() is waiting for this; anything else ends the loop by itself.
-      if (!stopping.signal.aborted) finish(error);
-      throw error;
-    }),
+    (recorded) =>
+      deliver(recorded).catch((error: unknown) => {
+        // Stopped from outside: stop() is waiting for this; anything else ends the loop by itself.
+        if (!stopping.signal.aborted) finish(error);
+        throw error;
+      }),
     // The feed itself failed (after its own retries).
     { streamPrefix: workspaceStreamPrefix(webhook.workspaceId), onError: finish },
   );
 
   return {
     webhookId: webhook.id,
-    get revision() { return webhook.revision; },
+    get revision() {
+      return webhook.revision;
+    },
     epoch,
     update(next) {
       webhook = next;
@@ -201,7 +250,8 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     async stop() {
       stopping.abort();
       await subscription.stop();
-      if (unsavedSkip !== undefined) await store.saveProgress(webhook.id, epoch, { ...progress, checkpoint: unsavedSkip }).catch(() => false);
+      if (unsavedSkip !== undefined)
+        await store.saveProgress(webhook.id, epoch, { ...progress, checkpoint: unsavedSkip }).catch(() => false);
       agents.http.destroy();
       agents.https.destroy();
     },

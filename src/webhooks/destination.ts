@@ -29,9 +29,9 @@ export const checkDestination = async (raw: string, policy: DestinationPolicy): 
   const addresses = parsed.literal
     ? [parsed.host]
     : await dns.lookup(parsed.host, { all: true, verbatim: true }).then(
-      (found) => found.map((a) => a.address),
-      (error: NodeJS.ErrnoException) => error,
-    );
+        (found) => found.map((a) => a.address),
+        (error: NodeJS.ErrnoException) => error,
+      );
   if (addresses instanceof Error) return { ok: false, problem: `host ${parsed.host} does not resolve (${addresses.code ?? 'DNS error'})` };
   for (const address of addresses) {
     const refusal = addressRefusal(address);
@@ -54,18 +54,20 @@ export const literalRefusal = (host: string, policy: DestinationPolicy): string 
  * The resolver for a delivery's socket: every address of the name is checked, and one refused
  * address refuses them all (a name that mixes public and private answers is not to be trusted).
  */
-export const checkedLookup = (policy: DestinationPolicy): LookupFunction => (hostname, options: LookupOptions, callback) => {
-  lookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    if (!policy.allowPrivateNetworks) {
-      for (const { address } of found) {
-        const refusal = addressRefusal(address);
-        if (refusal) return callback(new RefusedDestination(refusalMessage(hostname, address, refusal)), '', 0);
+export const checkedLookup =
+  (policy: DestinationPolicy): LookupFunction =>
+  (hostname, options: LookupOptions, callback) => {
+    lookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      if (!policy.allowPrivateNetworks) {
+        for (const { address } of found) {
+          const refusal = addressRefusal(address);
+          if (refusal) return callback(new RefusedDestination(refusalMessage(hostname, address, refusal)), '', 0);
+        }
       }
-    }
-    if (options.all) return callback(null, found);
-    const first = found[0];
-    if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-    callback(null, first.address, first.family);
-  });
-};
+      if (options.all) return callback(null, found);
+      const first = found[0];
+      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };

@@ -1,5 +1,10 @@
 import {
-  MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError, ObjectId,
+  MongoClient,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  ObjectId,
   type Collection,
 } from 'mongodb';
 import { StoreUnavailable } from '../eventstore/eventStore';
@@ -37,18 +42,22 @@ interface AttemptDocument extends Omit<DeliveryAttempt, 'id' | 'webhookId' | 'ev
 }
 
 const unavailable = (error: unknown): unknown =>
-  error instanceof MongoNetworkError || error instanceof MongoServerSelectionError ||
-  error instanceof MongoNotConnectedError || error instanceof MongoTopologyClosedError
+  error instanceof MongoNetworkError ||
+  error instanceof MongoServerSelectionError ||
+  error instanceof MongoNotConnectedError ||
+  error instanceof MongoTopologyClosedError
     ? new StoreUnavailable(`MongoDB unavailable: ${(error as Error).message}`, { cause: error })
     : error;
 
-const guard = <A extends unknown[], R>(f: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-  try {
-    return await f(...args);
-  } catch (error) {
-    throw unavailable(error);
-  }
-};
+const guard =
+  <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+  async (...args: A): Promise<R> => {
+    try {
+      return await f(...args);
+    } catch (error) {
+      throw unavailable(error);
+    }
+  };
 
 const progressFields = (p: Omit<DeliveryProgress, 'epoch'>) => ({
   checkpoint: p.checkpoint === null ? null : p.checkpoint.toString(),
@@ -91,7 +100,12 @@ export const openMongoWebhookStore = async (options: { url: string; database?: s
   const sinceTrim = new Map<string, number>();
 
   const trim = async (webhookId: string) => {
-    const oldestKept = await attempts.find({ webhook_id: webhookId }, { projection: { _id: 1 } }).sort({ _id: -1 }).skip(DELIVERY_LOG_SIZE - 1).limit(1).next();
+    const oldestKept = await attempts
+      .find({ webhook_id: webhookId }, { projection: { _id: 1 } })
+      .sort({ _id: -1 })
+      .skip(DELIVERY_LOG_SIZE - 1)
+      .limit(1)
+      .next();
     if (oldestKept) await attempts.deleteMany({ webhook_id: webhookId, _id: { $lt: oldestKept._id } });
   };
 
@@ -114,7 +128,8 @@ export const openMongoWebhookStore = async (options: { url: string; database?: s
       return doc ? storedOf(doc) : null;
     }),
     list: guard(async (workspaceId) =>
-      (await webhooks.find({ workspace_id: workspaceId }).sort({ created_seq: 1, _id: 1 }).toArray()).map(storedOf)),
+      (await webhooks.find({ workspace_id: workspaceId }).sort({ created_seq: 1, _id: 1 }).toArray()).map(storedOf),
+    ),
     listActive: guard(async () => (await webhooks.find({ status: 'active' }).toArray()).map(storedOf)),
     update: guard(async (webhook, expectedRevision, { resetFailures = false } = {}) => {
       const result = await webhooks.updateOne(
@@ -148,7 +163,12 @@ export const openMongoWebhookStore = async (options: { url: string; database?: s
       if (before !== undefined && !ObjectId.isValid(before)) throw new InvalidCursor(`not an attempt id: ${before}`);
       const filter = before === undefined ? { webhook_id: webhookId } : { webhook_id: webhookId, _id: { $lt: new ObjectId(before) } };
       const docs = await attempts.find(filter).sort({ _id: -1 }).limit(limit).toArray();
-      return docs.map(({ _id, webhook_id, eventPosition, ...rest }) => ({ ...rest, id: _id.toHexString(), webhookId: webhook_id, eventPosition: BigInt(eventPosition) }));
+      return docs.map(({ _id, webhook_id, eventPosition, ...rest }) => ({
+        ...rest,
+        id: _id.toHexString(),
+        webhookId: webhook_id,
+        eventPosition: BigInt(eventPosition),
+      }));
     }),
     delete: guard(async (workspaceId, id) => {
       const r = await webhooks.deleteOne({ _id: id, workspace_id: workspaceId });

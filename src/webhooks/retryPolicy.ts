@@ -17,10 +17,7 @@ export interface RetrySettings {
 /** How an attempt ended: an HTTP status (redirects included, never followed), or no answer at all. */
 export type AttemptResult = { status: number; error?: undefined } | { status?: undefined; error: string };
 
-export type Next =
-  | { action: 'advance' }
-  | { action: 'retry'; delayMs: number; failingSince: Date }
-  | { action: 'disable'; reason: string };
+export type Next = { action: 'advance' } | { action: 'retry'; delayMs: number; failingSince: Date } | { action: 'disable'; reason: string };
 
 export const succeeded = (r: AttemptResult): boolean => r.status !== undefined && r.status >= 200 && r.status < 300;
 
@@ -34,7 +31,11 @@ export const retryDelayMs = (failedAttempts: number, retryMaxMs: number, random:
 };
 
 export const describeResult = (r: AttemptResult): string =>
-  r.status === undefined ? r.error : r.status >= 300 && r.status < 400 ? `HTTP ${r.status} (redirects are not followed)` : `HTTP ${r.status}`;
+  r.status === undefined
+    ? r.error
+    : r.status >= 300 && r.status < 400
+      ? `HTTP ${r.status} (redirects are not followed)`
+      : `HTTP ${r.status}`;
 
 /**
  * `failedAttempts` counts this event's failed attempts including this one; `failingSince` is

@@ -1,6 +1,13 @@
 import { openDatabase, storeFault } from '../sqlite/connection';
 import { rewound, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
-import { DELIVERY_LOG_SIZE, InvalidCursor, TRIM_EVERY, type DeliveryAttempt, type NewDeliveryAttempt, type WebhookStore } from './webhookStore';
+import {
+  DELIVERY_LOG_SIZE,
+  InvalidCursor,
+  TRIM_EVERY,
+  type DeliveryAttempt,
+  type NewDeliveryAttempt,
+  type WebhookStore,
+} from './webhookStore';
 
 /**
  * The embedded webhook store: its own SQLite file beside the event store's. Registrations and
@@ -53,7 +60,8 @@ interface Row {
 
 /** The configuration column: the webhook without what has columns of its own. */
 type Config = Omit<Webhook, 'id' | 'workspaceId' | 'status' | 'revision'>;
-const configJson = ({ id: _id, workspaceId: _ws, status: _s, revision: _r, ...config }: Webhook): string => JSON.stringify(config satisfies Config);
+const configJson = ({ id: _id, workspaceId: _ws, status: _s, revision: _r, ...config }: Webhook): string =>
+  JSON.stringify(config satisfies Config);
 
 const progressOf = (row: Row): DeliveryProgress => ({
   checkpoint: row.checkpoint === null ? null : BigInt(row.checkpoint),
@@ -74,31 +82,40 @@ const storedOf = (row: Row): StoredWebhook => ({ webhook: webhookOf(row), progre
 
 type StoredAttempt = Omit<DeliveryAttempt, 'id' | 'webhookId' | 'eventPosition'> & { eventPosition: string };
 
-const guard = <A extends unknown[], R>(f: (...args: A) => R) => async (...args: A): Promise<Awaited<R>> => {
-  try {
-    return await f(...args);
-  } catch (error) {
-    throw storeFault(error);
-  }
-};
+const guard =
+  <A extends unknown[], R>(f: (...args: A) => R) =>
+  async (...args: A): Promise<Awaited<R>> => {
+    try {
+      return await f(...args);
+    } catch (error) {
+      throw storeFault(error);
+    }
+  };
 
 export const openSqliteWebhookStore = (options: { file: string }): WebhookStore => {
   const registrations = openDatabase(options.file, 'full');
   registrations.exec(SCHEMA);
   const deliveryLog = openDatabase(options.file, 'normal');
   const q = {
-    insert: registrations.prepare(`INSERT INTO webhooks (id, workspace_id, status, revision, config, checkpoint, epoch, failing_since, failing_event_id, failing_attempts, next_attempt_at)
+    insert:
+      registrations.prepare(`INSERT INTO webhooks (id, workspace_id, status, revision, config, checkpoint, epoch, failing_since, failing_event_id, failing_attempts, next_attempt_at)
       VALUES (@id, @workspace_id, @status, @revision, @config, @checkpoint, @epoch, @failing_since, @failing_event_id, @failing_attempts, @next_attempt_at)`),
     get: registrations.prepare('SELECT * FROM webhooks WHERE id = ? AND workspace_id = ?'),
     list: registrations.prepare('SELECT * FROM webhooks WHERE workspace_id = ? ORDER BY seq'),
     listActive: registrations.prepare(`SELECT * FROM webhooks WHERE status = 'active' ORDER BY seq`),
-    update: registrations.prepare('UPDATE webhooks SET status = ?, revision = ?, config = ? WHERE id = ? AND workspace_id = ? AND revision = ?'),
-    resetFailures: registrations.prepare('UPDATE webhooks SET failing_since = NULL, failing_event_id = NULL, failing_attempts = 0, next_attempt_at = NULL WHERE id = ?'),
-    rewind: registrations.prepare(`UPDATE webhooks SET checkpoint = @checkpoint, epoch = @epoch, failing_since = @failing_since, failing_event_id = @failing_event_id,
+    update: registrations.prepare(
+      'UPDATE webhooks SET status = ?, revision = ?, config = ? WHERE id = ? AND workspace_id = ? AND revision = ?',
+    ),
+    resetFailures: registrations.prepare(
+      'UPDATE webhooks SET failing_since = NULL, failing_event_id = NULL, failing_attempts = 0, next_attempt_at = NULL WHERE id = ?',
+    ),
+    rewind:
+      registrations.prepare(`UPDATE webhooks SET checkpoint = @checkpoint, epoch = @epoch, failing_since = @failing_since, failing_event_id = @failing_event_id,
       failing_attempts = @failing_attempts, next_attempt_at = @next_attempt_at WHERE id = @id`),
     delete: registrations.prepare('DELETE FROM webhooks WHERE id = ? AND workspace_id = ?'),
     deleteAttempts: registrations.prepare('DELETE FROM deliveries WHERE webhook_id = ?'),
-    saveProgress: deliveryLog.prepare(`UPDATE webhooks SET checkpoint = @checkpoint, failing_since = @failing_since, failing_event_id = @failing_event_id,
+    saveProgress:
+      deliveryLog.prepare(`UPDATE webhooks SET checkpoint = @checkpoint, failing_since = @failing_since, failing_event_id = @failing_event_id,
       failing_attempts = @failing_attempts, next_attempt_at = @next_attempt_at WHERE id = @id AND epoch = @epoch`),
     exists: deliveryLog.prepare('SELECT 1 FROM webhooks WHERE id = ?').pluck(),
     insertAttempt: deliveryLog.prepare('INSERT INTO deliveries (webhook_id, attempt) VALUES (?, ?)'),
@@ -120,7 +137,8 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
   const sinceTrim = new Map<string, number>();
 
   const update = registrations.transaction((webhook: Webhook, expectedRevision: number, resetFailures: boolean): boolean => {
-    const changed = q.update.run(webhook.status, webhook.revision, configJson(webhook), webhook.id, webhook.workspaceId, expectedRevision).changes === 1;
+    const changed =
+      q.update.run(webhook.status, webhook.revision, configJson(webhook), webhook.id, webhook.workspaceId, expectedRevision).changes === 1;
     if (changed && resetFailures) q.resetFailures.run(webhook.id);
     return changed;
   });
@@ -131,16 +149,18 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     q.rewind.run(progressParams(id, next.epoch, next));
     return next;
   });
-  const saveProgress = deliveryLog.transaction((webhookId: string, epoch: number, progress: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt): boolean => {
-    if (attempt && q.exists.get(webhookId) !== undefined) {
-      const { webhookId: _w, eventPosition, ...rest } = attempt;
-      q.insertAttempt.run(webhookId, JSON.stringify({ ...rest, eventPosition: eventPosition.toString() } satisfies StoredAttempt));
-      const n = (sinceTrim.get(webhookId) ?? 0) + 1;
-      sinceTrim.set(webhookId, n % TRIM_EVERY);
-      if (n >= TRIM_EVERY) q.trim.run({ webhook: webhookId });
-    }
-    return q.saveProgress.run(progressParams(webhookId, epoch, progress)).changes === 1;
-  });
+  const saveProgress = deliveryLog.transaction(
+    (webhookId: string, epoch: number, progress: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt): boolean => {
+      if (attempt && q.exists.get(webhookId) !== undefined) {
+        const { webhookId: _w, eventPosition, ...rest } = attempt;
+        q.insertAttempt.run(webhookId, JSON.stringify({ ...rest, eventPosition: eventPosition.toString() } satisfies StoredAttempt));
+        const n = (sinceTrim.get(webhookId) ?? 0) + 1;
+        sinceTrim.set(webhookId, n % TRIM_EVERY);
+        if (n >= TRIM_EVERY) q.trim.run({ webhook: webhookId });
+      }
+      return q.saveProgress.run(progressParams(webhookId, epoch, progress)).changes === 1;
+    },
+  );
   const remove = registrations.transaction((workspaceId: string, id: string): boolean => {
     if (q.delete.run(id, workspaceId).changes === 0) return false;
     q.deleteAttempts.run(id);
@@ -150,7 +170,13 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
 
   return {
     insert: guard(async ({ webhook, progress }) => {
-      q.insert.run({ ...progressParams(webhook.id, progress.epoch, progress), workspace_id: webhook.workspaceId, status: webhook.status, revision: webhook.revision, config: configJson(webhook) });
+      q.insert.run({
+        ...progressParams(webhook.id, progress.epoch, progress),
+        workspace_id: webhook.workspaceId,
+        status: webhook.status,
+        revision: webhook.revision,
+        config: configJson(webhook),
+      });
     }),
     get: guard(async (workspaceId, id) => {
       const row = q.get.get(id, workspaceId) as Row | undefined;
@@ -158,12 +184,17 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     }),
     list: guard(async (workspaceId) => (q.list.all(workspaceId) as Row[]).map(storedOf)),
     listActive: guard(async () => (q.listActive.all() as Row[]).map(storedOf)),
-    update: guard(async (webhook, expectedRevision, { resetFailures = false } = {}) => update.immediate(webhook, expectedRevision, resetFailures)),
+    update: guard(async (webhook, expectedRevision, { resetFailures = false } = {}) =>
+      update.immediate(webhook, expectedRevision, resetFailures),
+    ),
     rewind: guard(async (workspaceId, id, after) => rewind.immediate(workspaceId, id, after)),
     saveProgress: guard(async (webhookId, epoch, progress, attempt) => saveProgress.immediate(webhookId, epoch, progress, attempt)),
     deliveries: guard(async (webhookId, { limit, before }) => {
       if (before !== undefined && !/^[1-9]\d{0,15}$/.test(before)) throw new InvalidCursor(`not an attempt id: ${before}`);
-      const rows = (before === undefined ? q.latest.all(webhookId, limit) : q.before.all(webhookId, Number(before), limit)) as Array<{ id: number; attempt: string }>;
+      const rows = (before === undefined ? q.latest.all(webhookId, limit) : q.before.all(webhookId, Number(before), limit)) as Array<{
+        id: number;
+        attempt: string;
+      }>;
       return rows.map(({ id, attempt }) => {
         const stored = JSON.parse(attempt) as StoredAttempt;
         return { ...stored, id: String(id), webhookId, eventPosition: BigInt(stored.eventPosition) };

@@ -110,9 +110,13 @@ export const patchWebhook = (w: Webhook, patch: WebhookPatch, now: Date): { webh
     status: patch.status ?? w.status,
   };
   if (next.status !== 'disabled') next.statusReason = null;
-  const changed = next.url !== w.url || !sameEvents(next.events, w.events) || next.description !== w.description || next.status !== w.status;
+  const changed =
+    next.url !== w.url || !sameEvents(next.events, w.events) || next.description !== w.description || next.status !== w.status;
   if (!changed) return null;
-  return { webhook: { ...next, updatedAt: now.toISOString(), revision: w.revision + 1 }, reactivated: next.status === 'active' && w.status !== 'active' };
+  return {
+    webhook: { ...next, updatedAt: now.toISOString(), revision: w.revision + 1 },
+    reactivated: next.status === 'active' && w.status !== 'active',
+  };
 };
 
 const sameEvents = (a: string[] | null, b: string[] | null) =>
@@ -133,10 +137,15 @@ export const rotateSecret = (w: Webhook, secret: string, now: Date): Webhook => 
 /** The secrets that sign a delivery made at `now`: the current one and those still in their overlap. */
 export const liveSecrets = (secrets: SigningSecret[], now: Date): SigningSecret[] => secrets.filter((s) => signsAt(s, now));
 
-export const signsAt = (s: Pick<SigningSecret, 'expiresAt'>, now: Date): boolean => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime();
+export const signsAt = (s: Pick<SigningSecret, 'expiresAt'>, now: Date): boolean =>
+  s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime();
 
 export const disableWebhook = (w: Webhook, reason: string, now: Date): Webhook => ({
-  ...w, status: 'disabled', statusReason: reason, updatedAt: now.toISOString(), revision: w.revision + 1,
+  ...w,
+  status: 'disabled',
+  statusReason: reason,
+  updatedAt: now.toISOString(),
+  revision: w.revision + 1,
 });
 
 /** Does this webhook want events of this type? */

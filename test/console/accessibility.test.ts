@@ -19,7 +19,9 @@ beforeAll(async () => {
   for (let n = 1; n <= 3; n++) await postVersion(svc, 'support-bot', n, `note ${n}`);
   expect((await svc.request('/api/v1/presets/support-bot/labels/production', { method: 'PUT', json: { version: 2 } })).status).toBe(200);
   await postVersion(svc, 'summariser', 1);
-  expect((await svc.request('/api/v1/presets/summariser', { method: 'PATCH', json: { status: 'disabled', name: 'Summariser' } })).status).toBe(200);
+  expect(
+    (await svc.request('/api/v1/presets/summariser', { method: 'PATCH', json: { status: 'disabled', name: 'Summariser' } })).status,
+  ).toBe(200);
 });
 afterAll(async () => {
   await browser?.close();
@@ -109,7 +111,9 @@ describe('with the keyboard alone', () => {
   it('signs in, opens a preset from the list, designates a version and opens a diff', async () => {
     await page.goto(`${svc.url}/`);
     // The key field has the focus when the page opens; Enter submits.
-    await page.waitForFunction(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id === 'api-key');
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id === 'api-key',
+    );
     await page.keyboard.type(KEYS.writer);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Presets', exact: true }).waitFor();

@@ -84,7 +84,11 @@ describe('presets', () => {
     await row.getByRole('link', { name: 'listed-bot' }).click();
     await page.getByRole('heading', { level: 2, name: 'History', exact: true }).waitFor();
     await versionRow(1).waitFor();
-    expect(await page.locator('table.versions tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-version')))).toEqual(['3', '2', '1']);
+    expect(await page.locator('table.versions tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-version')))).toEqual([
+      '3',
+      '2',
+      '1',
+    ]);
     expect(await versionRow(2).locator('[data-label="Note"]').textContent()).toBe('release 2');
     const history = page.locator('ol.timeline li');
     await history.nth(2).waitFor();
@@ -99,7 +103,9 @@ describe('presets', () => {
     await signedIn(page, svc, KEYS.writer);
     await page.getByLabel('Search by slug or name').fill('NEEDLE');
     await page.getByText('Presets 1–1 of 1').waitFor();
-    expect(await page.locator('table.presets tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-slug')))).toEqual(['findable']);
+    expect(await page.locator('table.presets tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-slug')))).toEqual([
+      'findable',
+    ]);
     await page.getByLabel('Status').selectOption('archived');
     await page.getByText('No preset matches.').waitFor();
   });
@@ -134,7 +140,9 @@ describe('paging and creating', () => {
     await page.getByText('New preset').click();
     await page.getByLabel('Slug', { exact: true }).fill('made-in-console');
     await page.getByLabel('Request format').selectOption('responses');
-    await page.getByLabel('Request body (JSON)').fill(JSON.stringify({ model: 'openai/o4-mini', instructions: 'Classify the ticket.', input: 'x', reasoning: { effort: 'low' } }));
+    await page
+      .getByLabel('Request body (JSON)')
+      .fill(JSON.stringify({ model: 'openai/o4-mini', instructions: 'Classify the ticket.', input: 'x', reasoning: { effort: 'low' } }));
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByTestId('dry-run').waitFor();
     expect((await apiPreset(svc, 'made-in-console')).status).toBe(404);
@@ -142,7 +150,10 @@ describe('paging and creating', () => {
     await page.getByRole('heading', { level: 1, name: 'made-in-console', exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Designated version: v1', exact: true }).waitFor();
     const created = (await apiPreset(svc, 'made-in-console')).data;
-    expect(created.designated_version).toMatchObject({ config: { model: 'openai/o4-mini', reasoning: { effort: 'low' } }, system_prompt: 'Classify the ticket.' });
+    expect(created.designated_version).toMatchObject({
+      config: { model: 'openai/o4-mini', reasoning: { effort: 'low' } },
+      system_prompt: 'Classify the ticket.',
+    });
   });
 });
 
@@ -191,12 +202,18 @@ describe('a preset', () => {
   it('a designation based on a stale page is refused with the 412 message, and nothing is reloaded by itself', async () => {
     for (let n = 1; n <= 3; n++) await postVersion(svc, 'stale', n);
     // The page does not hear of the other change (as if its live feed were cut), so it stays stale.
-    await page.route('**/api/v1/events', (route) => (route.request().headers().accept === 'text/event-stream' ? route.abort() : route.continue()));
+    await page.route('**/api/v1/events', (route) =>
+      route.request().headers().accept === 'text/event-stream' ? route.abort() : route.continue(),
+    );
     await signIn(page, svc, KEYS.writer);
     await page.goto(`${svc.url}/#/presets/stale`);
     await versionRow(1).waitFor();
     const { etag } = await apiPreset(svc, 'stale');
-    const other = await svc.request('/api/v1/presets/stale/designated-version', { method: 'PUT', json: { version: 2 }, headers: { 'If-Match': etag! } });
+    const other = await svc.request('/api/v1/presets/stale/designated-version', {
+      method: 'PUT',
+      json: { version: 2 },
+      headers: { 'If-Match': etag! },
+    });
     expect(other.status).toBe(200);
     await page.getByRole('button', { name: 'Designate version 1' }).click();
     const alert = page.getByRole('alert');
@@ -298,9 +315,16 @@ describe('try a body', () => {
     await signedIn(page, svc, KEYS.writer);
     await openPreset(page, svc, 'tried');
     const body = {
-      model: 'anthropic/claude-sonnet-4', max_tokens: 900, temperature: 0.4, stream: true,
-      system: [{ type: 'text', text: 'Be kind.' }, { type: 'text', text: 'Cite the ticket.' }],
-      messages: [{ role: 'user', content: 'hello' }], metadata: { user_id: 'u-1' },
+      model: 'anthropic/claude-sonnet-4',
+      max_tokens: 900,
+      temperature: 0.4,
+      stream: true,
+      system: [
+        { type: 'text', text: 'Be kind.' },
+        { type: 'text', text: 'Cite the ticket.' },
+      ],
+      messages: [{ role: 'user', content: 'hello' }],
+      metadata: { user_id: 'u-1' },
     };
     await page.getByLabel('Request format').selectOption('messages');
     await page.getByLabel('Request body (JSON)').fill(JSON.stringify(body, null, 2));
@@ -316,7 +340,11 @@ describe('try a body', () => {
     await preview.getByRole('button', { name: 'Save as a new version' }).click();
     await page.getByText('Version 2 saved and designated.').waitFor();
     const stored = (await (await svc.request('/api/v1/presets/tried/versions/2')).json()).data;
-    expect({ config: stored.config, system_prompt: stored.system_prompt, note: stored.note }).toEqual({ config: shownConfig, system_prompt: shownPrompt, note: 'tried in the console' });
+    expect({ config: stored.config, system_prompt: stored.system_prompt, note: stored.note }).toEqual({
+      config: shownConfig,
+      system_prompt: shownPrompt,
+      note: 'tried in the console',
+    });
     const [, added] = (await (await svc.request('/api/v1/presets/tried/events')).json()).data;
     expect(added.metadata.sourceFormat).toBe('messages');
   });
@@ -351,13 +379,19 @@ describe('events', () => {
 
     await page.getByLabel('Type').selectOption('PresetVersionDesignated');
     await page.locator('ol.feed li[data-type="PresetVersionAdded"]').first().waitFor({ state: 'detached' });
-    expect(await entries.evaluateAll((li) => [...new Set(li.map((e) => e.getAttribute('data-type')))])).toEqual(['PresetVersionDesignated']);
+    expect(await entries.evaluateAll((li) => [...new Set(li.map((e) => e.getAttribute('data-type')))])).toEqual([
+      'PresetVersionDesignated',
+    ]);
 
     await page.getByLabel('Type').selectOption('');
     await page.getByLabel('Preset (slug)').fill('evented');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('3 events shown, newest first.').waitFor();
-    expect(await entries.evaluateAll((li) => li.map((e) => e.getAttribute('data-type')))).toEqual(['PresetVersionDesignated', 'PresetVersionAdded', 'PresetCreated']);
+    expect(await entries.evaluateAll((li) => li.map((e) => e.getAttribute('data-type')))).toEqual([
+      'PresetVersionDesignated',
+      'PresetVersionAdded',
+      'PresetCreated',
+    ]);
   });
 });
 
@@ -374,18 +408,51 @@ describe('screenshots', () => {
     const notes = ['first draft', 'refund policy from legal', 'shorter answers, ticket #4812'];
     for (const [i, prompt] of prompts.entries()) {
       const res = await team.request('/api/v1/presets/support-bot/chat/completions', {
-        method: 'POST', headers: { 'Preset-Note': encodeURIComponent(notes[i]!) },
-        json: { model: i < 2 ? 'openai/gpt-4o' : 'openai/gpt-4.1', temperature: [0.7, 0.5, 0.3][i], max_tokens: 512, messages: [{ role: 'system', content: prompt }, { role: 'user', content: 'hi' }], ...(i === 2 ? { tools: [{ type: 'function', function: { name: 'lookup_order', parameters: { type: 'object' } } }] } : {}) },
+        method: 'POST',
+        headers: { 'Preset-Note': encodeURIComponent(notes[i]!) },
+        json: {
+          model: i < 2 ? 'openai/gpt-4o' : 'openai/gpt-4.1',
+          temperature: [0.7, 0.5, 0.3][i],
+          max_tokens: 512,
+          messages: [
+            { role: 'system', content: prompt },
+            { role: 'user', content: 'hi' },
+          ],
+          ...(i === 2 ? { tools: [{ type: 'function', function: { name: 'lookup_order', parameters: { type: 'object' } } }] } : {}),
+        },
       });
       expect(res.status).toBe(200);
     }
     const write = async (path: string, init: RequestInit & { json?: unknown }) => expect((await team.request(path, init)).status).toBe(200);
-    await write('/api/v1/presets/support-bot', { method: 'PATCH', json: { name: 'Support bot', description: 'Answers customer tickets in the help centre.' } });
+    await write('/api/v1/presets/support-bot', {
+      method: 'PATCH',
+      json: { name: 'Support bot', description: 'Answers customer tickets in the help centre.' },
+    });
     await write('/api/v1/presets/support-bot/labels/production', { method: 'PUT', json: { version: 2, note: 'passed the eval' } });
     await write('/api/v1/presets/support-bot/labels/staging', { method: 'PUT', json: { version: 3 } });
-    await write('/api/v1/presets/summariser/messages', { method: 'POST', json: { model: 'anthropic/claude-sonnet-4', max_tokens: 1024, system: 'Summarise the thread in three bullet points.', messages: [{ role: 'user', content: 'x' }] } });
-    await write('/api/v1/presets/summariser', { method: 'PATCH', json: { name: 'Thread summariser', status: 'disabled' }, headers: { 'Preset-Note': encodeURIComponent('costs under review') } });
-    await write('/api/v1/presets/triage/responses', { method: 'POST', json: { model: 'openai/o4-mini', instructions: 'Classify the ticket: billing, bug or question.', input: 'x', reasoning: { effort: 'low' } } });
+    await write('/api/v1/presets/summariser/messages', {
+      method: 'POST',
+      json: {
+        model: 'anthropic/claude-sonnet-4',
+        max_tokens: 1024,
+        system: 'Summarise the thread in three bullet points.',
+        messages: [{ role: 'user', content: 'x' }],
+      },
+    });
+    await write('/api/v1/presets/summariser', {
+      method: 'PATCH',
+      json: { name: 'Thread summariser', status: 'disabled' },
+      headers: { 'Preset-Note': encodeURIComponent('costs under review') },
+    });
+    await write('/api/v1/presets/triage/responses', {
+      method: 'POST',
+      json: {
+        model: 'openai/o4-mini',
+        instructions: 'Classify the ticket: billing, bug or question.',
+        input: 'x',
+        reasoning: { effort: 'low' },
+      },
+    });
     await write('/api/v1/presets/triage/labels/production', { method: 'PUT', json: { version: 1 } });
   });
   afterAll(async () => {

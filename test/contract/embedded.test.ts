@@ -14,7 +14,13 @@ describe('event store contract: embedded SQLite', () => {
   eventStoreContract(async () => {
     const dir = tempDir();
     const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20 });
-    return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   });
 });
 
@@ -24,7 +30,13 @@ describe('event store contract: embedded SQLite, writer thread', () => {
   eventStoreContract(async () => {
     const dir = tempDir();
     const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
-    return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   });
 });
 
@@ -43,7 +55,9 @@ it.each([
     const follow = (store: typeof writing) => {
       const seen: string[] = [];
       let delivered!: () => void;
-      const both = new Promise<void>((resolve) => { delivered = resolve; });
+      const both = new Promise<void>((resolve) => {
+        delivered = resolve;
+      });
       const subscription = store.subscribe('start', async (e) => {
         seen.push(e.id);
         if (seen.length === 2) delivered();
@@ -71,6 +85,12 @@ describe('read model contract: embedded SQLite', () => {
   readModelContract(async () => {
     const dir = tempDir();
     const readModel = openSqliteReadModel({ file: join(dir, 'readmodel.db') });
-    return { readModel, cleanup: async () => { await readModel.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      readModel,
+      cleanup: async () => {
+        await readModel.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   });
 });

@@ -12,7 +12,10 @@ export interface EventStoreFixture {
 }
 
 const newEvent = (type: string, n: number): NewEvent => ({
-  id: randomUUID(), type, data: { n, nested: { list: [1, 'two', null] } }, metadata: { requestId: `req-${n}` },
+  id: randomUUID(),
+  type,
+  data: { n, nested: { list: [1, 'two', null] } },
+  metadata: { requestId: `req-${n}` },
 });
 
 const collect = (count: number) => {
@@ -61,9 +64,7 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
 
   it('lets exactly one of several racing appends at the same revision win', async () => {
     await store.append(stream('race'), [newEvent('A', 0)], 'no_stream');
-    const results = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, i) => store.append(stream('race'), [newEvent('A', i + 1)], 0n)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.append(stream('race'), [newEvent('A', i + 1)], 0n)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(ConcurrencyConflict);
     expect((await store.read(stream('race'))).map((e) => e.revision)).toEqual([0n, 1n]);

@@ -8,16 +8,41 @@ export interface ReadModelFixture {
 }
 
 const version = (presetId: string, n: number, at: string): VersionView => ({
-  id: randomUUID(), preset_id: presetId, version: n, config: { model: `m-${n}`, temperature: n / 10 },
-  system_prompt: `prompt ${n}`, note: n === 1 ? null : `note ${n}`, source_format: n % 2 === 0 ? 'messages' : 'chat_completions', creator_id: 'user-1', created_at: at, updated_at: at,
+  id: randomUUID(),
+  preset_id: presetId,
+  version: n,
+  config: { model: `m-${n}`, temperature: n / 10 },
+  system_prompt: `prompt ${n}`,
+  note: n === 1 ? null : `note ${n}`,
+  source_format: n % 2 === 0 ? 'messages' : 'chat_completions',
+  creator_id: 'user-1',
+  created_at: at,
+  updated_at: at,
 });
 
-const record = (workspaceId: string, slug: string, presetId: string, v: VersionView, revision: bigint, createdAt = v.created_at): PresetRecord => ({
+const record = (
+  workspaceId: string,
+  slug: string,
+  presetId: string,
+  v: VersionView,
+  revision: bigint,
+  createdAt = v.created_at,
+): PresetRecord => ({
   revision,
   view: {
-    id: presetId, name: slug, slug, description: null, status: 'active', status_updated_at: null,
-    created_at: createdAt, updated_at: v.created_at, creator_user_id: 'user-1', workspace_id: workspaceId,
-    labels: {}, designated_version_id: v.id, designated_version: v,
+    id: presetId,
+    name: slug,
+    slug,
+    description: null,
+    status: 'active',
+    status_updated_at: null,
+    created_at: createdAt,
+    updated_at: v.created_at,
+    creator_user_id: 'user-1',
+    workspace_id: workspaceId,
+    labels: {},
+    designated_version_id: v.id,
+    designated_version: v,
   },
 });
 
@@ -92,10 +117,16 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     const days = ['2026-01-03', '2026-01-01', '2026-01-02'];
     for (const [i, day] of days.entries()) {
       const id = randomUUID();
-      await rm.apply(changesFor(record(workspace, `p${i}`, id, version(id, 1, `${day}T00:00:00.000Z`), 0n)), { name: checkpointName(), position: BigInt(i + 1) });
+      await rm.apply(changesFor(record(workspace, `p${i}`, id, version(id, 1, `${day}T00:00:00.000Z`), 0n)), {
+        name: checkpointName(),
+        position: BigInt(i + 1),
+      });
     }
     const elsewhere = randomUUID();
-    await rm.apply(changesFor(record(randomUUID(), 'p0', elsewhere, version(elsewhere, 1, '2026-02-01T00:00:00.000Z'), 0n)), { name: checkpointName(), position: 9n });
+    await rm.apply(changesFor(record(randomUUID(), 'p0', elsewhere, version(elsewhere, 1, '2026-02-01T00:00:00.000Z'), 0n)), {
+      name: checkpointName(),
+      position: 9n,
+    });
     const all = await rm.listPresets(workspace, { offset: 0, limit: 10 });
     expect(all.items.map((p) => p.slug)).toEqual(['p0', 'p2', 'p1']);
     expect(all.total).toBe(3);
@@ -111,7 +142,12 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
       const r = record(workspace, `s${i}`, id, version(id, 2, `2026-01-0${i + 1}T00:00:00.000Z`), 3n);
       const changed: PresetRecord = {
         ...r,
-        view: { ...r.view, status, status_updated_at: status === 'active' ? null : '2026-02-01T00:00:00.000Z', labels: { production: 2, 'canary.eu-1': 1 } },
+        view: {
+          ...r.view,
+          status,
+          status_updated_at: status === 'active' ? null : '2026-02-01T00:00:00.000Z',
+          labels: { production: 2, 'canary.eu-1': 1 },
+        },
       };
       await rm.apply(changesFor(changed), { name: checkpointName(), position: BigInt(i + 1) });
     }
@@ -124,7 +160,11 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     expect(await listed()).toEqual({ slugs: ['s3', 's2', 's1', 's0'], total: 4 });
     expect((await rm.listPresets(workspace, { offset: 1, limit: 1 }, ['active'])).items.map((p) => p.slug)).toEqual(['s0']);
     const archived = (await rm.getPreset(workspace, 's2'))!.view;
-    expect(archived).toMatchObject({ status: 'archived', status_updated_at: '2026-02-01T00:00:00.000Z', labels: { production: 2, 'canary.eu-1': 1 } });
+    expect(archived).toMatchObject({
+      status: 'archived',
+      status_updated_at: '2026-02-01T00:00:00.000Z',
+      labels: { production: 2, 'canary.eu-1': 1 },
+    });
     expect(archived.designated_version.note).toBe('note 2');
     // A later document of the same preset moves it between statuses in the list.
     const moved: PresetRecord = { ...(await rm.getPreset(workspace, 's2'))!, revision: 4n };
@@ -136,15 +176,25 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
 
   it('lists the presets whose slug or name contains a search, ignoring case, with the status filter and paging', async () => {
     const presets = [
-      ['support-bot', 'Support bot'], ['billing', 'Support for billing'], ['summarise', 'Résumé writer'], ['other', 'Other'], ['a.b', 'Dots'],
+      ['support-bot', 'Support bot'],
+      ['billing', 'Support for billing'],
+      ['summarise', 'Résumé writer'],
+      ['other', 'Other'],
+      ['a.b', 'Dots'],
     ] as const;
     for (const [i, [slug, name]] of presets.entries()) {
       const id = randomUUID();
       const r = record(workspace, slug, id, version(id, 1, `2026-01-0${i + 1}T00:00:00.000Z`), 0n);
-      await rm.apply(changesFor({ ...r, view: { ...r.view, name, status: slug === 'billing' ? 'disabled' : 'active' } }), { name: checkpointName(), position: BigInt(i + 1) });
+      await rm.apply(changesFor({ ...r, view: { ...r.view, name, status: slug === 'billing' ? 'disabled' : 'active' } }), {
+        name: checkpointName(),
+        position: BigInt(i + 1),
+      });
     }
     const elsewhere = randomUUID();
-    await rm.apply(changesFor(record(randomUUID(), 'support-elsewhere', elsewhere, version(elsewhere, 1, '2026-02-01T00:00:00.000Z'), 0n)), { name: checkpointName(), position: 9n });
+    await rm.apply(
+      changesFor(record(randomUUID(), 'support-elsewhere', elsewhere, version(elsewhere, 1, '2026-02-01T00:00:00.000Z'), 0n)),
+      { name: checkpointName(), position: 9n },
+    );
     const found = async (search: string, statuses?: Array<'active' | 'disabled'>, page = { offset: 0, limit: 10 }) => {
       const listed = await rm.listPresets(workspace, page, statuses, search);
       return { slugs: listed.items.map((p) => p.slug), total: listed.total };
@@ -162,7 +212,10 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
   it('lists a preset’s versions in ascending order, with paging and a total', async () => {
     const id = randomUUID();
     const versions = [3, 1, 2].map((n) => version(id, n, `2026-01-0${n}T00:00:00.000Z`));
-    await rm.apply(versions.map((v) => ({ kind: 'putVersion', version: v }) as const), { name: checkpointName(), position: 3n });
+    await rm.apply(
+      versions.map((v) => ({ kind: 'putVersion', version: v }) as const),
+      { name: checkpointName(), position: 3n },
+    );
     const all = await rm.listVersions(id, { offset: 0, limit: 10 });
     expect(all.items.map((v) => v.version)).toEqual([1, 2, 3]);
     expect(all.total).toBe(3);
@@ -175,10 +228,19 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     const other = randomUUID();
     expect(await rm.getLatestVersion(id)).toBeNull();
     const versions = [2, 10, 1, 9].map((n) => version(id, n, `2026-01-${String(n).padStart(2, '0')}T00:00:00.000Z`));
-    await rm.apply(versions.map((v) => ({ kind: 'putVersion', version: v }) as const), { name: checkpointName(), position: 3n });
-    await rm.apply([{ kind: 'putVersion', version: version(other, 11, '2026-02-01T00:00:00.000Z') }], { name: checkpointName(), position: 4n });
+    await rm.apply(
+      versions.map((v) => ({ kind: 'putVersion', version: v }) as const),
+      { name: checkpointName(), position: 3n },
+    );
+    await rm.apply([{ kind: 'putVersion', version: version(other, 11, '2026-02-01T00:00:00.000Z') }], {
+      name: checkpointName(),
+      position: 4n,
+    });
     expect(await rm.getLatestVersion(id)).toEqual(versions[1]);
-    await rm.apply([{ kind: 'putVersion', version: version(id, 11, '2026-02-02T00:00:00.000Z') }], { name: checkpointName(), position: 5n });
+    await rm.apply([{ kind: 'putVersion', version: version(id, 11, '2026-02-02T00:00:00.000Z') }], {
+      name: checkpointName(),
+      position: 5n,
+    });
     expect((await rm.getLatestVersion(id))?.version).toBe(11);
     expect((await rm.getLatestVersion(other))?.preset_id).toBe(other);
   });

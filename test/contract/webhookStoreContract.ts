@@ -13,12 +13,27 @@ const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const made = (workspaceId: string, n = 0, checkpoint: bigint | null = 41n): StoredWebhook =>
   newWebhook(
     { url: `https://hooks.example.com/${n}`, events: n % 2 ? ['PresetCreated'] : null, description: n % 2 ? `hook ${n}` : null },
-    { id: randomUUID(), workspaceId, secret: `whsec_${Buffer.from(`secret-${n}-${randomUUID()}`).toString('base64')}`, now: at(n), checkpoint },
+    {
+      id: randomUUID(),
+      workspaceId,
+      secret: `whsec_${Buffer.from(`secret-${n}-${randomUUID()}`).toString('base64')}`,
+      now: at(n),
+      checkpoint,
+    },
   );
 
 const attempt = (webhookId: string, n: number, outcome: 'succeeded' | 'failed' = 'failed'): NewDeliveryAttempt => ({
-  webhookId, eventId: `event-${n}`, eventType: 'PresetCreated', eventPosition: 2n ** 70n + BigInt(n), attempt: 1, attemptedAt: at(n).toISOString(),
-  outcome, httpStatus: outcome === 'failed' ? 503 : 204, error: null, latencyMs: n, nextRetryAt: outcome === 'failed' ? at(n + 1).toISOString() : null,
+  webhookId,
+  eventId: `event-${n}`,
+  eventType: 'PresetCreated',
+  eventPosition: 2n ** 70n + BigInt(n),
+  attempt: 1,
+  attemptedAt: at(n).toISOString(),
+  outcome,
+  httpStatus: outcome === 'failed' ? 503 : 204,
+  error: null,
+  latencyMs: n,
+  nextRetryAt: outcome === 'failed' ? at(n + 1).toISOString() : null,
 });
 
 export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) => {
@@ -33,7 +48,7 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
   });
   afterEach(async () => fixture.cleanup());
 
-  it('keeps a webhook as registered, secret and progress included, and lists a workspace\'s own, oldest first', async () => {
+  it("keeps a webhook as registered, secret and progress included, and lists a workspace's own, oldest first", async () => {
     const a = made(workspace, 0, null);
     const b = made(workspace, 1, 2n ** 65n + 3n);
     const other = made(randomUUID(), 2);
@@ -53,14 +68,27 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
   it('changes the configuration only at the revision it was read at, and never touches the progress', async () => {
     const a = made(workspace);
     await store.insert(a);
-    await store.saveProgress(a.webhook.id, 0, { checkpoint: 50n, failingSince: at(9).toISOString(), failingEventId: 'e', failingAttempts: 3, nextAttemptAt: at(10).toISOString() });
+    await store.saveProgress(a.webhook.id, 0, {
+      checkpoint: 50n,
+      failingSince: at(9).toISOString(),
+      failingEventId: 'e',
+      failingAttempts: 3,
+      nextAttemptAt: at(10).toISOString(),
+    });
     const paused = patchWebhook(a.webhook, { status: 'paused', url: 'https://elsewhere.example.com/' }, at(20))!.webhook;
     expect(await store.update(paused, 0)).toBe(true);
     // A second writer that read revision 0 too loses.
     expect(await store.update(rotateSecret(a.webhook, 'whsec_b3RoZXI=', at(21)), 0)).toBe(false);
     const stored = await store.get(workspace, a.webhook.id);
     expect(stored!.webhook).toEqual(paused);
-    expect(stored!.progress).toEqual({ checkpoint: 50n, epoch: 0, failingSince: at(9).toISOString(), failingEventId: 'e', failingAttempts: 3, nextAttemptAt: at(10).toISOString() });
+    expect(stored!.progress).toEqual({
+      checkpoint: 50n,
+      epoch: 0,
+      failingSince: at(9).toISOString(),
+      failingEventId: 'e',
+      failingAttempts: 3,
+      nextAttemptAt: at(10).toISOString(),
+    });
     expect((await store.listActive()).map((s) => s.webhook.id)).not.toContain(a.webhook.id);
     // Another workspace cannot change it.
     expect(await store.update({ ...paused, workspaceId: randomUUID(), revision: 2 }, 1)).toBe(false);
@@ -69,10 +97,23 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
   it('clears the failure record (not the checkpoint) when asked, as reactivation does', async () => {
     const a = made(workspace);
     await store.insert(a);
-    await store.saveProgress(a.webhook.id, 0, { checkpoint: 50n, failingSince: at(9).toISOString(), failingEventId: 'e', failingAttempts: 3, nextAttemptAt: at(10).toISOString() });
+    await store.saveProgress(a.webhook.id, 0, {
+      checkpoint: 50n,
+      failingSince: at(9).toISOString(),
+      failingEventId: 'e',
+      failingAttempts: 3,
+      nextAttemptAt: at(10).toISOString(),
+    });
     const next = patchWebhook(a.webhook, { description: 'again' }, at(11))!.webhook;
     expect(await store.update(next, 0, { resetFailures: true })).toBe(true);
-    expect((await store.get(workspace, a.webhook.id))!.progress).toEqual({ checkpoint: 50n, epoch: 0, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null });
+    expect((await store.get(workspace, a.webhook.id))!.progress).toEqual({
+      checkpoint: 50n,
+      epoch: 0,
+      failingSince: null,
+      failingEventId: null,
+      failingAttempts: 0,
+      nextAttemptAt: null,
+    });
   });
 
   it('saves progress only under the epoch it was started in; a replay moves the epoch and never moves the checkpoint forward', async () => {
@@ -95,7 +136,8 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
     const a = made(workspace);
     await store.insert(a);
     const none = { checkpoint: 41n, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null };
-    for (let n = 1; n <= 5; n++) await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, n, n === 5 ? 'succeeded' : 'failed'));
+    for (let n = 1; n <= 5; n++)
+      await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, n, n === 5 ? 'succeeded' : 'failed'));
     await store.rewind(workspace, a.webhook.id, 0n);
     await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, 6));
     const all = await store.deliveries(a.webhook.id, { limit: 100 });

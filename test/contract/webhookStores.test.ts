@@ -17,7 +17,13 @@ describe('webhook store contract: embedded SQLite', () => {
   webhookStoreContract(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'presets-webhooks-'));
     const store = openSqliteWebhookStore({ file: join(dir, 'webhooks.db') });
-    return { store, cleanup: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   });
 });
 

@@ -8,23 +8,31 @@ import { join } from 'node:path';
  */
 const ROOT = join(__dirname, '..', '..');
 
-it('loads from the package name with only the client\'s own dependencies', () => {
+it("loads from the package name with only the client's own dependencies", () => {
   const script = `
     const client = require('presets/client');
     const packages = new Set(Object.keys(require.cache).filter((m) => m.includes('/node_modules/'))
       .map((m) => m.split('/node_modules/').pop().split('/').slice(0, m.split('/node_modules/').pop().startsWith('@') ? 2 : 1).join('/')));
     const own = Object.keys(require.cache).filter((m) => !m.includes('/node_modules/')).map((m) => m.slice(${JSON.stringify(ROOT)}.length + 1));
     console.log(JSON.stringify({ exports: Object.keys(client).sort(), packages: [...packages].sort(), own }));`;
-  const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as { exports: string[]; packages: string[]; own: string[] };
+  const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as {
+    exports: string[];
+    packages: string[];
+    own: string[];
+  };
   expect(out.exports).toEqual(['PresetResolveError', 'PresetServiceError', 'createPresetClient']);
   expect(out.packages).toEqual(['eventsource-parser', 'fp-ts', 'io-ts', 'lru-cache']);
-  expect(out.own.filter((f) => /\/(http|eventstore|sqlite|webhooks|auth)\/|readmodel\/(sqlite|mongodb)|service|backends/.test(f))).toEqual([]);
+  expect(out.own.filter((f) => /\/(http|eventstore|sqlite|webhooks|auth)\/|readmodel\/(sqlite|mongodb)|service|backends/.test(f))).toEqual(
+    [],
+  );
 });
 
 it('type-checks a gateway that imports it by name', () => {
   const dir = mkdtempSync(join(ROOT, 'dist', 'gateway-'));
   try {
-    writeFileSync(join(dir, 'gateway.ts'), `
+    writeFileSync(
+      join(dir, 'gateway.ts'),
+      `
       import { createPresetClient, PresetResolveError, type PresetClient, type Resolution } from 'presets/client';
       const presets: PresetClient = createPresetClient({ baseUrl: 'http://localhost:8080', apiKey: 'pk_x', revalidateAfterMs: 5000 });
       export const send = async (body: unknown): Promise<Record<string, unknown> | number> => {
@@ -36,10 +44,27 @@ it('type-checks a gateway that imports it by name', () => {
           throw error;
         }
       };
-    `);
+    `,
+    );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    execFileSync(process.execPath, [tsc, '--ignoreConfig', '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--types', 'node', '--skipLibCheck', join(dir, 'gateway.ts')],
-      { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+    execFileSync(
+      process.execPath,
+      [
+        tsc,
+        '--ignoreConfig',
+        '--noEmit',
+        '--strict',
+        '--module',
+        'node16',
+        '--moduleResolution',
+        'node16',
+        '--types',
+        'node',
+        '--skipLibCheck',
+        join(dir, 'gateway.ts'),
+      ],
+      { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' },
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

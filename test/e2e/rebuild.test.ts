@@ -70,7 +70,11 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
     expect(code).toBe(0);
     expect(out.some((l) => /^rebuild: done, \d+ events/.test(l))).toBe(true);
     expect(out[out.length - 1]).toMatch(/Start the service .* again/);
-    expect(readdirSync(dir).filter((f) => f.startsWith(READ_MODEL_FILE)).sort()).toEqual([READ_MODEL_FILE]); // no -wal, -shm, .rebuild-*
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.startsWith(READ_MODEL_FILE))
+        .sort(),
+    ).toEqual([READ_MODEL_FILE]); // no -wal, -shm, .rebuild-*
     const [before, after] = [openSqliteReadModel({ file: liveCopy() }), openSqliteReadModel({ file: readModelFile() })];
     try {
       const expected = await dump(before);
@@ -92,12 +96,37 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
       const old = randomUUID();
       const meta = (actorUserId: string) => ({ requestId: randomUUID(), actorUserId, schemaVersion: 1 });
       const version = (n: number) => ({ id: `${old}-v${n}`, number: n, config: { model: 'm' }, systemPrompt: `S${n}` }); // v1: no creatorId
-      await store.append(presetStreamName(old, 'legacy'), [
-        { id: randomUUID(), type: 'PresetCreated', metadata: meta('alice'), data: { presetId: old, workspaceId: old, slug: 'legacy', name: 'legacy', creatorUserId: 'alice', version: version(1), occurredAt: '2025-01-01T00:00:00.000Z' } },
-        { id: randomUUID(), type: 'PresetVersionAdded', metadata: meta('bob'), data: { presetId: old, version: version(2), occurredAt: '2025-01-02T00:00:00.000Z' } },
-      ], 'no_stream');
+      await store.append(
+        presetStreamName(old, 'legacy'),
+        [
+          {
+            id: randomUUID(),
+            type: 'PresetCreated',
+            metadata: meta('alice'),
+            data: {
+              presetId: old,
+              workspaceId: old,
+              slug: 'legacy',
+              name: 'legacy',
+              creatorUserId: 'alice',
+              version: version(1),
+              occurredAt: '2025-01-01T00:00:00.000Z',
+            },
+          },
+          {
+            id: randomUUID(),
+            type: 'PresetVersionAdded',
+            metadata: meta('bob'),
+            data: { presetId: old, version: version(2), occurredAt: '2025-01-02T00:00:00.000Z' },
+          },
+        ],
+        'no_stream',
+      );
       await store.close();
-      const out = execFileSync(process.execPath, [join(__dirname, '../../dist/scripts/rebuild.js')], { env: { ...process.env, DATA_DIR: copy, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+      const out = execFileSync(process.execPath, [join(__dirname, '../../dist/scripts/rebuild.js')], {
+        env: { ...process.env, DATA_DIR: copy, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      });
       expect(out).toMatch(/\(\d+ worker threads\)/);
       expect(out).toMatch(/^rebuild: done, \d+ events/m);
       const [live, built] = [openSqliteReadModel({ file: liveCopy() }), openSqliteReadModel({ file: join(copy, READ_MODEL_FILE) })];
@@ -116,13 +145,21 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
 
   it('verify catches documents changed by hand, one line each, and exits 1', async () => {
     const db = new Database(readModelFile());
-    db.prepare(`UPDATE presets SET doc = json_set(doc, '$.designated_version.system_prompt', 'edited') WHERE workspace_id = ? AND slug = 'support-bot'`).run(A);
-    db.prepare(`DELETE FROM preset_versions WHERE version = 2 AND preset_id = (SELECT id FROM presets WHERE workspace_id = ? AND slug = 'summarise')`).run(A);
+    db.prepare(
+      `UPDATE presets SET doc = json_set(doc, '$.designated_version.system_prompt', 'edited') WHERE workspace_id = ? AND slug = 'support-bot'`,
+    ).run(A);
+    db.prepare(
+      `DELETE FROM preset_versions WHERE version = 2 AND preset_id = (SELECT id FROM presets WHERE workspace_id = ? AND slug = 'summarise')`,
+    ).run(A);
     db.close();
     const { code, out } = await run(verify, dir);
     expect(code).toBe(1);
-    expect(out).toContain(`difference: workspace ${A} preset support-bot designated_version.system_prompt: expected "Be terse.", actual "edited"`);
-    expect(out.some((l) => l.startsWith(`difference: workspace ${A} preset summarise versions[2]: expected {`) && l.endsWith('actual (absent)'))).toBe(true);
+    expect(out).toContain(
+      `difference: workspace ${A} preset support-bot designated_version.system_prompt: expected "Be terse.", actual "edited"`,
+    );
+    expect(
+      out.some((l) => l.startsWith(`difference: workspace ${A} preset summarise versions[2]: expected {`) && l.endsWith('actual (absent)')),
+    ).toBe(true);
     expect(out[out.length - 1]).toMatch(/: 2 differences$/);
     // and a rebuild repairs it
     expect((await run(rebuild, dir)).code).toBe(0);
@@ -137,7 +174,10 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
     expect(err).toEqual([expect.stringMatching(/^configuration: .*LOG_LEVEL/)]);
     const empty = mkdtempSync(join(tmpdir(), 'presets-e2e-empty-'));
     try {
-      expect(await run(verify, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no event store at .* \(is DATA_DIR right\?\)/)] });
+      expect(await run(verify, empty)).toMatchObject({
+        code: 2,
+        err: [expect.stringMatching(/there is no event store at .* \(is DATA_DIR right\?\)/)],
+      });
       expect(await run(rebuild, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no event store at/)] });
       copyFileSync(join(dir, EVENTS_FILE), join(empty, EVENTS_FILE));
       expect(await run(verify, empty)).toMatchObject({ code: 2, err: [expect.stringMatching(/there is no read model at/)] });

@@ -87,7 +87,13 @@ const recordingFetch = () => {
 
 const clients: PresetClient[] = [];
 const newClient = (fetcher: typeof fetch = fetch, extra: Partial<Parameters<typeof createPresetClient>[0]> = {}) => {
-  const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly, fetch: fetcher, reconnect: { initialMs: 50, maxMs: 200 }, ...extra });
+  const client = createPresetClient({
+    baseUrl: svc.url,
+    apiKey: KEYS.readerOnly,
+    fetch: fetcher,
+    reconnect: { initialMs: 50, maxMs: 200 },
+    ...extra,
+  });
   clients.push(client);
   return client;
 };
@@ -97,14 +103,19 @@ afterEach(async () => {
 
 describe('answers', () => {
   beforeAll(async () => {
-    await write('bot', { model: 'openai/gpt-4o', temperature: 0.3, tools: [{ type: 'function', function: { name: 'a' } }], messages: [{ role: 'system', content: 'Be terse.' }] });
+    await write('bot', {
+      model: 'openai/gpt-4o',
+      temperature: 0.3,
+      tools: [{ type: 'function', function: { name: 'a' } }],
+      messages: [{ role: 'system', content: 'Be terse.' }],
+    });
     await write('bot', { model: 'openai/gpt-4o', temperature: 0.5 });
     expect((await svc.request('/api/v1/presets/bot/labels/stable', { method: 'PUT', json: { version: 1 } })).status).toBe(200);
     await write('off', { model: 'm/x' });
     expect((await svc.request('/api/v1/presets/off', { method: 'PATCH', json: { status: 'disabled' } })).status).toBe(200);
   });
 
-  it('are the service\'s, for every form, pin and error', async () => {
+  it("are the service's, for every form, pin and error", async () => {
     const client = newClient();
     const bodies = [
       { model: '@preset/bot', messages: [user('hi')] },
@@ -119,7 +130,8 @@ describe('answers', () => {
       { model: 'plain', messages: [] },
       { model: '@preset/bot', messages: 'not a list' },
     ];
-    for (const body of bodies) expect({ body, answer: await clientAnswer(client, body) }).toEqual({ body, answer: await serverAnswer(body) });
+    for (const body of bodies)
+      expect({ body, answer: await clientAnswer(client, body) }).toEqual({ body, answer: await serverAnswer(body) });
   });
 
   it('shares frozen parts of its copy: a caller cannot change what the next one gets', async () => {
@@ -135,22 +147,41 @@ describe('keeping current', () => {
     await write('live', { model: 'm/1' });
     const recorder = recordingFetch();
     const client = newClient(recorder.fetch);
-    const model = async (body: Record<string, unknown>) => ((await clientAnswer(client, { messages: [], ...body })).ok?.request.model ?? null);
+    const model = async (body: Record<string, unknown>) =>
+      (await clientAnswer(client, { messages: [], ...body })).ok?.request.model ?? null;
     expect(await model({ model: '@preset/live' })).toBe('m/1');
 
     await write('live', { model: 'm/2' });
-    await eventually(() => model({ model: '@preset/live' }), (m) => m === 'm/2');
+    await eventually(
+      () => model({ model: '@preset/live' }),
+      (m) => m === 'm/2',
+    );
     expect(await model({ model: '@preset/live@latest' })).toBe('m/2');
     expect((await svc.request('/api/v1/presets/live/designated-version', { method: 'PUT', json: { version: 1 } })).status).toBe(200);
-    await eventually(() => model({ model: '@preset/live' }), (m) => m === 'm/1');
+    await eventually(
+      () => model({ model: '@preset/live' }),
+      (m) => m === 'm/1',
+    );
     expect((await svc.request('/api/v1/presets/live/labels/canary', { method: 'PUT', json: { version: 2 } })).status).toBe(200);
-    await eventually(() => model({ model: '@preset/live@canary' }), (m) => m === 'm/2');
+    await eventually(
+      () => model({ model: '@preset/live@canary' }),
+      (m) => m === 'm/2',
+    );
     expect((await svc.request('/api/v1/presets/live/labels/canary', { method: 'DELETE' })).status).toBe(200);
-    await eventually(() => clientAnswer(client, { model: '@preset/live@canary', messages: [] }), (a) => a.error?.code === 404);
+    await eventually(
+      () => clientAnswer(client, { model: '@preset/live@canary', messages: [] }),
+      (a) => a.error?.code === 404,
+    );
     expect((await svc.request('/api/v1/presets/live', { method: 'PATCH', json: { status: 'disabled' } })).status).toBe(200);
-    await eventually(() => clientAnswer(client, { model: '@preset/live', messages: [] }), (a) => a.error?.metadata.reason === 'preset_disabled');
+    await eventually(
+      () => clientAnswer(client, { model: '@preset/live', messages: [] }),
+      (a) => a.error?.metadata.reason === 'preset_disabled',
+    );
     await write('born-later', { model: 'm/new' });
-    await eventually(() => model({ model: '@preset/born-later' }), (m) => m === 'm/new');
+    await eventually(
+      () => model({ model: '@preset/born-later' }),
+      (m) => m === 'm/new',
+    );
 
     // One feed connection did it all, from the position the list gave.
     const feeds = recorder.feedRequests();
@@ -184,7 +215,10 @@ describe('keeping current', () => {
     const recorder = recordingFetch();
     const client = newClient(recorder.fetch, { revalidateAfterMs: 150 });
     await client.ready();
-    await eventually(async () => recorder.feedRequests().length, (n) => n === 1);
+    await eventually(
+      async () => recorder.feedRequests().length,
+      (n) => n === 1,
+    );
     recorder.cut(true);
     await write('moving', { model: 'm/2' });
     const model = async () => (await clientAnswer(client, { model: '@preset/moving', messages: [] })).ok?.request.model;
@@ -192,12 +226,21 @@ describe('keeping current', () => {
 
     // A listed document has no revision yet: the first round reads it whole; the next ones ask with
     // If-None-Match, and what did not change is a 304.
-    const conditional = (slug: string) => recorder.requests.filter((r) => r.headers['if-none-match'] !== undefined && new URL(r.url).pathname === `/api/v1/presets/${slug}`);
-    await eventually(async () => conditional('still')[0]?.status, (status) => status !== undefined, 3000);
+    const conditional = (slug: string) =>
+      recorder.requests.filter((r) => r.headers['if-none-match'] !== undefined && new URL(r.url).pathname === `/api/v1/presets/${slug}`);
+    await eventually(
+      async () => conditional('still')[0]?.status,
+      (status) => status !== undefined,
+      3000,
+    );
     expect(conditional('still')[0]).toMatchObject({ headers: { 'if-none-match': '"0"' }, status: 304 });
     // and the feed, when it comes back, changes nothing it already took
     recorder.restore();
-    await eventually(async () => recorder.feedRequests().length, (n) => n > 1, 3000);
+    await eventually(
+      async () => recorder.feedRequests().length,
+      (n) => n > 1,
+      3000,
+    );
     expect(await model()).toBe('m/2');
   });
 });
@@ -220,7 +263,9 @@ describe('the first copy', () => {
     });
     await expect(client.resolve('chat_completions', { model: '@preset/bot', messages: [] })).rejects.toThrow('fetch failed');
     down = false;
-    await expect(client.resolve('chat_completions', { model: '@preset/bot', messages: [] })).resolves.toMatchObject({ preset: { slug: 'bot' } });
+    await expect(client.resolve('chat_completions', { model: '@preset/bot', messages: [] })).resolves.toMatchObject({
+      preset: { slug: 'bot' },
+    });
   });
 
   it('says what the service said when the key is refused', async () => {

@@ -2,8 +2,13 @@ import { KEYS, removeDir, startTestService, type TestService } from '../support/
 
 /** The real service serves the real console build (dist/console/, built by the jest global setup). */
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 describe('GET / (the web console)', () => {
   it('answers the page without a key, with its CSP, and every file it names from this origin', async () => {

@@ -4,11 +4,20 @@ import { presetStreamName } from '../../src/presets/streamName';
 import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 const post = (slug: string, prompt = 'p', headers: Record<string, string> = {}) =>
-  svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', headers, json: chatBody({ messages: [{ role: 'system', content: prompt }] }) });
+  svc.request(`/api/v1/presets/${slug}/chat/completions`, {
+    method: 'POST',
+    headers,
+    json: chatBody({ messages: [{ role: 'system', content: prompt }] }),
+  });
 const put = (slug: string, json: unknown, init: { key?: string; headers?: Record<string, string> } = {}) =>
   svc.request(`/api/v1/presets/${slug}/designated-version`, { method: 'PUT', json, ...init });
 const streamLength = async (slug: string) => (await svc.eventStore.read(presetStreamName(WORKSPACE_A, slug))).length;
@@ -101,7 +110,14 @@ describe('PUT /api/v1/presets/{slug}/designated-version', () => {
 });
 
 describe('conflicts: If-Match failures are 412, lost races 409', () => {
-  const request: PresetCommandRequest = { type: 'AddPresetVersion', workspaceId: WORKSPACE_A, slug: 'race', actorUserId: 'u', config: {}, systemPrompt: '' };
+  const request: PresetCommandRequest = {
+    type: 'AddPresetVersion',
+    workspaceId: WORKSPACE_A,
+    slug: 'race',
+    actorUserId: 'u',
+    config: {},
+    systemPrompt: '',
+  };
   /** A store whose read lets a competing write in right after it answers. */
   const racing = (): EventStore => ({
     ...svc.eventStore,
@@ -128,7 +144,11 @@ describe('when the read model lags', () => {
   it('answers 202 pending with the preset to poll, and the write is stored', async () => {
     const lagging = await startTestService({ PROJECTOR: 'off', READ_YOUR_WRITES_TIMEOUT_MS: '50' });
     try {
-      for (const p of ['a', 'b']) await lagging.request('/api/v1/presets/slow/chat/completions', { method: 'POST', json: chatBody({ messages: [{ role: 'system', content: p }] }) });
+      for (const p of ['a', 'b'])
+        await lagging.request('/api/v1/presets/slow/chat/completions', {
+          method: 'POST',
+          json: chatBody({ messages: [{ role: 'system', content: p }] }),
+        });
       const res = await lagging.request('/api/v1/presets/slow/designated-version', { method: 'PUT', json: { version: 1 } });
       expect(res.status).toBe(202);
       expect(res.headers.get('location')).toBe('/api/v1/presets/slow');

@@ -30,7 +30,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   if (userDataDir) removeDir(userDataDir);
-  if (svc) { await svc.stop(); removeDir(svc.dataDir); }
+  if (svc) {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  }
 });
 
 it('serves a page whose HTML names only same-origin URLs', async () => {
@@ -50,7 +53,9 @@ it('renders every operation of the document, loading nothing from another origin
   const problems: string[] = [];
   page.on('request', (r) => requested.push(r.url()));
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
 
   await page.goto(`${svc.url}/docs`);
   await page.waitForSelector('.opblock', { timeout: 30_000 });

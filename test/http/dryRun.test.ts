@@ -5,16 +5,29 @@ import { KEYS, removeDir, startTestService, type TestService } from '../support/
  * version's config and system prompt, and stores nothing.
  */
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 const FORMATS = [
   {
     path: 'chat/completions',
     format: 'chat_completions',
     body: {
-      model: 'openai/gpt-4o', temperature: 0.3, max_tokens: 512, stream: true, user: 'end-user-7', seed: null,
-      messages: [{ role: 'system', content: 'Be terse.' }, { role: 'user', content: 'hi' }],
+      model: 'openai/gpt-4o',
+      temperature: 0.3,
+      max_tokens: 512,
+      stream: true,
+      user: 'end-user-7',
+      seed: null,
+      messages: [
+        { role: 'system', content: 'Be terse.' },
+        { role: 'user', content: 'hi' },
+      ],
     },
     config: { model: 'openai/gpt-4o', temperature: 0.3, max_tokens: 512 },
     systemPrompt: 'Be terse.',
@@ -23,8 +36,13 @@ const FORMATS = [
     path: 'messages',
     format: 'messages',
     body: {
-      model: 'anthropic/claude-sonnet-4', max_tokens: 1024, top_k: 5,
-      system: [{ type: 'text', text: 'Be kind.' }, { type: 'text', text: 'Be brief.' }],
+      model: 'anthropic/claude-sonnet-4',
+      max_tokens: 1024,
+      top_k: 5,
+      system: [
+        { type: 'text', text: 'Be kind.' },
+        { type: 'text', text: 'Be brief.' },
+      ],
       messages: [{ role: 'user', content: 'hi' }],
     },
     config: { model: 'anthropic/claude-sonnet-4', max_tokens: 1024, top_k: 5 },
@@ -68,9 +86,15 @@ describe.each(FORMATS)('POST /api/v1/presets/{slug}/$path?dry_run=true', ({ path
     expect(real.status).toBe(200);
     const stored = (await real.json()).data.designated_version;
     expect(stored.version).toBe(1);
-    expect({ config: stored.config, system_prompt: stored.system_prompt }).toEqual({ config: preview.config, system_prompt: preview.system_prompt });
+    expect({ config: stored.config, system_prompt: stored.system_prompt }).toEqual({
+      config: preview.config,
+      system_prompt: preview.system_prompt,
+    });
     const version = (await (await svc.request(`/api/v1/presets/${slug}/versions/1`)).json()).data;
-    expect({ config: version.config, system_prompt: version.system_prompt }).toEqual({ config: preview.config, system_prompt: preview.system_prompt });
+    expect({ config: version.config, system_prompt: version.system_prompt }).toEqual({
+      config: preview.config,
+      system_prompt: preview.system_prompt,
+    });
     const [created] = (await (await svc.request(`/api/v1/presets/${slug}/events`)).json()).data;
     expect(created.metadata.sourceFormat).toBe(preview.source_format);
   });
@@ -78,7 +102,10 @@ describe.each(FORMATS)('POST /api/v1/presets/{slug}/$path?dry_run=true', ({ path
   it('adds no version to an existing preset', async () => {
     const existing = await svc.request(`/api/v1/presets/${slug}`);
     const etag = existing.headers.get('etag');
-    const dry = await svc.request(`/api/v1/presets/${slug}/${path}?dry_run=true`, { method: 'POST', json: { ...body, model: 'other/model' } });
+    const dry = await svc.request(`/api/v1/presets/${slug}/${path}?dry_run=true`, {
+      method: 'POST',
+      json: { ...body, model: 'other/model' },
+    });
     expect(dry.status).toBe(200);
     expect((await dry.json()).data.config.model).toBe('other/model');
     const after = await svc.request(`/api/v1/presets/${slug}`);
@@ -101,7 +128,7 @@ describe.each(FORMATS)('POST /api/v1/presets/{slug}/$path?dry_run=true', ({ path
 });
 
 describe('the dry_run parameter', () => {
-  it('reads the Preset-Note header as the write does: the preview\'s note is the version\'s note', async () => {
+  it("reads the Preset-Note header as the write does: the preview's note is the version's note", async () => {
     const headers = { 'Preset-Note': encodeURIComponent('Shorter answers — per ticket #42') };
     const dry = await svc.request('/api/v1/presets/dry-note/messages?dry_run=true', { method: 'POST', json: FORMATS[1].body, headers });
     expect(dry.status).toBe(200);
@@ -109,7 +136,11 @@ describe('the dry_run parameter', () => {
     expect(preview.note).toBe('Shorter answers — per ticket #42');
     const real = await svc.request('/api/v1/presets/dry-note/messages', { method: 'POST', json: FORMATS[1].body, headers });
     expect((await real.json()).data.designated_version.note).toBe(preview.note);
-    const badNote = await svc.request('/api/v1/presets/dry-note/messages?dry_run=true', { method: 'POST', json: FORMATS[1].body, headers: { 'Preset-Note': '%E0%A4%A' } });
+    const badNote = await svc.request('/api/v1/presets/dry-note/messages?dry_run=true', {
+      method: 'POST',
+      json: FORMATS[1].body,
+      headers: { 'Preset-Note': '%E0%A4%A' },
+    });
     expect(badNote.status).toBe(400);
   });
 
@@ -129,14 +160,25 @@ describe('the dry_run parameter', () => {
   });
 
   it('dry_run given twice is a 400', async () => {
-    const res = await svc.request('/api/v1/presets/dry-odd/chat/completions?dry_run=true&dry_run=true', { method: 'POST', json: FORMATS[0].body });
+    const res = await svc.request('/api/v1/presets/dry-odd/chat/completions?dry_run=true&dry_run=true', {
+      method: 'POST',
+      json: FORMATS[0].body,
+    });
     expect(res.status).toBe(400);
   });
 
   it('needs the presets:write scope like the POST (403 for a read-only key) and a key (401)', async () => {
-    const readOnly = await svc.request('/api/v1/presets/dry-odd/chat/completions?dry_run=true', { method: 'POST', json: FORMATS[0].body, key: KEYS.readerOnly });
+    const readOnly = await svc.request('/api/v1/presets/dry-odd/chat/completions?dry_run=true', {
+      method: 'POST',
+      json: FORMATS[0].body,
+      key: KEYS.readerOnly,
+    });
     expect(readOnly.status).toBe(403);
-    const none = await svc.request('/api/v1/presets/dry-odd/chat/completions?dry_run=true', { method: 'POST', json: FORMATS[0].body, key: null });
+    const none = await svc.request('/api/v1/presets/dry-odd/chat/completions?dry_run=true', {
+      method: 'POST',
+      json: FORMATS[0].body,
+      key: null,
+    });
     expect(none.status).toBe(401);
   });
 });

@@ -2,8 +2,13 @@ import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestServ
 import { presetStreamName } from '../../src/presets/streamName';
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService({ BODY_LIMIT_BYTES: '4096' }); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService({ BODY_LIMIT_BYTES: '4096' });
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 /** Every error answers in the envelope, with nothing internal in it. */
 const expectError = async (res: Response, status: number) => {
@@ -55,7 +60,10 @@ describe('403: a key without the scope', () => {
 
 describe('400: not a valid request of its format', () => {
   it('lists every problem with its JSON path, and stores nothing', async () => {
-    const error = await expectError(await post('invalid', { messages: [{ content: 'no role' }], temperature: 3, top_p: 'high', metadata: { k: 'x'.repeat(513) } }), 400);
+    const error = await expectError(
+      await post('invalid', { messages: [{ content: 'no role' }], temperature: 3, top_p: 'high', metadata: { k: 'x'.repeat(513) } }),
+      400,
+    );
     const paths = (error.metadata.errors as Array<{ path: string }>).map((e) => e.path).sort();
     expect(paths).toEqual(['$.messages[0].role', '$.metadata.k', '$.temperature', '$.top_p']);
     expect(await storedEvents('invalid')).toEqual([]);
@@ -66,7 +74,14 @@ describe('400: not a valid request of its format', () => {
     ['JSON that is not an object', '[1,2,3]'],
     ['a __proto__ key', '{"messages":[],"provider":{"__proto__":{"polluted":true}}}'],
   ])('%s', async (_, raw) => {
-    await expectError(await svc.request('/api/v1/presets/bad-json/chat/completions', { method: 'POST', body: raw, headers: { 'content-type': 'application/json' } }), 400);
+    await expectError(
+      await svc.request('/api/v1/presets/bad-json/chat/completions', {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+    );
     expect(await storedEvents('bad-json')).toEqual([]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -122,20 +137,44 @@ describe('404, 405, 413, 415', () => {
     expect(await storedEvents('too-big')).toEqual([]);
   });
   it('413 also without a Content-Length (chunked)', async () => {
-    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(JSON.stringify(chatBody({ pad: 'y'.repeat(5000) })))); c.close(); } });
-    const res = await svc.request('/api/v1/presets/chunked/chat/completions', { method: 'POST', body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(JSON.stringify(chatBody({ pad: 'y'.repeat(5000) }))));
+        c.close();
+      },
+    });
+    const res = await svc.request('/api/v1/presets/chunked/chat/completions', {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
     await expectError(res, 413);
   });
-  it.each([['text/plain', '{}'], ['application/x-www-form-urlencoded', 'a=1'], ['application/json; charset=latin1', '{}']])('415 for %s', async (type, raw) => {
-    await expectError(await svc.request('/api/v1/presets/typed/chat/completions', { method: 'POST', body: raw, headers: { 'content-type': type } }), 415);
+  it.each([
+    ['text/plain', '{}'],
+    ['application/x-www-form-urlencoded', 'a=1'],
+    ['application/json; charset=latin1', '{}'],
+  ])('415 for %s', async (type, raw) => {
+    await expectError(
+      await svc.request('/api/v1/presets/typed/chat/completions', { method: 'POST', body: raw, headers: { 'content-type': type } }),
+      415,
+    );
     expect(await storedEvents('typed')).toEqual([]);
   });
-  it.each(['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'])('JSON sent as %s is accepted', async (type) => {
-    const slug = `typed-${type.replace(/[^a-z0-9]+/gi, '-')}`;
-    const res = await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', body: JSON.stringify(chatBody()), headers: { 'content-type': type } });
-    expect(res.status).toBe(200);
-    expect((await storedEvents(slug)).length).toBe(1);
-  });
+  it.each(['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'])(
+    'JSON sent as %s is accepted',
+    async (type) => {
+      const slug = `typed-${type.replace(/[^a-z0-9]+/gi, '-')}`;
+      const res = await svc.request(`/api/v1/presets/${slug}/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify(chatBody()),
+        headers: { 'content-type': type },
+      });
+      expect(res.status).toBe(200);
+      expect((await storedEvents(slug)).length).toBe(1);
+    },
+  );
 });
 
 describe('tenancy', () => {

@@ -5,8 +5,13 @@ import { presetStreamName, workspaceStreamPrefix } from '../../src/presets/strea
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 type Format = 'chat/completions' | 'messages' | 'responses';
 const BODIES: Record<Format, unknown> = {
@@ -40,13 +45,22 @@ describe('GET /api/v1/presets/{slug}/events', () => {
     expect(body.data.map((e: { type: string }) => e.type)).toEqual(['PresetCreated', 'PresetVersionAdded', 'PresetVersionAdded']);
     expect(body.data.map((e: { revision: number }) => e.revision)).toEqual([0, 1, 2]);
     expect(body.data.map((e: { data: { version: { number: number } } }) => e.data.version.number)).toEqual([1, 2, 3]);
-    expect(body.data.map((e: { metadata: unknown }) => e.metadata)).toEqual(['chat_completions', 'messages', 'responses'].map((sourceFormat, i) => ({
-      requestId: `req-audit-${i + 1}`, actorUserId: 'user-writer', sourceFormat, schemaVersion: CURRENT_SCHEMA_VERSION,
-    })));
+    expect(body.data.map((e: { metadata: unknown }) => e.metadata)).toEqual(
+      ['chat_completions', 'messages', 'responses'].map((sourceFormat, i) => ({
+        requestId: `req-audit-${i + 1}`,
+        actorUserId: 'user-writer',
+        sourceFormat,
+        schemaVersion: CURRENT_SCHEMA_VERSION,
+      })),
+    );
     const stored = await svc.eventStore.read(presetStreamName(WORKSPACE_A, 'audited'));
     body.data.forEach((e: Record<string, unknown>, i: number) => {
       expect(Object.keys(e)).toEqual(['id', 'type', 'stream', 'revision', 'position', 'recorded_at', 'data', 'metadata']);
-      expect(e).toMatchObject({ id: stored[i]!.id, stream: presetStreamName(WORKSPACE_A, 'audited'), position: stored[i]!.position.toString() });
+      expect(e).toMatchObject({
+        id: stored[i]!.id,
+        stream: presetStreamName(WORKSPACE_A, 'audited'),
+        position: stored[i]!.position.toString(),
+      });
       expect(e.recorded_at).toMatch(ISO);
     });
     expect(body.data[0].data).toMatchObject({ slug: 'audited', workspaceId: WORKSPACE_A, creatorUserId: 'user-writer' });
@@ -73,11 +87,14 @@ describe('GET /api/v1/presets/{slug}/events', () => {
     }
   });
 
-  it.each(['limit=0', 'limit=1001', 'limit=x', 'from=-1', 'from=1.5', 'from=99999999999999999', 'from=1&from=2'])('400 for %s', async (query) => {
-    const res = await svc.request(`/api/v1/presets/audited/events?${query}`);
-    expect(res.status).toBe(400);
-    expect((await res.json()).error.metadata.errors[0].path).toMatch(/^(from|limit)$/);
-  });
+  it.each(['limit=0', 'limit=1001', 'limit=x', 'from=-1', 'from=1.5', 'from=99999999999999999', 'from=1&from=2'])(
+    '400 for %s',
+    async (query) => {
+      const res = await svc.request(`/api/v1/presets/audited/events?${query}`);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.metadata.errors[0].path).toMatch(/^(from|limit)$/);
+    },
+  );
 });
 
 describe('GET /api/v1/events', () => {

@@ -20,7 +20,9 @@ describe('faults below the HTTP layer', () => {
   const secretDetail = 'SQLITE_CORRUPT at /var/lib/presets/events.db';
 
   beforeAll(async () => {
-    const failing = () => { throw new Error(secretDetail); };
+    const failing = () => {
+      throw new Error(secretDetail);
+    };
     const handle = async (request: { slug: string }) => {
       if (request.slug === 'raced') throw new ConcurrencyConflict('preset-x', 0n, 1n);
       if (request.slug === 'disk-full') throw new StoreUnavailable('storage unavailable (SQLITE_FULL)');
@@ -28,16 +30,30 @@ describe('faults below the HTTP layer', () => {
     };
     const readModel = { getPreset: failing, getPresetJson: failing, listPresets: failing } as unknown as ReadModel;
     const app = createApp({
-      logger: createLogger('info', new Writable({ write(c, _e, done) { logs.push(String(c)); done(); } })),
-      keyRing: createKeyRing([{ key: 'pk_k', user_id: 'u', workspace_id: '7f0f1f3e-3b1c-4c55-9f55-0a6d1c7f1a11', scopes: ['presets:read', 'presets:write'] }]),
+      logger: createLogger(
+        'info',
+        new Writable({
+          write(c, _e, done) {
+            logs.push(String(c));
+            done();
+          },
+        }),
+      ),
+      keyRing: createKeyRing([
+        { key: 'pk_k', user_id: 'u', workspace_id: '7f0f1f3e-3b1c-4c55-9f55-0a6d1c7f1a11', scopes: ['presets:read', 'presets:write'] },
+      ]),
       readModel,
       handle: handle as never,
       waitForPreset: async () => null,
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,
       readYourWritesTimeoutMs: 100,
-      eventStore: {} as never, feed: {} as never, sse: createSseRegistry(), sseHeartbeatMs: 15_000,
-      webhooks: { list: failing } as never, destinationPolicy: { allowPrivateNetworks: false },
+      eventStore: {} as never,
+      feed: {} as never,
+      sse: createSseRegistry(),
+      sseHeartbeatMs: 15_000,
+      webhooks: { list: failing } as never,
+      destinationPolicy: { allowPrivateNetworks: false },
     });
     server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -49,7 +65,11 @@ describe('faults below the HTTP layer', () => {
     ['a read', 'GET', '/api/v1/presets/anything', undefined],
     ['a write', 'POST', '/api/v1/presets/anything/chat/completions', JSON.stringify({ messages: [] })],
   ])('on %s: envelope without stack or path, detail in the log with the request id', async (_, method, path, body) => {
-    const res = await checkedFetch(`${base}${path}`, { method, body, headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' } });
+    const res = await checkedFetch(`${base}${path}`, {
+      method,
+      body,
+      headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ error: { code: 500, message: expect.any(String), metadata: {} } });
@@ -60,9 +80,12 @@ describe('faults below the HTTP layer', () => {
     expect(line.err.message).toBe(secretDetail);
   });
 
-  const postTo = (slug: string) => checkedFetch(`${base}/api/v1/presets/${slug}/chat/completions`, {
-    method: 'POST', body: JSON.stringify({ messages: [] }), headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' },
-  });
+  const postTo = (slug: string) =>
+    checkedFetch(`${base}/api/v1/presets/${slug}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [] }),
+      headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' },
+    });
 
   it('a lost concurrency race is a 409 in the envelope', async () => {
     const res = await postTo('raced');

@@ -29,22 +29,35 @@ let bodies: Record<FormatName, Record<string, unknown>[]>;
 beforeAll(async () => {
   const script = join(__dirname, '..', 'support', 'generateBodies.mjs');
   const names = SOURCE_FORMATS.map((f) => REQUEST_SCHEMA[f]);
-  const generated = JSON.parse(execFileSync(process.execPath, [script, REFERENCE_FILE, String(SEED), String(GENERATED), ...names], {
-    encoding: 'utf8', maxBuffer: 256 * 1024 * 1024,
-  })) as Record<string, unknown[]>;
-  bodies = Object.fromEntries(SOURCE_FORMATS.map((format) => {
-    const valid = generated[REQUEST_SCHEMA[format]]!.filter((b): b is Record<string, unknown> => b !== null && validRequest(format, b));
-    // Every other body brought within part 8 (still valid under the reference, which states no
-    // such ranges), so both the 200 and the 400 answers are well exercised.
-    return [format, valid.map((b, i) => (i % 2 === 0 ? withinPart8(format, b) : b)).filter((b) => validRequest(format, b))];
-  })) as typeof bodies;
+  const generated = JSON.parse(
+    execFileSync(process.execPath, [script, REFERENCE_FILE, String(SEED), String(GENERATED), ...names], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    }),
+  ) as Record<string, unknown[]>;
+  bodies = Object.fromEntries(
+    SOURCE_FORMATS.map((format) => {
+      const valid = generated[REQUEST_SCHEMA[format]]!.filter((b): b is Record<string, unknown> => b !== null && validRequest(format, b));
+      // Every other body brought within part 8 (still valid under the reference, which states no
+      // such ranges), so both the 200 and the 400 answers are well exercised.
+      return [format, valid.map((b, i) => (i % 2 === 0 ? withinPart8(format, b) : b)).filter((b) => validRequest(format, b))];
+    }),
+  ) as typeof bodies;
   svc = await startTestService();
 }, 60_000);
-afterAll(async () => { await svc?.stop(); if (svc) removeDir(svc.dataDir); });
+afterAll(async () => {
+  await svc?.stop();
+  if (svc) removeDir(svc.dataDir);
+});
 
-const textOfParts = (parts: unknown[]) => parts
-  .filter((p): p is { type: 'text'; text: string } => !!p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string')
-  .map((p) => p.text).join('\n\n');
+const textOfParts = (parts: unknown[]) =>
+  parts
+    .filter(
+      (p): p is { type: 'text'; text: string } =>
+        !!p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string',
+    )
+    .map((p) => p.text)
+    .join('\n\n');
 
 /** Spec part 1: the first system message (chat), `system` (messages), `instructions` (responses). */
 const expectedSystemPrompt = (format: FormatName, body: Record<string, unknown>): string => {
@@ -57,9 +70,17 @@ const expectedSystemPrompt = (format: FormatName, body: Record<string, unknown>)
 };
 
 const expectedConfig = (format: FormatName, body: Record<string, unknown>) =>
-  Object.fromEntries(fieldsOf(format, 'config').filter((f) => body[f] !== undefined && body[f] !== null).map((f) => [f, body[f]]));
+  Object.fromEntries(
+    fieldsOf(format, 'config')
+      .filter((f) => body[f] !== undefined && body[f] !== null)
+      .map((f) => [f, body[f]]),
+  );
 
-const OWN_SCHEMA: Record<FormatName, string> = { chat_completions: 'ChatCompletionsRequest', messages: 'MessagesRequest', responses: 'ResponsesRequest' };
+const OWN_SCHEMA: Record<FormatName, string> = {
+  chat_completions: 'ChatCompletionsRequest',
+  messages: 'MessagesRequest',
+  responses: 'ResponsesRequest',
+};
 const own = new Ajv2020({ strict: false });
 own.addSchema({ $id: 'urn:presets:openapi', ...(openApiDocument() as object) });
 
@@ -80,7 +101,8 @@ describe.each(SOURCE_FORMATS)('%s: bodies generated from the reference', (format
       if (problems.length > 0) {
         outcomes.refused++;
         const paths = res.status === 400 ? (answer.error.metadata.errors as Array<{ path: string }>).map((e) => e.path).sort() : null;
-        if (res.status !== 400 || JSON.stringify(paths) !== JSON.stringify(problems)) wrong.push({ i, body, status: res.status, paths, expected: problems });
+        if (res.status !== 400 || JSON.stringify(paths) !== JSON.stringify(problems))
+          wrong.push({ i, body, status: res.status, paths, expected: problems });
       } else {
         outcomes.ok++;
         const version = res.status === 200 ? answer.data.designated_version : undefined;

@@ -13,16 +13,22 @@ afterAll(async () => {
 
 type Init = { key?: string; headers?: Record<string, string> };
 const post = (slug: string, prompt = 'p', headers: Record<string, string> = {}) =>
-  svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', headers, json: chatBody({ messages: [{ role: 'system', content: prompt }] }) });
+  svc.request(`/api/v1/presets/${slug}/chat/completions`, {
+    method: 'POST',
+    headers,
+    json: chatBody({ messages: [{ role: 'system', content: prompt }] }),
+  });
 const patch = (slug: string, json: unknown, init: Init = {}) => svc.request(`/api/v1/presets/${slug}`, { method: 'PATCH', json, ...init });
 const archive = (slug: string, init: Init = {}) => svc.request(`/api/v1/presets/${slug}`, { method: 'DELETE', ...init });
 const putLabel = (slug: string, label: string, json: unknown, init: Init = {}) =>
   svc.request(`/api/v1/presets/${slug}/labels/${label}`, { method: 'PUT', json, ...init });
-const removeLabel = (slug: string, label: string, init: Init = {}) => svc.request(`/api/v1/presets/${slug}/labels/${label}`, { method: 'DELETE', ...init });
+const removeLabel = (slug: string, label: string, init: Init = {}) =>
+  svc.request(`/api/v1/presets/${slug}/labels/${label}`, { method: 'DELETE', ...init });
 const designate = (slug: string, json: unknown, init: Init = {}) =>
   svc.request(`/api/v1/presets/${slug}/designated-version`, { method: 'PUT', json, ...init });
 const get = async (slug: string) => (await (await svc.request(`/api/v1/presets/${slug}`)).json()).data;
-const history = async (slug: string) => (await (await svc.request(`/api/v1/presets/${slug}/events?limit=1000`)).json()).data as HistoryEvent[];
+const history = async (slug: string) =>
+  (await (await svc.request(`/api/v1/presets/${slug}/events?limit=1000`)).json()).data as HistoryEvent[];
 const streamLength = async (slug: string) => (await svc.eventStore.read(presetStreamName(WORKSPACE_A, slug))).length;
 const withVersions = async (slug: string, n = 3) => {
   for (let i = 1; i <= n; i++) expect((await post(slug, `v${i}`)).status).toBe(200);
@@ -45,7 +51,13 @@ describe('PATCH /api/v1/presets/{slug}', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('etag')).toBe('"1"');
     const renamed = (await res.json()).data;
-    expect(renamed).toMatchObject({ name: 'Support bot', description: 'Answers tickets.', slug: 'details', status: 'active', status_updated_at: null });
+    expect(renamed).toMatchObject({
+      name: 'Support bot',
+      description: 'Answers tickets.',
+      slug: 'details',
+      status: 'active',
+      status_updated_at: null,
+    });
     expect(renamed.updated_at > before.updated_at).toBe(true);
     expect(renamed.designated_version).toEqual(before.designated_version);
 
@@ -57,7 +69,12 @@ describe('PATCH /api/v1/presets/{slug}', () => {
 
     const events = await history('details');
     expect(events.map((e) => e.type)).toEqual(['PresetCreated', 'PresetDetailsChanged', 'PresetStatusChanged', 'PresetDetailsChanged']);
-    expect(events[1]!.data).toEqual({ presetId: before.id, name: 'Support bot', description: 'Answers tickets.', occurredAt: renamed.updated_at });
+    expect(events[1]!.data).toEqual({
+      presetId: before.id,
+      name: 'Support bot',
+      description: 'Answers tickets.',
+      occurredAt: renamed.updated_at,
+    });
     expect(events[2]!.data).toEqual({ presetId: before.id, status: 'disabled', previousStatus: 'active', occurredAt: disabled.updated_at });
     expect(events[2]!.metadata.actorUserId).toBe('user-writer');
   });
@@ -209,7 +226,14 @@ describe('labels', () => {
 
     const events = (await history('labelled')).filter((e) => e.type.startsWith('PresetLabel'));
     const preset = await get('labelled');
-    expect(events.map((e) => [e.type, e.data.label, 'previousVersionNumber' in e.data ? e.data.previousVersionNumber : '-', e.data.versionNumber])).toEqual([
+    expect(
+      events.map((e) => [
+        e.type,
+        e.data.label,
+        'previousVersionNumber' in e.data ? e.data.previousVersionNumber : '-',
+        e.data.versionNumber,
+      ]),
+    ).toEqual([
       ['PresetLabelMoved', 'production', null, 2],
       ['PresetLabelMoved', 'staging', null, 3],
       ['PresetLabelMoved', 'production', 2, 3],
@@ -217,7 +241,9 @@ describe('labels', () => {
     ]);
     expect(events[0]!.data).toMatchObject({ presetId: preset.id, note: 'release 2' });
     expect(events[2]!.data.versionId).toBe(preset.designated_version.id);
-    expect(events.every((e) => e.metadata.actorUserId === 'user-writer' && !Number.isNaN(Date.parse(e.data.occurredAt as string)))).toBe(true);
+    expect(events.every((e) => e.metadata.actorUserId === 'user-writer' && !Number.isNaN(Date.parse(e.data.occurredAt as string)))).toBe(
+      true,
+    );
   });
 
   it('moving a label to the version it names stores nothing', async () => {
@@ -257,7 +283,9 @@ describe('labels', () => {
     for (const label of ['a', '0', 'prod.eu-1_b', 'a'.repeat(36), 'constructor', 'latest2']) {
       expect((await putLabel('kinds', label, { version: 1 })).status).toBe(200);
     }
-    expect(Object.keys((await get('kinds')).labels).sort()).toEqual(['0', 'a', 'a'.repeat(36), 'constructor', 'latest2', 'prod.eu-1_b'].sort());
+    expect(Object.keys((await get('kinds')).labels).sort()).toEqual(
+      ['0', 'a', 'a'.repeat(36), 'constructor', 'latest2', 'prod.eu-1_b'].sort(),
+    );
   });
 
   it.each([

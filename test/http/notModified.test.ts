@@ -9,7 +9,9 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService();
   for (const temperature of [0.1, 0.2]) {
-    expect((await svc.request('/api/v1/presets/cached/chat/completions', { method: 'POST', json: chatBody({ temperature }) })).status).toBe(200);
+    expect((await svc.request('/api/v1/presets/cached/chat/completions', { method: 'POST', json: chatBody({ temperature }) })).status).toBe(
+      200,
+    );
   }
 });
 afterAll(async () => {
@@ -17,7 +19,8 @@ afterAll(async () => {
   removeDir(svc.dataDir);
 });
 
-const get = (path: string, ifNoneMatch?: string) => svc.request(path, { headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch } });
+const get = (path: string, ifNoneMatch?: string) =>
+  svc.request(path, { headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch } });
 
 describe.each([
   ['a preset', '/api/v1/presets/cached'],
@@ -48,7 +51,9 @@ describe('what an ETag stands for', () => {
   it('a preset and its versions list: the stream revision, so a new version makes the old ETag stale', async () => {
     expect((await get('/api/v1/presets/cached')).headers.get('etag')).toBe('"1"');
     expect((await get('/api/v1/presets/cached/versions')).headers.get('etag')).toBe('"1"');
-    expect((await svc.request('/api/v1/presets/cached/chat/completions', { method: 'POST', json: chatBody({ temperature: 0.3 }) })).status).toBe(200);
+    expect(
+      (await svc.request('/api/v1/presets/cached/chat/completions', { method: 'POST', json: chatBody({ temperature: 0.3 }) })).status,
+    ).toBe(200);
     const preset = await get('/api/v1/presets/cached', '"1"');
     expect(preset.status).toBe(200);
     expect((await preset.json()).data.designated_version.version).toBe(3);

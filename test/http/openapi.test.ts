@@ -22,7 +22,10 @@ import { removeDir, startTestService, type TestService } from '../support/servic
  * served without a key, covering exactly the routes the app registers, with schemas that say what
  * the codecs they come from accept.
  */
-const doc = openApiDocument() as { paths: Record<string, Record<string, { operationId: string }>>; components: { schemas: Record<string, object> } };
+const doc = openApiDocument() as {
+  paths: Record<string, Record<string, { operationId: string }>>;
+  components: { schemas: Record<string, object> };
+};
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -50,8 +53,17 @@ describe('the OpenAPI document', () => {
 
   it("names the preset operations as OpenRouter's reference does", () => {
     const ids = OPERATIONS.map((op) => op.operationId);
-    expect(ids).toEqual(expect.arrayContaining(['createPresetsChatCompletions', 'createPresetsMessages', 'createPresetsResponses',
-      'listPresets', 'getPreset', 'listPresetVersions', 'getPresetVersion']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'createPresetsChatCompletions',
+        'createPresetsMessages',
+        'createPresetsResponses',
+        'listPresets',
+        'getPreset',
+        'listPresetVersions',
+        'getPresetVersion',
+      ]),
+    );
   });
 
   it('secures every /api/v1 operation but the document itself with the bearer scheme, and nothing else', () => {
@@ -71,10 +83,39 @@ describe('the request schemas of the document say what the codecs accept', () =>
     messages: ['MessagesRequest', messages.codec],
     responses: ['ResponsesRequest', responses.codec],
   };
-  const BASE: Record<FormatName, Record<string, unknown>> = { chat_completions: { messages: [] }, messages: { model: 'm', messages: [] }, responses: {} };
-  const PROBES: unknown[] = [null, true, 0, -1, 0.5, 3, 21, 1e6, 'x', '', 'auto', 'text', 'a'.repeat(300), {}, [], ['x'], [1], [{}], { a: 'b' },
-    ['a', 'b', 'c', 'd', 'e'], [{ role: 'system', content: [{ type: 'text' }] }], [{ type: 'text', text: 'x' }], [{ id: 'fusion', analysis_models: [] }],
-    [{ type: 'function', function: { name: 'f'.repeat(65) } }], { type: 'json_schema', json_schema: { name: 'n'.repeat(65) } }, { task_budget: { total: 1 } }];
+  const BASE: Record<FormatName, Record<string, unknown>> = {
+    chat_completions: { messages: [] },
+    messages: { model: 'm', messages: [] },
+    responses: {},
+  };
+  const PROBES: unknown[] = [
+    null,
+    true,
+    0,
+    -1,
+    0.5,
+    3,
+    21,
+    1e6,
+    'x',
+    '',
+    'auto',
+    'text',
+    'a'.repeat(300),
+    {},
+    [],
+    ['x'],
+    [1],
+    [{}],
+    { a: 'b' },
+    ['a', 'b', 'c', 'd', 'e'],
+    [{ role: 'system', content: [{ type: 'text' }] }],
+    [{ type: 'text', text: 'x' }],
+    [{ id: 'fusion', analysis_models: [] }],
+    [{ type: 'function', function: { name: 'f'.repeat(65) } }],
+    { type: 'json_schema', json_schema: { name: 'n'.repeat(65) } },
+    { task_budget: { total: 1 } },
+  ];
 
   it.each(SOURCE_FORMATS)('%s: the same verdict on every field with values of every kind', (format) => {
     const [name, codec] = CODECS[format];
@@ -92,8 +133,13 @@ describe('the request schemas of the document say what the codecs accept', () =>
 
 describe('GET /api/v1/openapi.json', () => {
   let svc: TestService;
-  beforeAll(async () => { svc = await startTestService(); });
-  afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  });
 
   it('serves the document without a key, cacheable, with an ETag', async () => {
     const res = await svc.request('/api/v1/openapi.json', { key: null });
@@ -108,7 +154,12 @@ describe('GET /api/v1/openapi.json', () => {
     expect(etag).toMatch(/^"[\w-]+"$/);
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL('/api/v1/openapi.json', svc.url);
-      httpRequest(url, { headers: { 'if-none-match': etag } }, (res) => { res.resume(); resolve(res.statusCode!); }).on('error', reject).end();
+      httpRequest(url, { headers: { 'if-none-match': etag } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      })
+        .on('error', reject)
+        .end();
     });
     expect(status).toBe(304);
     // Node's fetch adds Cache-Control: no-cache to a conditional request: the condition still holds.

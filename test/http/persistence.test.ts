@@ -7,13 +7,20 @@ describe('persistence and read-your-writes', () => {
       const first = await (await svc.request('/api/v1/presets/durable/chat/completions', { method: 'POST', json: chatBody() })).json();
       await svc.request('/api/v1/presets/durable/chat/completions', { method: 'POST', json: chatBody({ temperature: 1 }) });
       svc = await svc.restart();
-      const res = await svc.request('/api/v1/presets/durable/responses', { method: 'POST', json: { model: 'a/b', instructions: 'after restart' } });
+      const res = await svc.request('/api/v1/presets/durable/responses', {
+        method: 'POST',
+        json: { model: 'a/b', instructions: 'after restart' },
+      });
       expect(res.status).toBe(200);
       const p = (await res.json()).data;
       expect(p.id).toBe(first.data.id);
       expect(p.designated_version.version).toBe(3);
       const versions = await (await svc.request('/api/v1/presets/durable/versions')).json();
-      expect(versions.data.map((v: { system_prompt: string }) => v.system_prompt)).toEqual(['You are terse.', 'You are terse.', 'after restart']);
+      expect(versions.data.map((v: { system_prompt: string }) => v.system_prompt)).toEqual([
+        'You are terse.',
+        'You are terse.',
+        'after restart',
+      ]);
     } finally {
       await svc.stop();
       removeDir(svc.dataDir);

@@ -13,8 +13,13 @@ import { REQUEST_SCHEMA, sampleOf, statedLimits, validRequest, type StatedLimit 
  * so does the service. Both bodies at the bound are valid under the reference and answered 200.
  */
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 const BASE: Record<FormatName, Record<string, unknown>> = {
   chat_completions: { messages: [{ role: 'user', content: 'hi' }] },
@@ -28,8 +33,10 @@ const SIBLINGS: Record<string, Record<string, unknown>> = {
 };
 
 type Step = { kind: 'prop'; name: string } | { kind: 'item' } | { kind: 'tag'; key: string; value: string };
-const stepsOf = (at: string): Step[] => [...at.slice(1).matchAll(/\.([A-Za-z0-9_]+|\*)|\[\]|\{(\w+)=([^}]+)\}/g)].map((m) =>
-  m[0] === '[]' ? { kind: 'item' } : m[2] ? { kind: 'tag', key: m[2], value: m[3]! } : { kind: 'prop', name: m[1] === '*' ? 'k' : m[1]! });
+const stepsOf = (at: string): Step[] =>
+  [...at.slice(1).matchAll(/\.([A-Za-z0-9_]+|\*)|\[\]|\{(\w+)=([^}]+)\}/g)].map((m) =>
+    m[0] === '[]' ? { kind: 'item' } : m[2] ? { kind: 'tag', key: m[2], value: m[3]! } : { kind: 'prop', name: m[1] === '*' ? 'k' : m[1]! },
+  );
 const place = (steps: Step[], leaf: unknown): unknown => {
   if (steps.length === 0) return leaf;
   const [step, ...rest] = steps as [Step, ...Step[]];
@@ -47,21 +54,33 @@ const merge = (a: unknown, b: unknown): unknown => {
   return b === undefined ? a : b;
 };
 /** The JSON path a service problem names for a limit's place: `$.plugins[0].allowed_models[0]`. */
-const pathOf = (at: string) => stepsOf(at).map((s) => (s.kind === 'item' ? '[0]' : s.kind === 'prop' ? `.${s.name}` : '')).join('').replace(/^/, '$');
+const pathOf = (at: string) =>
+  stepsOf(at)
+    .map((s) => (s.kind === 'item' ? '[0]' : s.kind === 'prop' ? `.${s.name}` : ''))
+    .join('')
+    .replace(/^/, '$');
 
 /** A value at the bound and one just past it. */
 const values = ({ keyword, value, schema }: StatedLimit): [atBound: unknown, past: unknown] => {
   const n = value as number;
   const items = (count: number) => Array.from({ length: count }, () => sampleOf((schema.items ?? {}) as Record<string, unknown>));
   switch (keyword) {
-    case 'maxLength': return ['a'.repeat(n), 'a'.repeat(n + 1)];
-    case 'minLength': return ['a'.repeat(n), 'a'.repeat(n - 1)];
-    case 'pattern': return ['a', 'a!'];
-    case 'maxItems': return [items(n), items(n + 1)];
-    case 'minItems': return [items(n), items(n - 1)];
-    case 'minimum': return [n, n - 1];
-    case 'maximum': return [n, n + 1];
-    case 'const': return [value, !value];
+    case 'maxLength':
+      return ['a'.repeat(n), 'a'.repeat(n + 1)];
+    case 'minLength':
+      return ['a'.repeat(n), 'a'.repeat(n - 1)];
+    case 'pattern':
+      return ['a', 'a!'];
+    case 'maxItems':
+      return [items(n), items(n + 1)];
+    case 'minItems':
+      return [items(n), items(n - 1)];
+    case 'minimum':
+      return [n, n - 1];
+    case 'maximum':
+      return [n, n + 1];
+    case 'const':
+      return [value, !value];
   }
   throw new Error(`no values for ${keyword}`);
 };
@@ -91,7 +110,9 @@ describe.each(SOURCE_FORMATS)('%s: the limits the reference states', (format) =>
 
   it('are found where expected', () => {
     expect(limits.length).toBeGreaterThan(20);
-    expect(limits.map((l) => `${l.at} ${l.keyword}`)).toEqual(expect.arrayContaining(['$.session_id maxLength', '$.stop_server_tools_when minItems']));
+    expect(limits.map((l) => `${l.at} ${l.keyword}`)).toEqual(
+      expect.arrayContaining(['$.session_id maxLength', '$.stop_server_tools_when minItems']),
+    );
   });
 
   it.each(limits.map((l) => [`${l.at} ${l.keyword} ${JSON.stringify(l.value)}`, l] as const))('%s', async (_, limit) => {

@@ -31,30 +31,55 @@ const resolve = async (format: FormatName, body: unknown, key: string = KEYS.wri
 const resolved = async (format: FormatName, body: unknown) => {
   const answer = await resolve(format, body);
   if (answer.status !== 200) throw new Error(`expected 200, got ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer.body.data as { request: Record<string, unknown>; preset: Record<string, unknown>; dropped: Array<{ field: string; reason: string }> };
+  return answer.body.data as {
+    request: Record<string, unknown>;
+    preset: Record<string, unknown>;
+    dropped: Array<{ field: string; reason: string }>;
+  };
 };
 const user = (content: string) => ({ role: 'user', content });
-const fn = (name: string, description = name) => ({ type: 'function', function: { name, description, parameters: { type: 'object', properties: {} } } });
+const fn = (name: string, description = name) => ({
+  type: 'function',
+  function: { name, description, parameters: { type: 'object', properties: {} } },
+});
 
 describe('naming a preset: the three forms', () => {
   let preset: { id: string; designated_version: { id: string } };
   beforeAll(async () => {
     preset = await create('support-bot', 'chat_completions', {
-      model: 'openai/gpt-4o', temperature: 0.3, max_tokens: 512, messages: [{ role: 'system', content: 'Be terse.' }, user('setup')],
+      model: 'openai/gpt-4o',
+      temperature: 0.3,
+      max_tokens: 512,
+      messages: [{ role: 'system', content: 'Be terse.' }, user('setup')],
     });
   });
 
   it('"@preset/{slug}": the preset supplies the model, its config and its system prompt', async () => {
     const data = await resolved('chat_completions', { model: '@preset/support-bot', messages: [user('Hello')] });
     expect(data).toEqual({
-      request: { model: 'openai/gpt-4o', messages: [{ role: 'system', content: 'Be terse.' }, user('Hello')], temperature: 0.3, max_tokens: 512 },
-      preset: { id: preset.id, slug: 'support-bot', version: 1, version_id: preset.designated_version.id, label: null, source_format: 'chat_completions' },
+      request: {
+        model: 'openai/gpt-4o',
+        messages: [{ role: 'system', content: 'Be terse.' }, user('Hello')],
+        temperature: 0.3,
+        max_tokens: 512,
+      },
+      preset: {
+        id: preset.id,
+        slug: 'support-bot',
+        version: 1,
+        version_id: preset.designated_version.id,
+        label: null,
+        source_format: 'chat_completions',
+      },
       dropped: [],
     });
   });
 
   it('"{model}@preset/{slug}": the model given overrides the preset\'s', async () => {
-    const { request } = await resolved('chat_completions', { model: 'anthropic/claude-sonnet-4@preset/support-bot', messages: [user('Hello')] });
+    const { request } = await resolved('chat_completions', {
+      model: 'anthropic/claude-sonnet-4@preset/support-bot',
+      messages: [user('Hello')],
+    });
     expect(request.model).toBe('anthropic/claude-sonnet-4');
     expect(request.temperature).toBe(0.3);
   });
@@ -112,26 +137,35 @@ describe('pins', () => {
 describe('merge rules', () => {
   beforeAll(async () => {
     await create('merging', 'chat_completions', {
-      model: 'openai/gpt-4o', temperature: 0.3, top_p: 0.9, seed: 7,
+      model: 'openai/gpt-4o',
+      temperature: 0.3,
+      top_p: 0.9,
+      seed: 7,
       tools: [fn('lookup'), { type: 'openrouter:web_search' }, fn('escalate')],
       messages: [{ role: 'system', content: 'Be terse.' }],
     });
   });
 
-  it('shallow: a field the request sets wins, null means not set, the preset\'s others are kept', async () => {
+  it("shallow: a field the request sets wins, null means not set, the preset's others are kept", async () => {
     const { request } = await resolved('chat_completions', { model: '@preset/merging', temperature: 1.1, top_p: null, messages: [] });
     expect(request).toMatchObject({ temperature: 1.1, top_p: 0.9, seed: 7 });
   });
 
-  it('tools by identity: the preset\'s first in order, a request tool of the same identity in its place, the request\'s others after', async () => {
+  it("tools by identity: the preset's first in order, a request tool of the same identity in its place, the request's others after", async () => {
     const { request } = await resolved('chat_completions', {
-      model: '@preset/merging', messages: [],
+      model: '@preset/merging',
+      messages: [],
       tools: [fn('translate'), fn('escalate', 'mine'), { type: 'openrouter:web_search', parameters: { max_results: 2 } }],
     });
-    expect(request.tools).toEqual([fn('lookup'), { type: 'openrouter:web_search', parameters: { max_results: 2 } }, fn('escalate', 'mine'), fn('translate')]);
+    expect(request.tools).toEqual([
+      fn('lookup'),
+      { type: 'openrouter:web_search', parameters: { max_results: 2 } },
+      fn('escalate', 'mine'),
+      fn('translate'),
+    ]);
   });
 
-  it('the request\'s own system message wins over the preset\'s system prompt', async () => {
+  it("the request's own system message wins over the preset's system prompt", async () => {
     const mine = [user('a'), { role: 'system', content: 'Mine.' }];
     expect((await resolved('chat_completions', { model: '@preset/merging', messages: mine })).request.messages).toEqual(mine);
   });
@@ -157,20 +191,30 @@ const PARAMS = { type: 'object', properties: { id: { type: 'string' } }, require
 const SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 const SOURCES: Record<FormatName, Record<string, unknown>> = {
   chat_completions: {
-    model: 'openai/gpt-4o', temperature: 0.4, max_completion_tokens: 700, reasoning: { effort: 'high' },
+    model: 'openai/gpt-4o',
+    temperature: 0.4,
+    max_completion_tokens: 700,
+    reasoning: { effort: 'high' },
     tools: [{ type: 'function', function: { name: 'lookup', description: 'Find it', parameters: PARAMS } }],
     tool_choice: 'required',
     response_format: { type: 'json_schema', json_schema: { name: 'response', schema: SCHEMA } },
     messages: [{ role: 'system', content: 'Answer in JSON.' }],
   },
   messages: {
-    model: 'openai/gpt-4o', temperature: 0.4, max_tokens: 700, output_config: { effort: 'high', format: { type: 'json_schema', schema: SCHEMA } },
+    model: 'openai/gpt-4o',
+    temperature: 0.4,
+    max_tokens: 700,
+    output_config: { effort: 'high', format: { type: 'json_schema', schema: SCHEMA } },
     tools: [{ name: 'lookup', description: 'Find it', input_schema: PARAMS }],
     tool_choice: { type: 'any' },
-    system: 'Answer in JSON.', messages: [],
+    system: 'Answer in JSON.',
+    messages: [],
   },
   responses: {
-    model: 'openai/gpt-4o', temperature: 0.4, max_output_tokens: 700, reasoning: { effort: 'high' },
+    model: 'openai/gpt-4o',
+    temperature: 0.4,
+    max_output_tokens: 700,
+    reasoning: { effort: 'high' },
     tools: [{ type: 'function', name: 'lookup', description: 'Find it', parameters: PARAMS }],
     tool_choice: 'required',
     text: { format: { type: 'json_schema', name: 'response', schema: SCHEMA } },
@@ -179,24 +223,35 @@ const SOURCES: Record<FormatName, Record<string, unknown>> = {
 };
 const EXPECTED: Record<FormatName, Record<string, unknown>> = {
   chat_completions: {
-    model: 'openai/gpt-4o', temperature: 0.4, max_completion_tokens: 700, reasoning: { effort: 'high' },
+    model: 'openai/gpt-4o',
+    temperature: 0.4,
+    max_completion_tokens: 700,
+    reasoning: { effort: 'high' },
     tools: [{ type: 'function', function: { name: 'lookup', description: 'Find it', parameters: PARAMS } }],
     tool_choice: 'required',
     response_format: { type: 'json_schema', json_schema: { name: 'response', schema: SCHEMA } },
     messages: [{ role: 'system', content: 'Answer in JSON.' }, user('q')],
   },
   messages: {
-    model: 'openai/gpt-4o', temperature: 0.4, max_tokens: 700, output_config: { effort: 'high', format: { type: 'json_schema', schema: SCHEMA } },
+    model: 'openai/gpt-4o',
+    temperature: 0.4,
+    max_tokens: 700,
+    output_config: { effort: 'high', format: { type: 'json_schema', schema: SCHEMA } },
     tools: [{ name: 'lookup', description: 'Find it', input_schema: PARAMS }],
     tool_choice: { type: 'any' },
-    system: 'Answer in JSON.', messages: [user('q')],
+    system: 'Answer in JSON.',
+    messages: [user('q')],
   },
   responses: {
-    model: 'openai/gpt-4o', temperature: 0.4, max_output_tokens: 700, reasoning: { effort: 'high' },
+    model: 'openai/gpt-4o',
+    temperature: 0.4,
+    max_output_tokens: 700,
+    reasoning: { effort: 'high' },
     tools: [{ type: 'function', name: 'lookup', description: 'Find it', parameters: PARAMS }],
     tool_choice: 'required',
     text: { format: { type: 'json_schema', name: 'response', schema: SCHEMA } },
-    instructions: 'Answer in JSON.', input: 'q',
+    instructions: 'Answer in JSON.',
+    input: 'q',
   },
 };
 const REQUESTS: Record<FormatName, (slug: string) => Record<string, unknown>> = {
@@ -224,15 +279,24 @@ describe('every pair of source and target formats', () => {
   });
 
   it('lists what has no counterpart, with its reason, and sends the rest', async () => {
-    await create('chat-only', 'chat_completions', { model: 'm/x', min_p: 0.1, seed: 3, stop: ['END'], logit_bias: { '50256': -100 }, messages: [] });
+    await create('chat-only', 'chat_completions', {
+      model: 'm/x',
+      min_p: 0.1,
+      seed: 3,
+      stop: ['END'],
+      logit_bias: { '50256': -100 },
+      messages: [],
+    });
     const { request, dropped } = await resolved('responses', { model: '@preset/chat-only', input: 'q' });
     expect(request).toEqual({ model: 'm/x', input: 'q' });
-    expect(dropped).toEqual(expect.arrayContaining([
-      { field: 'min_p', reason: 'responses has no min_p' },
-      { field: 'seed', reason: 'responses has no seed' },
-      { field: 'stop', reason: 'responses has no stop sequences' },
-      { field: 'logit_bias', reason: 'responses has no logit_bias' },
-    ]));
+    expect(dropped).toEqual(
+      expect.arrayContaining([
+        { field: 'min_p', reason: 'responses has no min_p' },
+        { field: 'seed', reason: 'responses has no seed' },
+        { field: 'stop', reason: 'responses has no stop sequences' },
+        { field: 'logit_bias', reason: 'responses has no logit_bias' },
+      ]),
+    );
     expect(dropped).toHaveLength(4);
   });
 });
@@ -249,23 +313,34 @@ describe('errors', () => {
 
   it('400: a body that names no preset', async () => {
     expect(await error('chat_completions', { model: 'openai/gpt-4o', messages: [] })).toMatchObject({
-      status: 400, message: expect.stringMatching(/^the body names no preset/), paths: ['$'],
+      status: 400,
+      message: expect.stringMatching(/^the body names no preset/),
+      paths: ['$'],
     });
   });
 
   it('400: a malformed reference, with its JSON path', async () => {
-    expect(await error('chat_completions', { model: '@preset/usable@Prod!', messages: [] })).toMatchObject({ status: 400, message: 'the preset reference is malformed', paths: ['$.model'] });
+    expect(await error('chat_completions', { model: '@preset/usable@Prod!', messages: [] })).toMatchObject({
+      status: 400,
+      message: 'the preset reference is malformed',
+      paths: ['$.model'],
+    });
     expect(await error('responses', { preset: 'usable@', input: 'q' })).toMatchObject({ status: 400, paths: ['$.preset'] });
     expect(await error('responses', { model: '@preset/usable', preset: 'usable' })).toMatchObject({ status: 400, paths: ['$.preset'] });
   });
 
   it('400: a body that is not a valid request of its format, as the create endpoints say it', async () => {
     expect(await error('chat_completions', { model: '@preset/usable', messages: 'hi' })).toMatchObject({
-      status: 400, message: 'the body is not a valid chat_completions request', paths: ['$.messages'],
+      status: 400,
+      message: 'the body is not a valid chat_completions request',
+      paths: ['$.messages'],
     });
     expect(await error('messages', { model: '@preset/usable' })).toMatchObject({ status: 400, paths: ['$.messages'] });
     expect(await error('chat_completions', { preset: 5, messages: [] })).toMatchObject({ status: 400, paths: ['$.preset'] });
-    expect(await error('chat_completions', { model: '@preset/usable', messages: [], temperature: 3 })).toMatchObject({ status: 400, paths: ['$.temperature'] });
+    expect(await error('chat_completions', { model: '@preset/usable', messages: [], temperature: 3 })).toMatchObject({
+      status: 400,
+      paths: ['$.temperature'],
+    });
     expect(await error('responses', ['not', 'an', 'object'])).toMatchObject({ status: 400, paths: ['$'] });
   });
 
@@ -275,20 +350,33 @@ describe('errors', () => {
   });
 
   it('404: an unknown preset, version or label, each saying which', async () => {
-    expect(await error('chat_completions', { model: '@preset/nope', messages: [] })).toMatchObject({ status: 404, message: 'no preset "nope" in this workspace' });
-    expect(await error('chat_completions', { model: '@preset/usable@9', messages: [] })).toMatchObject({ status: 404, message: 'preset "usable" has no version 9' });
-    expect(await error('chat_completions', { model: '@preset/usable@canary', messages: [] })).toMatchObject({ status: 404, message: 'preset "usable" has no label "canary"' });
+    expect(await error('chat_completions', { model: '@preset/nope', messages: [] })).toMatchObject({
+      status: 404,
+      message: 'no preset "nope" in this workspace',
+    });
+    expect(await error('chat_completions', { model: '@preset/usable@9', messages: [] })).toMatchObject({
+      status: 404,
+      message: 'preset "usable" has no version 9',
+    });
+    expect(await error('chat_completions', { model: '@preset/usable@canary', messages: [] })).toMatchObject({
+      status: 404,
+      message: 'preset "usable" has no label "canary"',
+    });
   });
 
   it('409: a disabled or archived preset may not be used, and the answer says which', async () => {
     await create('paused', 'chat_completions', { model: 'm/x', messages: [] });
     expect((await svc.request('/api/v1/presets/paused', { method: 'PATCH', json: { status: 'disabled' } })).status).toBe(200);
     expect(await error('chat_completions', { model: '@preset/paused', messages: [] })).toMatchObject({
-      status: 409, message: expect.stringMatching(/^preset "paused" is disabled/), metadata: { reason: 'preset_disabled' },
+      status: 409,
+      message: expect.stringMatching(/^preset "paused" is disabled/),
+      metadata: { reason: 'preset_disabled' },
     });
     expect((await svc.request('/api/v1/presets/paused', { method: 'DELETE' })).status).toBe(200);
     expect(await error('chat_completions', { model: '@preset/paused@1', messages: [] })).toMatchObject({
-      status: 409, message: expect.stringMatching(/^preset "paused" is archived/), metadata: { reason: 'preset_archived' },
+      status: 409,
+      message: expect.stringMatching(/^preset "paused" is archived/),
+      metadata: { reason: 'preset_archived' },
     });
     expect((await svc.request('/api/v1/presets/paused', { method: 'PATCH', json: { status: 'active' } })).status).toBe(200);
     expect((await resolve('chat_completions', { model: '@preset/paused', messages: [] })).status).toBe(200);
@@ -300,9 +388,15 @@ describe('errors', () => {
     // before anything read the preset, so the document cache, which holds what is read, has not kept the new one.)
     const { source_format: _gone, ...old } = made.designated_version;
     const record = (await svc.readModel.getPreset(made.workspace_id, 'legacy'))!;
-    await svc.readModel.apply([{ kind: 'putPreset', record: { revision: record.revision + 1n, view: { ...record.view, designated_version: old } } }]);
+    await svc.readModel.apply([
+      { kind: 'putPreset', record: { revision: record.revision + 1n, view: { ...record.view, designated_version: old } } },
+    ]);
     const answer = await error('chat_completions', { model: '@preset/legacy', messages: [] });
-    expect(answer).toMatchObject({ status: 409, metadata: { reason: 'source_format_unknown' }, message: expect.stringMatching(/npm run rebuild/) });
+    expect(answer).toMatchObject({
+      status: 409,
+      metadata: { reason: 'source_format_unknown' },
+      message: expect.stringMatching(/npm run rebuild/),
+    });
   });
 
   it('resolving stores nothing, whatever the answer', async () => {

@@ -35,19 +35,35 @@ const presets: Record<FormatName, string[]> = { chat_completions: [], messages: 
 
 beforeAll(async () => {
   const script = join(__dirname, '..', 'support', 'generateBodies.mjs');
-  const generated = JSON.parse(execFileSync(process.execPath, [script, REFERENCE_FILE, String(SEED), String(GENERATED), ...SOURCE_FORMATS.map((f) => REQUEST_SCHEMA[f])], {
-    encoding: 'utf8', maxBuffer: 256 * 1024 * 1024,
-  })) as Record<string, unknown[]>;
-  const usable = (format: FormatName, bodies: unknown[]) => bodies
-    .filter((b): b is Record<string, unknown> => b !== null && typeof b === 'object' && validRequest(format, b))
-    .map((b) => withinPart8(format, b))
-    .filter((b) => validRequest(format, b) && FORMAT_CODECS[format].codec.is(b) && !JSON.stringify(b.model ?? '').includes('@preset/'));
+  const generated = JSON.parse(
+    execFileSync(
+      process.execPath,
+      [script, REFERENCE_FILE, String(SEED), String(GENERATED), ...SOURCE_FORMATS.map((f) => REQUEST_SCHEMA[f])],
+      {
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    ),
+  ) as Record<string, unknown[]>;
+  const usable = (format: FormatName, bodies: unknown[]) =>
+    bodies
+      .filter((b): b is Record<string, unknown> => b !== null && typeof b === 'object' && validRequest(format, b))
+      .map((b) => withinPart8(format, b))
+      .filter((b) => validRequest(format, b) && FORMAT_CODECS[format].codec.is(b) && !JSON.stringify(b.model ?? '').includes('@preset/'));
   // Alternately generated and rich, so presets and requests come from both.
-  const interleave = <T>(a: T[], b: T[]) => Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]]).flat().filter((x): x is T => x !== undefined);
-  pool = Object.fromEntries(SOURCE_FORMATS.map((format) => [format, interleave(
-    usable(format, generated[REQUEST_SCHEMA[format]]!),
-    usable(format, fc.sample(RICH_BODIES[format], { seed: SEED, numRuns: 150 })),
-  )])) as typeof pool;
+  const interleave = <T>(a: T[], b: T[]) =>
+    Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]])
+      .flat()
+      .filter((x): x is T => x !== undefined);
+  pool = Object.fromEntries(
+    SOURCE_FORMATS.map((format) => [
+      format,
+      interleave(
+        usable(format, generated[REQUEST_SCHEMA[format]]!),
+        usable(format, fc.sample(RICH_BODIES[format], { seed: SEED, numRuns: 150 })),
+      ),
+    ]),
+  ) as typeof pool;
   svc = await startTestService();
   for (const format of SOURCE_FORMATS) {
     for (const [i, body] of pool[format].slice(0, PRESETS_PER_FORMAT * 2).entries()) {
@@ -83,7 +99,8 @@ const named = (body: Record<string, unknown>, slug: string, form: 'model' | 'ove
   const { preset: _, ...rest } = body;
   const ref = `${slug}${pin}`;
   if (form === 'model') return { ...rest, model: `@preset/${ref}` };
-  if (form === 'override') return { ...rest, model: `${typeof rest.model === 'string' && rest.model !== '' ? rest.model : 'acme/model'}@preset/${ref}` };
+  if (form === 'override')
+    return { ...rest, model: `${typeof rest.model === 'string' && rest.model !== '' ? rest.model : 'acme/model'}@preset/${ref}` };
   return { ...rest, preset: ref };
 };
 
@@ -97,34 +114,37 @@ it('resolves every valid request naming every preset to a valid request, and the
     pin: fc.constantFrom('', '@1', '@latest'),
   });
   const wrongs: unknown[] = [];
-  await fc.assert(fc.asyncProperty(draw, async ({ source, target, preset, request, form, pin }) => {
-    const slug = presets[source][preset % presets[source].length]!;
-    const body = named(pool[target][request % pool[target].length]!, slug, form, pin);
-    const res = await svc.request(`/api/v1/resolve/${ROUTE[target]}`, { method: 'POST', json: body });
-    const answer = await res.json();
-    const server = res.status === 200 ? { ok: answer.data } : { error: answer.error };
-    let local;
-    try {
-      local = { ok: await client.resolve(target, body) };
-    } catch (error) {
-      if (!(error instanceof PresetResolveError)) throw error;
-      local = { error: { code: error.code, message: error.message, metadata: error.metadata } };
-    }
-    const problems: string[] = [];
-    if (JSON.stringify(local) !== JSON.stringify(server)) problems.push('the client and the service differ');
-    if (res.status === 200) {
-      const resolved = answer.data.request as Record<string, unknown>;
-      const decoded = FORMAT_CODECS[target].codec.decode(resolved);
-      if (E.isLeft(decoded)) problems.push(`not a valid ${target} request for its codec`);
-      const reference = referenceValidator(REQUEST_SCHEMA[target]);
-      if (!reference(resolved)) problems.push(`not valid under the reference: ${JSON.stringify(reference.errors?.slice(0, 3))}`);
-      if ('preset' in resolved || String(resolved.model ?? '').includes('@preset/')) problems.push('the request still names the preset');
-    } else if (!(res.status === 400 && target === 'messages' && answer.error.metadata.errors[0].path === '$.model')) {
-      // The only refusal a valid request may get: messages needs a model, and neither it nor the preset has one.
-      problems.push(`answered ${res.status}`);
-    }
-    if (problems.length > 0) wrongs.push({ source, target, slug, form, pin, problems, body, server });
-    return wrongs.length === 0;
-  }), { numRuns: 500, seed: SEED });
+  await fc.assert(
+    fc.asyncProperty(draw, async ({ source, target, preset, request, form, pin }) => {
+      const slug = presets[source][preset % presets[source].length]!;
+      const body = named(pool[target][request % pool[target].length]!, slug, form, pin);
+      const res = await svc.request(`/api/v1/resolve/${ROUTE[target]}`, { method: 'POST', json: body });
+      const answer = await res.json();
+      const server = res.status === 200 ? { ok: answer.data } : { error: answer.error };
+      let local;
+      try {
+        local = { ok: await client.resolve(target, body) };
+      } catch (error) {
+        if (!(error instanceof PresetResolveError)) throw error;
+        local = { error: { code: error.code, message: error.message, metadata: error.metadata } };
+      }
+      const problems: string[] = [];
+      if (JSON.stringify(local) !== JSON.stringify(server)) problems.push('the client and the service differ');
+      if (res.status === 200) {
+        const resolved = answer.data.request as Record<string, unknown>;
+        const decoded = FORMAT_CODECS[target].codec.decode(resolved);
+        if (E.isLeft(decoded)) problems.push(`not a valid ${target} request for its codec`);
+        const reference = referenceValidator(REQUEST_SCHEMA[target]);
+        if (!reference(resolved)) problems.push(`not valid under the reference: ${JSON.stringify(reference.errors?.slice(0, 3))}`);
+        if ('preset' in resolved || String(resolved.model ?? '').includes('@preset/')) problems.push('the request still names the preset');
+      } else if (!(res.status === 400 && target === 'messages' && answer.error.metadata.errors[0].path === '$.model')) {
+        // The only refusal a valid request may get: messages needs a model, and neither it nor the preset has one.
+        problems.push(`answered ${res.status}`);
+      }
+      if (problems.length > 0) wrongs.push({ source, target, slug, form, pin, problems, body, server });
+      return wrongs.length === 0;
+    }),
+    { numRuns: 500, seed: SEED },
+  );
   expect(wrongs).toEqual([]);
 }, 120_000);

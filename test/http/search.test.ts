@@ -4,15 +4,27 @@ import { chatBody, KEYS, removeDir, startTestService, type TestService } from '.
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService();
-  const named = { 'support-bot': 'Support bot', billing: 'Billing support', 'sum-up': 'Résumé', 'other-one': 'Other', archived: 'Old support' };
+  const named = {
+    'support-bot': 'Support bot',
+    billing: 'Billing support',
+    'sum-up': 'Résumé',
+    'other-one': 'Other',
+    archived: 'Old support',
+  };
   for (const [slug, name] of Object.entries(named)) {
     expect((await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody() })).status).toBe(200);
     expect((await svc.request(`/api/v1/presets/${slug}`, { method: 'PATCH', json: { name } })).status).toBe(200);
   }
   expect((await svc.request('/api/v1/presets/archived', { method: 'DELETE' })).status).toBe(200);
-  expect((await svc.request('/api/v1/presets/support-bot/chat/completions', { method: 'POST', json: chatBody(), key: KEYS.otherWorkspace })).status).toBe(200);
+  expect(
+    (await svc.request('/api/v1/presets/support-bot/chat/completions', { method: 'POST', json: chatBody(), key: KEYS.otherWorkspace }))
+      .status,
+  ).toBe(200);
 });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 const listed = async (query: string) => {
   const res = await svc.request(`/api/v1/presets?${query}`);

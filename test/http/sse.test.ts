@@ -6,8 +6,13 @@ import { createSseRegistry } from '../../src/http/sse';
 import { workspaceStreamPrefix } from '../../src/presets/streamName';
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService({ SSE_HEARTBEAT_MS: '50' }); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService({ SSE_HEARTBEAT_MS: '50' });
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 const auth = (key: string = KEYS.writer) => ({ authorization: `Bearer ${key}` });
 const write = async (slug: string, key: string = KEYS.writer) => {
@@ -20,7 +25,8 @@ const until = async (condition: () => boolean, timeoutMs = 2000) => {
     if (Date.now() > deadline) throw new Error('condition not met in time');
   }
 };
-const eventsAfter = async (after: string) => (await (await svc.request(`/api/v1/events?limit=1000&after=${after}`)).json()).data as Array<{ position: string; type: string }>;
+const eventsAfter = async (after: string) =>
+  (await (await svc.request(`/api/v1/events?limit=1000&after=${after}`)).json()).data as Array<{ position: string; type: string }>;
 
 describe('GET /api/v1/events as text/event-stream', () => {
   it('sends the SSE headers, retry first, then heartbeats', async () => {
@@ -40,8 +46,10 @@ describe('GET /api/v1/events as text/event-stream', () => {
     for (let i = 0; i < 3; i++) await write('live-a');
     const first = await openSse(`${svc.url}/api/v1/events?after=${start}`, { ...auth(), 'x-request-id': 'sse-dropped' });
     const received = await first.events(3); // caught up
-    const writes = (async () => { for (let i = 0; i < 9; i++) await write(i % 2 ? 'live-a' : 'live-b'); })();
-    received.push(...await first.events(2)); // live
+    const writes = (async () => {
+      for (let i = 0; i < 9; i++) await write(i % 2 ? 'live-a' : 'live-b');
+    })();
+    received.push(...(await first.events(2))); // live
     first.close(); // drops in the middle of the writes
     await writes;
     // The server noticed: the request ended (its log line is written once the subscription stopped).
@@ -49,8 +57,11 @@ describe('GET /api/v1/events as text/event-stream', () => {
     const expected = await eventsAfter(start);
     expect(expected).toHaveLength(12);
     // ?after is older than Last-Event-ID: the header wins, as it does for a reconnecting EventSource.
-    const second = await openSse(`${svc.url}/api/v1/events?after=${start}`, { ...auth(), 'last-event-id': received[received.length - 1]!.id! });
-    received.push(...await second.events(expected.length - received.length));
+    const second = await openSse(`${svc.url}/api/v1/events?after=${start}`, {
+      ...auth(),
+      'last-event-id': received[received.length - 1]!.id!,
+    });
+    received.push(...(await second.events(expected.length - received.length)));
     expect(received.map((f) => f.id)).toEqual(expected.map((e) => e.position));
     expect(received.map((f) => f.event)).toEqual(expected.map((e) => e.type));
     expect(received.map((f) => JSON.parse(f.data!))).toEqual(expected);
@@ -117,13 +128,20 @@ describe('shutdown with a consumer connected', () => {
 describe('backpressure', () => {
   it('a send waits for drain while the buffer is full, and a close releases it', async () => {
     const res = Object.assign(new EventEmitter(), {
-      destroyed: false, writableEnded: false, writableNeedDrain: false,
-      writeHead: () => undefined, write: jest.fn(() => true), end: () => undefined, destroy: () => undefined,
+      destroyed: false,
+      writableEnded: false,
+      writableNeedDrain: false,
+      writeHead: () => undefined,
+      write: jest.fn(() => true),
+      end: () => undefined,
+      destroy: () => undefined,
     });
     const connection = createSseRegistry().open(res as unknown as ServerResponse, { heartbeatMs: 60_000 })!;
     res.write.mockReturnValue(false);
     let sent = false;
-    const first = connection.send('1', 'E', '{}').then(() => { sent = true; });
+    const first = connection.send('1', 'E', '{}').then(() => {
+      sent = true;
+    });
     await new Promise((r) => setImmediate(r));
     expect(sent).toBe(false);
     res.emit('drain');

@@ -48,7 +48,13 @@ describe('webhook delivery', () => {
     await svc.request('/api/v1/presets/d1-a/designated-version', { method: 'PUT', json: { version: 1 } });
     await write('d1-c');
     const events = await feed(hook.checkpoint);
-    expect(events.map((e) => e.type)).toEqual(['PresetCreated', 'PresetCreated', 'PresetVersionAdded', 'PresetVersionDesignated', 'PresetCreated']);
+    expect(events.map((e) => e.type)).toEqual([
+      'PresetCreated',
+      'PresetCreated',
+      'PresetVersionAdded',
+      'PresetVersionDesignated',
+      'PresetCreated',
+    ]);
     await r.until((got) => got.length >= events.length);
     await sleep(300); // nothing more comes
     expect(r.ids()).toEqual(events.map((e) => e.id));
@@ -108,10 +114,14 @@ describe('webhook delivery', () => {
     for (const got of r.received) expect(verify(hook.secret, got)).toBeDefined();
     const log = (await deliveries(hook.id)).reverse();
     expect(log.slice(0, 5).map((d) => [d.event_id, d.attempt, d.outcome, d.http_status])).toEqual([
-      [events[0]!.id, 1, 'failed', 500], [events[0]!.id, 2, 'failed', 500], [events[0]!.id, 3, 'failed', 500],
-      [events[0]!.id, 4, 'failed', 500], [events[0]!.id, 5, 'succeeded', 204],
+      [events[0]!.id, 1, 'failed', 500],
+      [events[0]!.id, 2, 'failed', 500],
+      [events[0]!.id, 3, 'failed', 500],
+      [events[0]!.id, 4, 'failed', 500],
+      [events[0]!.id, 5, 'succeeded', 204],
     ]);
-    for (const failed of log.slice(0, 4)) expect(Date.parse(failed.next_retry_at as string)).toBeGreaterThanOrEqual(Date.parse(failed.attempted_at as string));
+    for (const failed of log.slice(0, 4))
+      expect(Date.parse(failed.next_retry_at as string)).toBeGreaterThanOrEqual(Date.parse(failed.attempted_at as string));
     expect((await getHook(hook.id)).failing_since).toBeNull();
   });
 
@@ -248,8 +258,12 @@ describe('webhook delivery', () => {
     expect(rb.ids()).toEqual((await feed(b.checkpoint, KEYS.otherWorkspace)).map((e) => e.id));
     expect(rb.received.every((got) => JSON.parse(got.body).stream.includes(WORKSPACE_B))).toBe(true);
     for (const [method, path, json] of [
-      ['GET', `/api/v1/webhooks/${a.id}`], ['PATCH', `/api/v1/webhooks/${a.id}`, { status: 'paused' }], ['DELETE', `/api/v1/webhooks/${a.id}`],
-      ['GET', `/api/v1/webhooks/${a.id}/deliveries`], ['POST', `/api/v1/webhooks/${a.id}/replay`, { after: '0' }], ['POST', `/api/v1/webhooks/${a.id}/rotate-secret`],
+      ['GET', `/api/v1/webhooks/${a.id}`],
+      ['PATCH', `/api/v1/webhooks/${a.id}`, { status: 'paused' }],
+      ['DELETE', `/api/v1/webhooks/${a.id}`],
+      ['GET', `/api/v1/webhooks/${a.id}/deliveries`],
+      ['POST', `/api/v1/webhooks/${a.id}/replay`, { after: '0' }],
+      ['POST', `/api/v1/webhooks/${a.id}/rotate-secret`],
     ] as const) {
       const res = await svc.request(path, { method, json, key: KEYS.otherWorkspace });
       expect([method, path, res.status]).toEqual([method, path, 404]);

@@ -9,21 +9,37 @@ jest.setTimeout(60_000);
 describe('webhooks API (private networks allowed)', () => {
   let svc: TestService;
   const { createHook, getHook, patchHook, write, deleteAll } = webhookHelpers(() => svc);
-  beforeAll(async () => { svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' }); });
+  beforeAll(async () => {
+    svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
+  });
   afterEach(async () => deleteAll());
-  afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+  afterAll(async () => {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  });
 
   it('registers a webhook: 201 with Location, the secret once, every event type by default, starting after the last event', async () => {
     await write('before-the-hook');
-    const res = await svc.request('/api/v1/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/hook', description: 'cache busting' } });
+    const res = await svc.request('/api/v1/webhooks', {
+      method: 'POST',
+      json: { url: 'http://127.0.0.1:9/hook', description: 'cache busting' },
+    });
     expect(res.status).toBe(201);
     const { data } = await res.json();
     expect(res.headers.get('location')).toBe(`/api/v1/webhooks/${data.id}`);
     const [last] = (await (await svc.request('/api/v1/events?limit=1000')).json()).data.slice(-1);
     expect(data).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), url: 'http://127.0.0.1:9/hook', events: null, description: 'cache busting',
-      status: 'active', status_reason: null, failing_since: null, checkpoint: last.position,
-      created_at: expect.any(String), updated_at: data.created_at, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      url: 'http://127.0.0.1:9/hook',
+      events: null,
+      description: 'cache busting',
+      status: 'active',
+      status_reason: null,
+      failing_since: null,
+      checkpoint: last.position,
+      created_at: expect.any(String),
+      updated_at: data.created_at,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     // Never again: not in a read, a list or a change.
     const { secret, ...shown } = data;
@@ -41,17 +57,25 @@ describe('webhooks API (private networks allowed)', () => {
     }
   });
 
-  it('lists the workspace\'s webhooks, oldest first, with a count', async () => {
+  it("lists the workspace's webhooks, oldest first, with a count", async () => {
     const a = await createHook({ url: 'http://127.0.0.1:9/a', events: ['PresetCreated'] });
     const b = await createHook({ url: 'http://127.0.0.1:9/b' });
     const list = await (await svc.request('/api/v1/webhooks')).json();
     expect(list.total_count).toBe(2);
-    expect(list.data.map((h: { id: string; events: unknown }) => [h.id, h.events])).toEqual([[a.id, ['PresetCreated']], [b.id, null]]);
+    expect(list.data.map((h: { id: string; events: unknown }) => [h.id, h.events])).toEqual([
+      [a.id, ['PresetCreated']],
+      [b.id, null],
+    ]);
   });
 
   it('changes url, events, description and status; a PATCH that changes nothing leaves updated_at', async () => {
     const hook = await createHook({ url: 'http://127.0.0.1:9/a' });
-    const res = await patchHook(hook.id, { url: 'http://127.0.0.1:9/b', events: ['PresetVersionAdded', 'PresetVersionAdded'], description: 'd', status: 'paused' });
+    const res = await patchHook(hook.id, {
+      url: 'http://127.0.0.1:9/b',
+      events: ['PresetVersionAdded', 'PresetVersionAdded'],
+      description: 'd',
+      status: 'paused',
+    });
     expect(res.status).toBe(200);
     const { data } = await res.json();
     expect(data).toMatchObject({ url: 'http://127.0.0.1:9/b', events: ['PresetVersionAdded'], description: 'd', status: 'paused' });
@@ -112,9 +136,13 @@ describe('webhooks API (private networks allowed)', () => {
   it('needs webhooks:manage for every call (403), and a key (401)', async () => {
     const hook = await createHook({ url: 'http://127.0.0.1:9/a' });
     const calls = [
-      ['POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/x' }], ['GET', '/api/v1/webhooks'], ['GET', `/api/v1/webhooks/${hook.id}`],
-      ['PATCH', `/api/v1/webhooks/${hook.id}`, { status: 'paused' }], ['DELETE', `/api/v1/webhooks/${hook.id}`],
-      ['GET', `/api/v1/webhooks/${hook.id}/deliveries`], ['POST', `/api/v1/webhooks/${hook.id}/replay`, { after: '0' }],
+      ['POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/x' }],
+      ['GET', '/api/v1/webhooks'],
+      ['GET', `/api/v1/webhooks/${hook.id}`],
+      ['PATCH', `/api/v1/webhooks/${hook.id}`, { status: 'paused' }],
+      ['DELETE', `/api/v1/webhooks/${hook.id}`],
+      ['GET', `/api/v1/webhooks/${hook.id}/deliveries`],
+      ['POST', `/api/v1/webhooks/${hook.id}/replay`, { after: '0' }],
       ['POST', `/api/v1/webhooks/${hook.id}/rotate-secret`],
     ] as const;
     for (const [method, path, json] of calls) {
@@ -140,7 +168,14 @@ describe('webhooks API (private networks allowed)', () => {
       }, 'seven attempts recorded');
       expect(all.next_before).toBeNull();
       expect(all.data.map((d: { attempt: number }) => d.attempt)).toEqual([7, 6, 5, 4, 3, 2, 1]);
-      expect(all.data[0]).toMatchObject({ outcome: 'succeeded', http_status: 204, error: null, next_retry_at: null, event_type: 'PresetCreated', latency_ms: expect.any(Number) });
+      expect(all.data[0]).toMatchObject({
+        outcome: 'succeeded',
+        http_status: 204,
+        error: null,
+        next_retry_at: null,
+        event_type: 'PresetCreated',
+        latency_ms: expect.any(Number),
+      });
       expect(all.data[1]).toMatchObject({ outcome: 'failed', http_status: 503, next_retry_at: expect.any(String) });
       const first = await (await svc.request(`/api/v1/webhooks/${hook.id}/deliveries?limit=3`)).json();
       expect(first.data).toEqual(all.data.slice(0, 3));
@@ -175,8 +210,13 @@ describe('webhooks API (private networks allowed)', () => {
 describe('webhook addresses when private networks are not allowed (the default)', () => {
   // WEBHOOKS=off: the API works without a deliverer in this process, and nothing is sent off this machine.
   let svc: TestService;
-  beforeAll(async () => { svc = await startTestService({ WEBHOOKS: 'off' }); });
-  afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+  beforeAll(async () => {
+    svc = await startTestService({ WEBHOOKS: 'off' });
+  });
+  afterAll(async () => {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  });
 
   it.each([
     ['http://127.0.0.1/hook', /127\.0\.0\.1 is a loopback address/],
@@ -200,7 +240,9 @@ describe('webhook addresses when private networks are not allowed (the default)'
     const hook = await createHook({ url: 'https://93.184.215.14/hook' });
     const res = await patchHook(hook.id, { url: 'http://192.168.0.1/' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.metadata.errors).toEqual([{ path: '$.url', message: expect.stringMatching(/192\.168\.0\.1 is a private address/) }]);
+    expect((await res.json()).error.metadata.errors).toEqual([
+      { path: '$.url', message: expect.stringMatching(/192\.168\.0\.1 is a private address/) },
+    ]);
     expect((await getHook(hook.id)).url).toBe('https://93.184.215.14/hook');
     expect(svc.deliverer).toBeUndefined();
   });
@@ -217,7 +259,11 @@ describe('webhook addresses when private networks are not allowed (the default)'
         const log = await helpers.deliveries(hook.id);
         return log.length > 0 ? log : undefined;
       }, 'a refused attempt');
-      expect(attempt).toMatchObject({ outcome: 'failed', http_status: null, error: expect.stringMatching(/^refused: localhost resolves to .* loopback address/) });
+      expect(attempt).toMatchObject({
+        outcome: 'failed',
+        http_status: null,
+        error: expect.stringMatching(/^refused: localhost resolves to .* loopback address/),
+      });
       expect(r.received).toEqual([]);
     } finally {
       await current.stop();
@@ -229,7 +275,11 @@ describe('webhook addresses when private networks are not allowed (the default)'
 
 describe('a webhook that fails for WEBHOOK_DISABLE_AFTER_MS', () => {
   it('is disabled with the reason shown, and the failures before it are in its deliveries', async () => {
-    const svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100', WEBHOOK_DISABLE_AFTER_MS: '1000' });
+    const svc = await startTestService({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_MAX_MS: '100',
+      WEBHOOK_DISABLE_AFTER_MS: '1000',
+    });
     const r = await startReceiver(() => 500);
     try {
       const { createHook, getHook, write, deliveries } = webhookHelpers(() => svc);
@@ -239,7 +289,9 @@ describe('a webhook that fails for WEBHOOK_DISABLE_AFTER_MS', () => {
         const h = await getHook(hook.id);
         return h.status === 'disabled' ? h : undefined;
       }, 'the webhook to be disabled');
-      expect(disabled.status_reason).toMatch(/^every attempt failed from \S+ to \S+ \(WEBHOOK_DISABLE_AFTER_MS 1000\); the last: HTTP 500$/);
+      expect(disabled.status_reason).toMatch(
+        /^every attempt failed from \S+ to \S+ \(WEBHOOK_DISABLE_AFTER_MS 1000\); the last: HTTP 500$/,
+      );
       const log = await deliveries(hook.id);
       expect(log.length).toBeGreaterThan(2);
       expect(log.every((d) => d.outcome === 'failed' && d.http_status === 500)).toBe(true);

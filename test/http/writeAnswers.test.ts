@@ -56,8 +56,13 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const send = (method: string, path: string, json?: unknown) =>
-  fetch(`${base}${path}`, { method, headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' }, body: json === undefined ? undefined : JSON.stringify(json) });
-const version = (prompt: string) => send('POST', '/api/v1/presets/bot/chat/completions', { model: 'm', messages: [{ role: 'system', content: prompt }] });
+  fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+const version = (prompt: string) =>
+  send('POST', '/api/v1/presets/bot/chat/completions', { model: 'm', messages: [{ role: 'system', content: prompt }] });
 
 it('shows the version a write added, not the one a later write added', async () => {
   await version('one');

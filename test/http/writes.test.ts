@@ -5,14 +5,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 describe('creating and versioning presets', () => {
   it('creates a preset from a chat-completions body: version 1, exactly the specified fields', async () => {
     const res = await svc.request('/api/v1/presets/support-bot/chat/completions', {
       method: 'POST',
-      json: chatBody({ max_tokens: 512, stream: true, user: 'end-user-7', tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] }),
+      json: chatBody({
+        max_tokens: 512,
+        stream: true,
+        user: 'end-user-7',
+        tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('location')).toBe('/api/v1/presets/support-bot');
@@ -22,23 +32,60 @@ describe('creating and versioning presets', () => {
     expect(Object.keys(body)).toEqual(['data']);
     const p = body.data;
     expect(Object.keys(p).sort()).toEqual([
-      'created_at', 'creator_user_id', 'description', 'designated_version', 'designated_version_id', 'id', 'labels', 'name',
-      'slug', 'status', 'status_updated_at', 'updated_at', 'workspace_id',
+      'created_at',
+      'creator_user_id',
+      'description',
+      'designated_version',
+      'designated_version_id',
+      'id',
+      'labels',
+      'name',
+      'slug',
+      'status',
+      'status_updated_at',
+      'updated_at',
+      'workspace_id',
     ]);
     expect(p).toMatchObject({
-      name: 'support-bot', slug: 'support-bot', description: null, status: 'active', status_updated_at: null, labels: {},
-      creator_user_id: 'user-writer', workspace_id: WORKSPACE_A,
+      name: 'support-bot',
+      slug: 'support-bot',
+      description: null,
+      status: 'active',
+      status_updated_at: null,
+      labels: {},
+      creator_user_id: 'user-writer',
+      workspace_id: WORKSPACE_A,
     });
     expect(p.id).toMatch(UUID);
     expect(p.created_at).toMatch(ISO);
     expect(p.updated_at).toBe(p.created_at);
     const v = p.designated_version;
-    expect(Object.keys(v).sort()).toEqual(['config', 'created_at', 'creator_id', 'id', 'note', 'preset_id', 'source_format', 'system_prompt', 'updated_at', 'version']);
-    expect(v).toMatchObject({ preset_id: p.id, version: 1, system_prompt: 'You are terse.', note: null, source_format: 'chat_completions', creator_id: 'user-writer' });
+    expect(Object.keys(v).sort()).toEqual([
+      'config',
+      'created_at',
+      'creator_id',
+      'id',
+      'note',
+      'preset_id',
+      'source_format',
+      'system_prompt',
+      'updated_at',
+      'version',
+    ]);
+    expect(v).toMatchObject({
+      preset_id: p.id,
+      version: 1,
+      system_prompt: 'You are terse.',
+      note: null,
+      source_format: 'chat_completions',
+      creator_id: 'user-writer',
+    });
     expect(v.id).toMatch(UUID);
     expect(p.designated_version_id).toBe(v.id);
     expect(v.config).toEqual({
-      model: 'openai/gpt-4o', temperature: 0.2, max_tokens: 512,
+      model: 'openai/gpt-4o',
+      temperature: 0.2,
+      max_tokens: 512,
       tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
     });
   });
@@ -47,7 +94,15 @@ describe('creating and versioning presets', () => {
     const first = await (await svc.request('/api/v1/presets/two-formats/chat/completions', { method: 'POST', json: chatBody() })).json();
     const res = await svc.request('/api/v1/presets/two-formats/messages', {
       method: 'POST',
-      json: { model: 'anthropic/claude-sonnet-4', max_tokens: 1024, system: [{ type: 'text', text: 'Be kind.' }, { type: 'text', text: 'Be brief.' }], messages: [{ role: 'user', content: 'hi' }] },
+      json: {
+        model: 'anthropic/claude-sonnet-4',
+        max_tokens: 1024,
+        system: [
+          { type: 'text', text: 'Be kind.' },
+          { type: 'text', text: 'Be brief.' },
+        ],
+        messages: [{ role: 'user', content: 'hi' }],
+      },
     });
     expect(res.status).toBe(200);
     const p = (await res.json()).data;
@@ -63,7 +118,8 @@ describe('creating and versioning presets', () => {
 
   it('takes a responses body: instructions become the system prompt, input is not kept', async () => {
     const res = await svc.request('/api/v1/presets/from-responses/responses', {
-      method: 'POST', json: { model: 'openai/o4-mini', instructions: 'Think first.', input: 'hello', reasoning: { effort: 'high' }, store: false },
+      method: 'POST',
+      json: { model: 'openai/o4-mini', instructions: 'Think first.', input: 'hello', reasoning: { effort: 'high' }, store: false },
     });
     expect(res.status).toBe(200);
     const v = (await res.json()).data.designated_version;
@@ -72,13 +128,18 @@ describe('creating and versioning presets', () => {
   });
 
   it('stores an empty system prompt when the body has no system instruction', async () => {
-    const res = await svc.request('/api/v1/presets/no-system/chat/completions', { method: 'POST', json: { model: 'x/y', messages: [{ role: 'user', content: 'hi' }] } });
+    const res = await svc.request('/api/v1/presets/no-system/chat/completions', {
+      method: 'POST',
+      json: { model: 'x/y', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect((await res.json()).data.designated_version.system_prompt).toBe('');
   });
 
   it('answers from the read model at once: a GET right after the POST shows the new version', async () => {
     for (let i = 1; i <= 3; i++) {
-      const post = await (await svc.request('/api/v1/presets/ryw/chat/completions', { method: 'POST', json: chatBody({ temperature: i / 10 }) })).json();
+      const post = await (
+        await svc.request('/api/v1/presets/ryw/chat/completions', { method: 'POST', json: chatBody({ temperature: i / 10 }) })
+      ).json();
       const get = await (await svc.request('/api/v1/presets/ryw')).json();
       expect(post.data.designated_version.version).toBe(i);
       expect(get.data).toEqual(post.data);
@@ -86,8 +147,11 @@ describe('creating and versioning presets', () => {
   });
 
   it('lets 20 concurrent POSTs to one new slug each succeed or get 409, with unique gapless versions of one preset', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      svc.request('/api/v1/presets/contended/chat/completions', { method: 'POST', json: chatBody({ seed: i }) })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        svc.request('/api/v1/presets/contended/chat/completions', { method: 'POST', json: chatBody({ seed: i }) }),
+      ),
+    );
     const statuses = answers.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
     const ok = await Promise.all(answers.filter((r) => r.status === 200).map((r) => r.json()));

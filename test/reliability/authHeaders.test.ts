@@ -12,10 +12,21 @@ let keysDir: string;
 beforeAll(async () => {
   keysDir = mkdtempSync(join(tmpdir(), 'presets-hashkeys-'));
   const file = join(keysDir, 'keys.json');
-  writeFileSync(file, JSON.stringify({ keys: [{ key_sha256: hashApiKey(KEY), user_id: 'hashed-user', workspace_id: randomUUID(), scopes: ['presets:read', 'presets:write'] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      keys: [
+        { key_sha256: hashApiKey(KEY), user_id: 'hashed-user', workspace_id: randomUUID(), scopes: ['presets:read', 'presets:write'] },
+      ],
+    }),
+  );
   svc = await startTestService({ API_KEYS_FILE: file });
 });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); removeDir(keysDir); });
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+  removeDir(keysDir);
+});
 
 it('a key known only by its SHA-256 writes and reads over HTTP; the key is in no log and not in the file', async () => {
   const created = await svc.request('/api/v1/presets/hashed/chat/completions', { key: KEY, method: 'POST', json: chatBody() });
@@ -40,7 +51,11 @@ it.each([
   ['GET', '/api/v1/presets', null, 401],
   ['DELETE', '/api/v1/presets/none/versions', KEY, 405], // DELETE /api/v1/presets/{slug} is a route now (archive)
 ] as const)('%s %s: JSON with charset, nosniff, no X-Powered-By', async (method, path, key, status) => {
-  const res = await svc.request(path, { method, key, ...(method === 'POST' ? { json: path.endsWith('messages') ? { messages: [] } : chatBody() } : {}) });
+  const res = await svc.request(path, {
+    method,
+    key,
+    ...(method === 'POST' ? { json: path.endsWith('messages') ? { messages: [] } : chatBody() } : {}),
+  });
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   expect(res.headers.get('x-content-type-options')).toBe('nosniff');

@@ -13,11 +13,39 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 
 it('runs every scenario against all three targets, the rebuild, at scale, growth, webhook delivery and resolving, and writes its results', async () => {
-  const child = spawn(process.execPath, [
-    join(ROOT, 'dist/bench/run.js'), '--rounds', '1', '--duration', '1', '--warmup', '0', '--connections', '4', '--events', '2000', '--growth', '100,1000',
-    '--webhooks', '2', '--webhook-events', '100', '--webhook-rate', '20', '--webhook-seconds', '1',
-    '--resolve-rounds', '1', '--client-seconds', '1', '--propagation-writes', '10',
-  ], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'dist/bench/run.js'),
+      '--rounds',
+      '1',
+      '--duration',
+      '1',
+      '--warmup',
+      '0',
+      '--connections',
+      '4',
+      '--events',
+      '2000',
+      '--growth',
+      '100,1000',
+      '--webhooks',
+      '2',
+      '--webhook-events',
+      '100',
+      '--webhook-rate',
+      '20',
+      '--webhook-seconds',
+      '1',
+      '--resolve-rounds',
+      '1',
+      '--client-seconds',
+      '1',
+      '--propagation-writes',
+      '10',
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk) => (out += chunk));
@@ -31,7 +59,9 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
         expect(out).toMatch(new RegExp(`^\\| ${scenario} +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
       }
     }
-    expect(out).toMatch(/^round by round: create service\/crud \d+\.\d\d×; version service\/crud \d+\.\d\d×; read service\/rawKoa \d+\.\d\d×$/m);
+    expect(out).toMatch(
+      /^round by round: create service\/crud \d+\.\d\d×; version service\/crud \d+\.\d\d×; read service\/rawKoa \d+\.\d\d×$/m,
+    );
     expect(out).toMatch(/^\| rebuild +\| service \| +[1-9][\d,]* ev\/s \|/m);
     expect(out).toMatch(/^rebuild: 2,000 events \(200 presets × 10\)/m);
     expect(out).toMatch(/^\| (read|version) +\| +200 \|/m);
@@ -42,12 +72,16 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
     expect(out).toMatch(/^(PASS|FAIL) {2}no growth from 100 to 1,000 presets beyond the configured caches$/m);
     expect(out).toMatch(/^PASS {2}0 errors and 0 non-2xx/m);
     expect(out).toMatch(/^webhooks: replay of 100 events to each: [\d,]+ deliveries\/s \(200 in [\d.]+ s\)$/m);
-    expect(out).toMatch(/^webhooks: 20 writes\/s for 1 s: lag from a write's answer to its delivery p50 -?[\d.]+ ms, p99 -?[\d.]+ ms, max -?[\d.]+ ms over 40 deliveries \([\d,]+\/s\), 0 missing$/m);
+    expect(out).toMatch(
+      /^webhooks: 20 writes\/s for 1 s: lag from a write's answer to its delivery p50 -?[\d.]+ ms, p99 -?[\d.]+ ms, max -?[\d.]+ ms over 40 deliveries \([\d,]+\/s\), 0 missing$/m,
+    );
     expect(out).toMatch(/^PASS {2}webhooks: every write delivered to every webhook, no failed request$/m);
     for (const target of ['service', 'rawKoa']) expect(out).toMatch(new RegExp(`^\\| resolve +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
     expect(out).toMatch(/^resolve: service\/rawKoa \d+\.\d\d× req\/s \(rounds \d+\.\d\d×\)$/m);
     expect(out).toMatch(/^resolve client: [1-9][\d,]* resolves\/s on one core/m);
-    expect(out).toMatch(/^resolve propagation: from a write's answer to the client resolving its version p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms over 10 writes, 0 missing$/m);
+    expect(out).toMatch(
+      /^resolve propagation: from a write's answer to the client resolving its version p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms over 10 writes, 0 missing$/m,
+    );
     expect(out).toMatch(/^PASS {2}resolve: 0 errors and 0 non-2xx$/m);
     expect(written && existsSync(written)).toBeTruthy();
     const results = JSON.parse(readFileSync(written!, 'utf8'));

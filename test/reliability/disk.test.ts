@@ -22,7 +22,11 @@ const mountProblem = (() => {
     execFileSync('umount', [probe], { stdio: 'pipe' });
     return null;
   } catch (error) {
-    return String((error as { stderr?: Buffer }).stderr ?? error).trim().split('\n')[0] || 'mount failed';
+    return (
+      String((error as { stderr?: Buffer }).stderr ?? error)
+        .trim()
+        .split('\n')[0] || 'mount failed'
+    );
   } finally {
     rmSync(probe, { recursive: true, force: true });
   }
@@ -38,49 +42,62 @@ const mountTmpfs = (size: string) => {
 };
 afterAll(() => {
   for (const dir of mounted) {
-    try { execFileSync('umount', ['-l', dir]); } catch { /* already gone */ }
+    try {
+      execFileSync('umount', ['-l', dir]);
+    } catch {
+      /* already gone */
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 });
 // ~600 KB of config: more than the WAL has room for once the disk is full.
-const bigBody = () => chatBody({ tools: Array.from({ length: 3000 }, (_, i) => ({ type: 'function', function: { name: `f${i}`, description: 'x'.repeat(150) } })) });
+const bigBody = () =>
+  chatBody({
+    tools: Array.from({ length: 3000 }, (_, i) => ({ type: 'function', function: { name: `f${i}`, description: 'x'.repeat(150) } })),
+  });
 
-withMount(`a full disk: writes answer 503 in the envelope and log SQLITE_FULL, stored data stays intact, writes resume when space returns${suffix}`, async () => {
-  const dir = mountTmpfs('8m');
-  const svc = await startTestService({}, dir);
-  try {
-    for (let i = 0; i < 3; i++) expect((await svc.request('/api/v1/presets/kept/chat/completions', { method: 'POST', json: chatBody({ seed: i }) })).status).toBe(200);
-    const before = await (await svc.request('/api/v1/presets/kept/versions')).json();
-    const head = await svc.eventStore.headPosition();
-    const filler = join(dir, 'filler');
-    const fd = openSync(filler, 'w');
-    const chunk = Buffer.alloc(64 * 1024, 1);
+withMount(
+  `a full disk: writes answer 503 in the envelope and log SQLITE_FULL, stored data stays intact, writes resume when space returns${suffix}`,
+  async () => {
+    const dir = mountTmpfs('8m');
+    const svc = await startTestService({}, dir);
     try {
-      for (let i = 0; i < 1000; i++) writeSync(fd, chunk); // 64 MB at most: far past the mount's 8 MB
-      throw new Error('the tmpfs never filled up');
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-    } finally {
-      closeSync(fd);
-    }
-    const full = await svc.request('/api/v1/presets/kept/chat/completions', { method: 'POST', json: bigBody() });
-    expect(full.status).toBe(503);
-    expect(full.headers.get('retry-after')).toMatch(/^\d+$/);
-    const envelope = await full.json();
-    expect(envelope).toEqual({ error: { code: 503, message: expect.stringMatching(/storage/), metadata: {} } });
-    const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.requestId === full.headers.get('x-request-id') && l.level === 50);
-    expect(line.err.message).toMatch(/SQLITE_FULL/);
-    expect(await svc.eventStore.headPosition()).toBe(head);
-    expect(await (await svc.request('/api/v1/presets/kept/versions')).json()).toEqual(before);
+      for (let i = 0; i < 3; i++)
+        expect((await svc.request('/api/v1/presets/kept/chat/completions', { method: 'POST', json: chatBody({ seed: i }) })).status).toBe(
+          200,
+        );
+      const before = await (await svc.request('/api/v1/presets/kept/versions')).json();
+      const head = await svc.eventStore.headPosition();
+      const filler = join(dir, 'filler');
+      const fd = openSync(filler, 'w');
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      try {
+        for (let i = 0; i < 1000; i++) writeSync(fd, chunk); // 64 MB at most: far past the mount's 8 MB
+        throw new Error('the tmpfs never filled up');
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'ENOSPC') throw error;
+      } finally {
+        closeSync(fd);
+      }
+      const full = await svc.request('/api/v1/presets/kept/chat/completions', { method: 'POST', json: bigBody() });
+      expect(full.status).toBe(503);
+      expect(full.headers.get('retry-after')).toMatch(/^\d+$/);
+      const envelope = await full.json();
+      expect(envelope).toEqual({ error: { code: 503, message: expect.stringMatching(/storage/), metadata: {} } });
+      const line = svc.logs.map((l) => JSON.parse(l)).find((l) => l.requestId === full.headers.get('x-request-id') && l.level === 50);
+      expect(line.err.message).toMatch(/SQLITE_FULL/);
+      expect(await svc.eventStore.headPosition()).toBe(head);
+      expect(await (await svc.request('/api/v1/presets/kept/versions')).json()).toEqual(before);
 
-    unlinkSync(filler);
-    const again = await svc.request('/api/v1/presets/kept/chat/completions', { method: 'POST', json: bigBody() });
-    expect(again.status).toBe(200);
-    expect((await again.json()).data.designated_version.version).toBe(4);
-  } finally {
-    await svc.stop();
-  }
-});
+      unlinkSync(filler);
+      const again = await svc.request('/api/v1/presets/kept/chat/completions', { method: 'POST', json: bigBody() });
+      expect(again.status).toBe(200);
+      expect((await again.json()).data.designated_version.version).toBe(4);
+    } finally {
+      await svc.stop();
+    }
+  },
+);
 
 withMount(`a read-only DATA_DIR at start: a clear start error naming the directory, exit 1${suffix}`, async () => {
   const dir = mountTmpfs('4m');
@@ -118,8 +135,16 @@ it('an injected SQLITE_FULL at the event store boundary: 503 envelope, nothing s
 });
 
 it('storeFault maps storage faults to StoreUnavailable and leaves programming errors alone', () => {
-  for (const code of ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_IOERR_WRITE', 'SQLITE_CANTOPEN', 'SQLITE_BUSY']) {
+  for (const code of [
+    'SQLITE_FULL',
+    'SQLITE_READONLY',
+    'SQLITE_READONLY_DBMOVED',
+    'SQLITE_IOERR_WRITE',
+    'SQLITE_CANTOPEN',
+    'SQLITE_BUSY',
+  ]) {
     expect(storeFault(sqliteError(code))).toBeInstanceOf(StoreUnavailable);
   }
-  for (const error of [sqliteError('SQLITE_CONSTRAINT_UNIQUE'), sqliteError('SQLITE_ERROR'), new TypeError('x')]) expect(storeFault(error)).toBe(error);
+  for (const error of [sqliteError('SQLITE_CONSTRAINT_UNIQUE'), sqliteError('SQLITE_ERROR'), new TypeError('x')])
+    expect(storeFault(error)).toBe(error);
 });

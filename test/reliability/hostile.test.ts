@@ -3,8 +3,13 @@ import { chatBody, removeDir, startTestService, type TestService } from '../supp
 
 /** Hostile bodies and slugs: each gets a 4xx in the envelope (or is kept verbatim), never a crash. */
 let svc: TestService;
-beforeAll(async () => { svc = await startTestService(); });
-afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
 
 const postRaw = (slug: string, body: string | Buffer) =>
   svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
@@ -16,7 +21,9 @@ const expect400 = async (res: Response, message?: RegExp) => {
   if (message) expect(body.error.message).toMatch(message);
   return body.error;
 };
-afterEach(async () => { expect((await svc.request('/health/live')).status).toBe(200); }); // still up
+afterEach(async () => {
+  expect((await svc.request('/health/live')).status).toBe(200);
+}); // still up
 
 describe('nesting, size, numbers', () => {
   it.each([
@@ -34,11 +41,17 @@ describe('nesting, size, numbers', () => {
     const ok = await svc.request('/api/v1/presets/huge/chat/completions', { method: 'POST', json: chatBody({ tools }) });
     expect(ok.status).toBe(200);
     expect((await ok.json()).data.designated_version.config.tools).toHaveLength(200_000);
-    const bad = await svc.request('/api/v1/presets/huge/chat/completions', { method: 'POST', json: chatBody({ stop: Array(200_000).fill('x') }) });
+    const bad = await svc.request('/api/v1/presets/huge/chat/completions', {
+      method: 'POST',
+      json: chatBody({ stop: Array(200_000).fill('x') }),
+    });
     expect((await expect400(bad)).metadata.errors).toEqual([{ path: '$.stop', message: expect.stringMatching(/at most 4/) }]);
     await expect400(await postRaw('huge', JSON.stringify(Array(200_000).fill(0))));
     // 200,000 wrong elements: a 400 listing every one (~13 MB of problems for a 1.2 MB body: not capped yet).
-    const many = await svc.request('/api/v1/presets/huge/chat/completions', { method: 'POST', json: chatBody({ tools: Array(200_000).fill(1) }) });
+    const many = await svc.request('/api/v1/presets/huge/chat/completions', {
+      method: 'POST',
+      json: chatBody({ tools: Array(200_000).fill(1) }),
+    });
     expect((await expect400(many)).metadata.errors[0]).toEqual({ path: '$.tools[0]', message: 'expected object, got number 1' });
     expect(Date.now() - started).toBeLessThan(20_000);
   });
@@ -90,23 +103,42 @@ it('duplicate keys: the last one wins, as JSON.parse decides (documented, not an
 });
 
 /** The path exactly as written: fetch would resolve `..` before sending. */
-const rawStatus = (method: string, path: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-  const url = new URL(svc.url);
-  const req = request({ host: url.hostname, port: url.port, method, path, headers: { authorization: 'Bearer pk_test_writer_a', 'content-type': 'application/json' } }, (res) => {
-    let body = '';
-    res.on('data', (c) => { body += c; });
-    res.on('end', () => resolve({ status: res.statusCode!, body }));
+const rawStatus = (method: string, path: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const url = new URL(svc.url);
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { authorization: 'Bearer pk_test_writer_a', 'content-type': 'application/json' },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(method === 'POST' ? JSON.stringify(chatBody()) : undefined);
   });
-  req.on('error', reject);
-  req.end(method === 'POST' ? JSON.stringify(chatBody()) : undefined);
-});
 
-it.each(['..', '.', '%2E%2E', 'a%2Fb', '%2F', 'a%00b', '%00', 'x'.repeat(129), '-lead', 'sp%20ace', '%C3%A9'])('slug %s: 400 on write and read, nothing stored', async (slug) => {
-  const before = await events();
-  for (const [method, path] of [['POST', `/api/v1/presets/${slug}/chat/completions`], ['GET', `/api/v1/presets/${slug}`], ['GET', `/api/v1/presets/${slug}/versions`]] as const) {
-    const res = await rawStatus(method, path);
-    expect([method, path, res.status]).toEqual([method, path, 400]);
-    expect(JSON.parse(res.body).error.message).toBe('invalid slug');
-  }
-  expect(await events()).toBe(before);
-});
+it.each(['..', '.', '%2E%2E', 'a%2Fb', '%2F', 'a%00b', '%00', 'x'.repeat(129), '-lead', 'sp%20ace', '%C3%A9'])(
+  'slug %s: 400 on write and read, nothing stored',
+  async (slug) => {
+    const before = await events();
+    for (const [method, path] of [
+      ['POST', `/api/v1/presets/${slug}/chat/completions`],
+      ['GET', `/api/v1/presets/${slug}`],
+      ['GET', `/api/v1/presets/${slug}/versions`],
+    ] as const) {
+      const res = await rawStatus(method, path);
+      expect([method, path, res.status]).toEqual([method, path, 400]);
+      expect(JSON.parse(res.body).error.message).toBe('invalid slug');
+    }
+    expect(await events()).toBe(before);
+  },
+);

@@ -37,9 +37,13 @@ afterEach(async () => {
 
 const write = async (slugs: string[], times: number) => {
   const handle = createPresetCommandHandler({ eventStore: events });
-  for (let t = 0; t < times; t++) for (const slug of slugs) {
-    await handle({ type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/x', seed: t }, systemPrompt: `v${t}` }, { requestId: randomUUID() });
-  }
+  for (let t = 0; t < times; t++)
+    for (const slug of slugs) {
+      await handle(
+        { type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/x', seed: t }, systemPrompt: `v${t}` },
+        { requestId: randomUUID() },
+      );
+    }
 };
 const allEvents = async (): Promise<RecordedEvent[]> => events.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
 const head = async () => (await events.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }))!;
@@ -50,10 +54,14 @@ const caughtUp = async (p: Projector, to: bigint) => {
 /** Everything a reader can see: documents with their revisions, every version (ascending). */
 const dump = async (rm: ReadModel) => {
   const { items } = await rm.listPresets(W, { offset: 0, limit: 100 });
-  return Promise.all(items.sort((a, b) => a.slug.localeCompare(b.slug)).map(async (p) => ({
-    record: await rm.getPreset(W, p.slug),
-    versions: (await rm.listVersions(p.id, { offset: 0, limit: 100 })).items,
-  })));
+  return Promise.all(
+    items
+      .sort((a, b) => a.slug.localeCompare(b.slug))
+      .map(async (p) => ({
+        record: await rm.getPreset(W, p.slug),
+        versions: (await rm.listVersions(p.id, { offset: 0, limit: 100 })).items,
+      })),
+  );
 };
 const fold = async () => {
   const fresh = openSqliteReadModel({ file: ':memory:' });

@@ -45,8 +45,13 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
 
 describe('over HTTP, with a limit of 3 per minute', () => {
   let svc: TestService;
-  beforeAll(async () => { svc = await startTestService({ RATE_LIMIT_PER_MINUTE: '3' }); });
-  afterAll(async () => { await svc.stop(); removeDir(svc.dataDir); });
+  beforeAll(async () => {
+    svc = await startTestService({ RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  afterAll(async () => {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  });
 
   it('answers 429 with Retry-After in the error envelope past the budget, per key; health checks are not limited', async () => {
     for (let i = 0; i < 3; i++) expect((await svc.request('/api/v1/presets')).status).toBe(200);
@@ -56,7 +61,13 @@ describe('over HTTP, with a limit of 3 per minute', () => {
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(120);
     expect(limited.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(await limited.json()).toEqual({ error: { code: 429, message: expect.stringMatching(/3 requests per minute/), metadata: { limit_per_minute: 3, retry_after_seconds: wait } } });
+    expect(await limited.json()).toEqual({
+      error: {
+        code: 429,
+        message: expect.stringMatching(/3 requests per minute/),
+        metadata: { limit_per_minute: 3, retry_after_seconds: wait },
+      },
+    });
     expect((await svc.request('/api/v1/presets/x')).status).toBe(429); // nothing was stored by the limited POST either
     expect((await svc.request('/api/v1/presets', { key: KEYS.readerOnly })).status).toBe(200); // another key has its own budget
     for (let i = 0; i < 10; i++) expect((await svc.request('/health/live', { key: null })).status).toBe(200);

@@ -19,14 +19,32 @@ const slowPost = (base: string, key: string, slug: string, requestId: string) =>
   const whole = Buffer.from(body(0));
   let finish = () => {};
   const answer = new Promise<Answer>((resolve, reject) => {
-    const req = request(`${base}/api/v1/presets/${slug}/chat/completions`, {
-      method: 'POST', agent: false, timeout: 30_000,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(whole.length), 'x-request-id': requestId },
-    }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(parts).toString(), json: JSON.parse(Buffer.concat(parts).toString()) }));
-    });
+    const req = request(
+      `${base}/api/v1/presets/${slug}/chat/completions`,
+      {
+        method: 'POST',
+        agent: false,
+        timeout: 30_000,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': String(whole.length),
+          'x-request-id': requestId,
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            text: Buffer.concat(parts).toString(),
+            json: JSON.parse(Buffer.concat(parts).toString()),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.write(whole.subarray(0, whole.length >> 1));
     finish = () => req.end(whole.subarray(whole.length >> 1));
@@ -52,9 +70,20 @@ it('SIGTERM mid-load: in-flight requests complete, new connections are refused, 
   const slow = Array.from({ length: 10 }, (_, i) => slowPost(base, keys.plain, `slow-${i}`, `slow-${i}`));
   await sleep(500); // their headers have been read: the server counts them as in flight
   let answered = 0;
-  const fast = Array.from({ length: 40 }, (_, i) => call(base, 'POST', `/api/v1/presets/fast-${i % 5}/chat/completions`, {
-    key: keys.hashed, json: JSON.parse(body(i)), requestId: `fast-${i}`,
-  }).then((a) => ({ i, a }), (error: Error & { code?: string }) => ({ i, error })).finally(() => { answered++; }));
+  const fast = Array.from({ length: 40 }, (_, i) =>
+    call(base, 'POST', `/api/v1/presets/fast-${i % 5}/chat/completions`, {
+      key: keys.hashed,
+      json: JSON.parse(body(i)),
+      requestId: `fast-${i}`,
+    })
+      .then(
+        (a) => ({ i, a }),
+        (error: Error & { code?: string }) => ({ i, error }),
+      )
+      .finally(() => {
+        answered++;
+      }),
+  );
   for (let t = 0; answered < 20 && t < 400; t++) await sleep(5); // mid-way through the burst
   child.proc.kill('SIGTERM');
   await sleep(300);
@@ -72,7 +101,9 @@ it('SIGTERM mid-load: in-flight requests complete, new connections are refused, 
 
   const output = child.output();
   const db = new Database(join(dataDir, 'events.db'), { readonly: true });
-  const stored = new Set((db.prepare('SELECT metadata FROM events').all() as Array<{ metadata: string }>).map((r) => JSON.parse(r.metadata).requestId as string));
+  const stored = new Set(
+    (db.prepare('SELECT metadata FROM events').all() as Array<{ metadata: string }>).map((r) => JSON.parse(r.metadata).requestId as string),
+  );
   db.close();
   for (let i = 0; i < 10; i++) expect(stored.has(`slow-${i}`)).toBe(true);
   let failed = 0;
@@ -92,5 +123,7 @@ it('SIGTERM mid-load: in-flight requests complete, new connections are refused, 
     }
   }
   expect(output).toContain('"msg":"stopped"');
-  console.log(`shutdown under load: ${40 - failed} of 40 fast requests answered, ${failed} failed before being read (${codes.join(', ') || 'none'}); 10/10 slow completed`);
+  console.log(
+    `shutdown under load: ${40 - failed} of 40 fast requests answered, ${failed} failed before being read (${codes.join(', ') || 'none'}); 10/10 slow completed`,
+  );
 });

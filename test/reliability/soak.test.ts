@@ -10,9 +10,14 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 
 it('30 s of steady load: error rate 0, p99 stable, RSS flat', async () => {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/bench/soak.js'), '--duration', '30', '--interval', '10', '--warmup', '5', '--rate', '100'], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'dist/bench/soak.js'), '--duration', '30', '--interval', '10', '--warmup', '5', '--rate', '100'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   child.stderr.on('data', (chunk) => (out += chunk));

@@ -25,15 +25,17 @@ it('keeps both WAL files bounded under sustained writes, and every write answers
     // ~40 KB a write: 1,600 writes are ~64 MB of events and twice that in the read model.
     const prompt = 'You answer as a careful reviewer. '.repeat(1200);
     const statuses = new Map<number, number>();
-    await Promise.all(Array.from({ length: 8 }, async (_, writer) => {
-      for (let i = 0; i < 200; i++) {
-        const answer = await call(base, 'POST', `/api/v1/presets/wal-${writer}/chat/completions`, {
-          key: keys.plain,
-          json: { model: 'openai/gpt-4o', temperature: (i % 10) / 10, messages: [{ role: 'system', content: `${prompt}${i}` }] },
-        });
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, writer) => {
+        for (let i = 0; i < 200; i++) {
+          const answer = await call(base, 'POST', `/api/v1/presets/wal-${writer}/chat/completions`, {
+            key: keys.plain,
+            json: { model: 'openai/gpt-4o', temperature: (i % 10) / 10, messages: [{ role: 'system', content: `${prompt}${i}` }] },
+          });
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        }
+      }),
+    );
     expect(Object.fromEntries(statuses)).toEqual({ 200: 1600 });
     // The checkpointer restarts a WAL past 4,000 pages; between two of its rounds (100 ms) the
     // writes add a few hundred more. 6,000 leaves room for a slow round, and is far below 10,000.

@@ -28,7 +28,13 @@ it('loses no event across two SIGKILLs in the middle of deliveries', async () =>
   const keys = writeChildKeys(dataDir);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), DATA_DIR: dataDir, API_KEYS_FILE: keys.file, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '200' };
+  const env = {
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    API_KEYS_FILE: keys.file,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_RETRY_MAX_MS: '200',
+  };
   // The 8th and the 20th requests are left unanswered: the process is killed while each is in flight.
   const HELD = [8, 20];
   receiver = await startReceiver((n) => (HELD.includes(n) ? 'hang' : { status: 204, afterMs: 5 }));
@@ -48,7 +54,10 @@ it('loses no event across two SIGKILLs in the middle of deliveries', async () =>
   const slugs = ['crash-a', 'crash-b', 'crash-c'];
   const writeSome = async (from: number, count: number) => {
     for (let i = from; i < from + count; i++) {
-      const a = await call(base, 'POST', `/api/v1/presets/${slugs[i % 3]}/chat/completions`, { key: keys.plain, json: { model: 'm/x', seed: i, messages: [] } });
+      const a = await call(base, 'POST', `/api/v1/presets/${slugs[i % 3]}/chat/completions`, {
+        key: keys.plain,
+        json: { model: 'm/x', seed: i, messages: [] },
+      });
       expect(a.status).toBe(200);
     }
   };

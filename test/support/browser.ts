@@ -8,7 +8,14 @@ import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type 
  */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
 
 export interface TestBrowser {
   /** A fresh context (its own storage) with one page at `width` × 900, and what its console logged. */
@@ -22,7 +29,9 @@ export interface TestBrowser {
  */
 export const launchBrowser = async (): Promise<TestBrowser> => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary`,
+    );
   }
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
   const contexts: BrowserContext[] = [];

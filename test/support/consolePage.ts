@@ -30,7 +30,10 @@ export const versionBody = (n: number) => ({
   model: 'openai/gpt-4o',
   temperature: n / 10,
   max_tokens: 256 * n,
-  messages: [{ role: 'system', content: `You are the support bot.\nAnswer in one paragraph.\nRule ${n}: be kind.` }, { role: 'user', content: 'hi' }],
+  messages: [
+    { role: 'system', content: `You are the support bot.\nAnswer in one paragraph.\nRule ${n}: be kind.` },
+    { role: 'user', content: 'hi' },
+  ],
 });
 
 export const postVersion = async (svc: TestService, slug: string, n: number, note?: string) => {
@@ -63,7 +66,8 @@ interface PageGlobals {
 }
 
 /** The key the console keeps for this tab, if any. */
-export const sessionKey = (page: Page) => page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.getItem('presets.apiKey'));
+export const sessionKey = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.getItem('presets.apiKey'));
 export const localStorageLength = (page: Page) => page.evaluate(() => (globalThis as unknown as PageGlobals).localStorage.length);
 export const pageWidth = (page: Page) => page.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth);
 
@@ -71,5 +75,9 @@ export const pageWidth = (page: Page) => page.evaluate(() => (globalThis as unkn
 export const focused = (page: Page) =>
   page.evaluate(() => {
     const e = (globalThis as unknown as PageGlobals).document.activeElement;
-    return { tag: e?.tagName ?? '', id: e?.id ?? '', name: e ? (e.getAttribute('aria-label') ?? e.innerText ?? e.textContent ?? '').trim() : '' };
+    return {
+      tag: e?.tagName ?? '',
+      id: e?.id ?? '',
+      name: e ? (e.getAttribute('aria-label') ?? e.innerText ?? e.textContent ?? '').trim() : '',
+    };
   });

@@ -84,14 +84,17 @@ export const checkExchange = (x: Exchange): void => {
   const path = new URL(x.url, 'http://localhost').pathname;
   const where = `${x.method} ${x.url} → ${x.status}`;
   const fail = (problem: string, detail?: unknown): never => {
-    throw new ContractViolation(`${where}: ${problem}${detail === undefined ? '' : `\n${JSON.stringify(detail, null, 2).slice(0, 4000)}`}\nbody: ${(x.body ?? '').slice(0, 1000)}`);
+    throw new ContractViolation(
+      `${where}: ${problem}${detail === undefined ? '' : `\n${JSON.stringify(detail, null, 2).slice(0, 4000)}`}\nbody: ${(x.body ?? '').slice(0, 1000)}`,
+    );
   };
   const type = (x.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const op = operationOf(x.method, path);
   let responsePointer: string[];
   let response: Json;
   if (!op) {
-    if (![401, 404, 405].includes(x.status)) fail('no operation of the document matches this request, and the answer is not a 401, 404 or 405');
+    if (![401, 404, 405].includes(x.status))
+      fail('no operation of the document matches this request, and the answer is not a 401, 404 or 405');
     [response, responsePointer] = resolve({ $ref: `#/components/responses/${x.status === 405 ? '405' : x.status}` });
   } else {
     const responses = doc.paths[op.path]![op.method]!.responses as Record<string, Json>;
@@ -127,7 +130,7 @@ export const checkExchange = (x: Exchange): void => {
     return fail('the body is not JSON');
   }
   const validate = validatorAt(pointer(...responsePointer, 'content', type, 'schema'));
-  if (!validate(body)) fail('the body does not conform to the service\'s OpenAPI document', validate.errors);
+  if (!validate(body)) fail("the body does not conform to the service's OpenAPI document", validate.errors);
 
   // A dry run (?dry_run=true) is this service's own extension: it answers what a version would keep, not a preset.
   const dryRun = new URL(x.url, 'http://service').searchParams.get('dry_run') === 'true';

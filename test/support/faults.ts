@@ -29,7 +29,9 @@ export const crashBeforeCheckpoint = (inner: ReadModel, shouldCrash: (n: number)
     const previous = (await inner.checkpoint(checkpoint.name)) ?? 0n;
     await inner.apply(changes, { name: checkpoint.name, position: previous });
     crashes++;
-    throw new InjectedCrash(`injected crash after writing ${changes.length} changes, before the checkpoint moved to ${checkpoint.position}`);
+    throw new InjectedCrash(
+      `injected crash after writing ${changes.length} changes, before the checkpoint moved to ${checkpoint.position}`,
+    );
   };
   wrapper.crashes = () => crashes;
   return wrapper;

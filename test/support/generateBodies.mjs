@@ -17,7 +17,11 @@ const MAPS = new Set(['properties', 'schemas', 'mapping']);
 const strip = (x, isMap = false) => {
   if (Array.isArray(x)) return x.map((v) => strip(v));
   if (x === null || typeof x !== 'object') return x;
-  return Object.fromEntries(Object.entries(x).filter(([k]) => isMap || !DOCS.has(k)).map(([k, v]) => [k, strip(v, !isMap && MAPS.has(k))]));
+  return Object.fromEntries(
+    Object.entries(x)
+      .filter(([k]) => isMap || !DOCS.has(k))
+      .map(([k, v]) => [k, strip(v, !isMap && MAPS.has(k))]),
+  );
 };
 const components = strip(doc.components);
 
@@ -26,7 +30,11 @@ for (const name of names) {
   const generator = createGeneratorSync({ seed: Number(seed), maxDepth: 4, maxDefaultItems: 2, refDepthMax: 3 });
   const schema = { ...components.schemas[name], components };
   out[name] = Array.from({ length: Number(count) }, () => {
-    try { return generator.generate(schema); } catch { return null; }
+    try {
+      return generator.generate(schema);
+    } catch {
+      return null;
+    }
   });
 }
 process.stdout.write(JSON.stringify(out));

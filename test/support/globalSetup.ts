@@ -16,7 +16,10 @@ export default function globalSetup(): void {
   const root = join(__dirname, '..', '..');
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
-    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'], {
+      cwd: root,
+      stdio: 'pipe',
+    });
   } catch (error) {
     const out = String((error as { stdout?: Buffer }).stdout ?? '');
     process.stderr.write(`\nglobalSetup: tsc reported errors (dist/ was still written):\n${out.slice(0, 2000)}\n`);
@@ -37,9 +40,14 @@ const buildConsole = (root: string) => {
   if (existsSync(built) && statSync(built).mtimeMs > sources) return;
   const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
   try {
-    execFileSync(process.execPath, [vite, 'build', '--config', 'src/console/vite.config.mts', '--logLevel', 'warn'], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [vite, 'build', '--config', 'src/console/vite.config.mts', '--logLevel', 'warn'], {
+      cwd: root,
+      stdio: 'pipe',
+    });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`globalSetup: the console did not build:\n${String(stdout ?? '')}${String(stderr ?? '')}`.slice(0, 4000), { cause: error });
+    throw new Error(`globalSetup: the console did not build:\n${String(stdout ?? '')}${String(stderr ?? '')}`.slice(0, 4000), {
+      cause: error,
+    });
   }
 };

@@ -18,8 +18,11 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
     handle({ type: 'AddPresetVersion', workspaceId, slug, actorUserId: 'user-1', config, systemPrompt }, context());
   const designate = (workspaceId: string, slug: string, version: number, note?: string) =>
     handle({ type: 'DesignateVersion', workspaceId, slug, actorUserId: 'user-2', version, note }, context());
-  const change = (workspaceId: string, slug: string, fields: { name?: string; description?: string | null; status?: 'active' | 'disabled' | 'archived' }) =>
-    handle({ type: 'ChangePreset', workspaceId, slug, actorUserId: 'user-3', ...fields }, context());
+  const change = (
+    workspaceId: string,
+    slug: string,
+    fields: { name?: string; description?: string | null; status?: 'active' | 'disabled' | 'archived' },
+  ) => handle({ type: 'ChangePreset', workspaceId, slug, actorUserId: 'user-3', ...fields }, context());
   const label = (workspaceId: string, slug: string, name: string, version: number | null, note?: string) =>
     handle(
       version === null
@@ -29,7 +32,11 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
     );
   const [a, b] = WORKSPACES;
   await add(a, 'support-bot', 'Be terse.', { model: 'openai/gpt-4o', temperature: 0.3 });
-  await add(a, 'support-bot', 'Be kind.', { model: 'openai/gpt-4o', temperature: 0.5, tools: [{ type: 'function', function: { name: 'f' } }] });
+  await add(a, 'support-bot', 'Be kind.', {
+    model: 'openai/gpt-4o',
+    temperature: 0.5,
+    tools: [{ type: 'function', function: { name: 'f' } }],
+  });
   await add(a, 'support-bot', 'Be brief.', { model: 'anthropic/claude-sonnet-4' });
   await designate(a, 'support-bot', 1); // a rollback
   await add(a, 'summarise', 'Summarise.');

@@ -50,16 +50,21 @@ export const startReceiver = async (behaviour: Behaviour = () => 204, path = '/h
         const r: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         received.push(r);
         const what = behave(received.length, r);
-        if (what === 'hang') return void (r.answered = what, hanging.add(res));
-        if (what === 'drop') return void (r.answered = what, req.socket.destroy());
+        if (what === 'hang') return void ((r.answered = what), hanging.add(res));
+        if (what === 'drop') return void ((r.answered = what), req.socket.destroy());
         const answer = (status: number) => {
           if (res.destroyed) return;
           res.statusCode = status;
-          res.end(() => { r.answered = status; });
+          res.end(() => {
+            r.answered = status;
+          });
         };
         if (typeof what === 'number') return answer(what);
         hanging.add(res);
-        setTimeout(() => { hanging.delete(res); answer(what.status); }, what.afterMs);
+        setTimeout(() => {
+          hanging.delete(res);
+          answer(what.status);
+        }, what.afterMs);
       });
     });
     server.on('connection', (s) => {
@@ -72,27 +77,38 @@ export const startReceiver = async (behaviour: Behaviour = () => 204, path = '/h
     });
     port = (server.address() as AddressInfo).port;
   };
-  const stop = () => new Promise<void>((resolve) => {
-    for (const res of hanging) res.destroy();
-    hanging.clear();
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const res of hanging) res.destroy();
+      hanging.clear();
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
 
   await listen();
   return {
-    get url() { return `http://127.0.0.1:${port}${path}`; },
-    get port() { return port; },
+    get url() {
+      return `http://127.0.0.1:${port}${path}`;
+    },
+    get port() {
+      return port;
+    },
     received,
     ids: () => received.map((r) => String(r.headers['webhook-id'])),
-    acknowledged: () => received.filter((r) => typeof r.answered === 'number' && r.answered >= 200 && r.answered < 300).map((r) => String(r.headers['webhook-id'])),
-    behave: (b) => { behave = b; },
+    acknowledged: () =>
+      received
+        .filter((r) => typeof r.answered === 'number' && r.answered >= 200 && r.answered < 300)
+        .map((r) => String(r.headers['webhook-id'])),
+    behave: (b) => {
+      behave = b;
+    },
     down: stop,
     up: listen,
     until: async (predicate, timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {
-        if (Date.now() > deadline) throw new Error(`the receiver did not get what was awaited within ${timeoutMs} ms; it got ${received.length} requests`);
+        if (Date.now() > deadline)
+          throw new Error(`the receiver did not get what was awaited within ${timeoutMs} ms; it got ${received.length} requests`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return received;

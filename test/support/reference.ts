@@ -14,7 +14,10 @@ export const sharedReferenceExists = () => existsSync(SHARED_REFERENCE_FILE);
 
 type Schema = { [keyword: string]: unknown };
 export interface Reference {
-  paths: Record<string, Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { operationId: string; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+  >;
   components: { schemas: Record<string, Schema> };
 }
 
@@ -36,7 +39,11 @@ export const referenceFields = (format: FormatName): string[] =>
 let ajvInstance: Ajv2020 | undefined;
 export const referenceAjv = (): Ajv2020 => {
   if (!ajvInstance) {
-    ajvInstance = new Ajv2020({ strict: false, allErrors: true, formats: { double: true, 'anthropic-claude-v1': true, wav: true, mp3: true } });
+    ajvInstance = new Ajv2020({
+      strict: false,
+      allErrors: true,
+      formats: { double: true, 'anthropic-claude-v1': true, wav: true, mp3: true },
+    });
     ajvInstance.addSchema({ $id: 'openrouter', components: reference().components });
   }
   return ajvInstance;
@@ -74,15 +81,37 @@ export const shallowSchema = (s: Schema): Schema => {
   return out;
 };
 
-export const LIMIT_KEYWORDS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'pattern', 'const', 'maxProperties', 'minProperties', 'multipleOf', 'uniqueItems'];
+export const LIMIT_KEYWORDS = [
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'pattern',
+  'const',
+  'maxProperties',
+  'minProperties',
+  'multipleOf',
+  'uniqueItems',
+];
 
 /** A limit the reference states, where it sits: `$.tools[]{type=openrouter:advisor}.parameters.name maxLength`. */
-export interface StatedLimit { at: string; keyword: string; value: unknown; schema: Schema }
+export interface StatedLimit {
+  at: string;
+  keyword: string;
+  value: unknown;
+  schema: Schema;
+}
 
 const tagOf = (branch: Schema): string | undefined => {
   const r = resolve(branch);
-  const props: Record<string, Schema> = Object.assign({}, ...[r, ...((r.allOf ?? []) as Schema[]).map(resolve)].map((s) => (s.properties ?? {}) as object));
+  const props: Record<string, Schema> = Object.assign(
+    {},
+    ...[r, ...((r.allOf ?? []) as Schema[]).map(resolve)].map((s) => (s.properties ?? {}) as object),
+  );
   for (const key of ['type', 'id']) {
     const p = props[key] ? resolve(props[key]!) : undefined;
     const values = p && ('const' in p ? [p.const] : Array.isArray(p.enum) ? p.enum : []);
@@ -106,7 +135,8 @@ export const statedLimits = (schemaName: string): StatedLimit[] => {
     }
     for (const keyword of LIMIT_KEYWORDS) if (keyword in s) found.push({ at, keyword, value: s[keyword], schema: s });
     for (const combinator of ['anyOf', 'oneOf', 'allOf']) {
-      for (const branch of (s[combinator] ?? []) as Schema[]) walk(branch, `${at}${combinator === 'allOf' ? '' : tagOf(branch) ?? ''}`, stack);
+      for (const branch of (s[combinator] ?? []) as Schema[])
+        walk(branch, `${at}${combinator === 'allOf' ? '' : (tagOf(branch) ?? '')}`, stack);
     }
     for (const [name, p] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) walk(p, `${at}.${name}`, stack);
     if (s.items && typeof s.items === 'object') walk(s.items as Schema, `${at}[]`, stack);
@@ -127,14 +157,20 @@ export const sampleOf = (s: Schema): unknown => {
   if (Array.isArray(r.allOf)) return Object.assign({}, ...(r.allOf as Schema[]).map(sampleOf));
   const type = Array.isArray(r.type) ? (r.type as string[]).find((t) => t !== 'null') : r.type;
   switch (type) {
-    case 'string': return 'm'.repeat(Math.max(1, (r.minLength as number | undefined) ?? 1));
-    case 'integer': case 'number': return (r.minimum as number | undefined) ?? 1;
-    case 'boolean': return true;
-    case 'array': return Array.from({ length: (r.minItems as number | undefined) ?? 0 }, () => sampleOf((r.items ?? {}) as Schema));
+    case 'string':
+      return 'm'.repeat(Math.max(1, (r.minLength as number | undefined) ?? 1));
+    case 'integer':
+    case 'number':
+      return (r.minimum as number | undefined) ?? 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return Array.from({ length: (r.minItems as number | undefined) ?? 0 }, () => sampleOf((r.items ?? {}) as Schema));
     case 'object': {
       const props = (r.properties ?? {}) as Record<string, Schema>;
       return Object.fromEntries(((r.required ?? []) as string[]).map((k) => [k, sampleOf(props[k] ?? {})]));
     }
-    default: return 'm';
+    default:
+      return 'm';
   }
 };

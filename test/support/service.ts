@@ -33,22 +33,40 @@ export interface TestService extends Service {
 const keysFile = (dir: string) => {
   const file = join(dir, 'keys.json');
   const all = ['presets:read', 'presets:write', 'webhooks:manage'];
-  writeFileSync(file, JSON.stringify({
-    keys: [
-      { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: all },
-      { key: KEYS.readerOnly, user_id: 'user-reader', workspace_id: WORKSPACE_A, scopes: ['presets:read'] },
-      { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
-      { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
-    ],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      keys: [
+        { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: all },
+        { key: KEYS.readerOnly, user_id: 'user-reader', workspace_id: WORKSPACE_A, scopes: ['presets:read'] },
+        { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
+        { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
+      ],
+    }),
+  );
   return file;
 };
 
-export const startTestService = async (env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'presets-test-'))): Promise<TestService> => {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, API_KEYS_FILE: keysFile(dataDir), LOG_LEVEL: 'info', ...env });
+export const startTestService = async (
+  env: Record<string, string> = {},
+  dataDir = mkdtempSync(join(tmpdir(), 'presets-test-')),
+): Promise<TestService> => {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    API_KEYS_FILE: keysFile(dataDir),
+    LOG_LEVEL: 'info',
+    ...env,
+  });
   if (E.isLeft(config)) throw new Error(config.left.join('; '));
   const logs: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
   const service = await startService(config.right as Config, createLogger(config.right.logLevel, sink), () => undefined);
   const request: TestService['request'] = async (path, init = {}) => {
     const { key = KEYS.writer, json, headers, ...rest } = init;
@@ -62,7 +80,11 @@ export const startTestService = async (env: Record<string, string> = {}, dataDir
   };
   const stop = async () => service.close();
   return {
-    ...service, dataDir, logs, request, stop,
+    ...service,
+    dataDir,
+    logs,
+    request,
+    stop,
     restart: async (overrides = {}) => {
       await service.close();
       return startTestService({ ...env, ...overrides }, dataDir);
@@ -75,6 +97,9 @@ export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: 
 export const chatBody = (overrides: Record<string, unknown> = {}) => ({
   model: 'openai/gpt-4o',
   temperature: 0.2,
-  messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Hi' }],
+  messages: [
+    { role: 'system', content: 'You are terse.' },
+    { role: 'user', content: 'Hi' },
+  ],
   ...overrides,
 });

@@ -21,16 +21,24 @@ export const webhookHelpers = (svc: () => TestService) => {
     return body.data;
   };
   const getHook = async (id: string, key = KEYS.writer) => (await (await svc().request(`/api/v1/webhooks/${id}`, { key })).json()).data;
-  const patchHook = async (id: string, json: unknown, key = KEYS.writer) => svc().request(`/api/v1/webhooks/${id}`, { method: 'PATCH', json, key });
+  const patchHook = async (id: string, json: unknown, key = KEYS.writer) =>
+    svc().request(`/api/v1/webhooks/${id}`, { method: 'PATCH', json, key });
   const deliveries = async (id: string, query = '', key = KEYS.writer) =>
     (await (await svc().request(`/api/v1/webhooks/${id}/deliveries${query}`, { key })).json()).data as Array<Record<string, unknown>>;
   /** One event: a preset created or versioned. */
   const write = async (slug: string, prompt = `prompt ${Math.random()}`, key = KEYS.writer) => {
-    const res = await svc().request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', key, json: chatBody({ messages: [{ role: 'system', content: prompt }] }) });
+    const res = await svc().request(`/api/v1/presets/${slug}/chat/completions`, {
+      method: 'POST',
+      key,
+      json: chatBody({ messages: [{ role: 'system', content: prompt }] }),
+    });
     if (res.status !== 200) throw new Error(`write answered ${res.status}`);
   };
   /** The workspace's events after a position, as the feed shows them. */
-  const feed = async (after: string | null, key = KEYS.writer): Promise<Array<Record<string, unknown> & { id: string; type: string; position: string }>> => {
+  const feed = async (
+    after: string | null,
+    key = KEYS.writer,
+  ): Promise<Array<Record<string, unknown> & { id: string; type: string; position: string }>> => {
     const out = [];
     let cursor = after;
     for (;;) {
@@ -40,8 +48,7 @@ export const webhookHelpers = (svc: () => TestService) => {
       cursor = page.next_after;
     }
   };
-  const verify = (secret: string, r: Received) =>
-    new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
+  const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>);
   const deleteAll = async (key = KEYS.writer) => {
     const list = (await (await svc().request('/api/v1/webhooks', { key })).json()).data as Array<{ id: string }>;
     for (const h of list) await svc().request(`/api/v1/webhooks/${h.id}`, { method: 'DELETE', key });
@@ -61,4 +68,3 @@ export const eventually = async <T>(check: () => Promise<T | undefined>, what: s
     await sleep(25);
   }
 };
-

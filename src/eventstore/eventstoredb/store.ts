@@ -1,11 +1,37 @@
 import {
-  AccessDeniedError, BACKWARDS, CancelledError, DeadlineExceededError, END, EventStoreDBClient, FORWARDS, InvalidArgumentError,
-  NO_STREAM, NotLeaderError, START, StreamNotFoundError, TimeoutError, UnavailableError, UnsupportedError, WrongExpectedVersionError,
-  excludeSystemEvents, jsonEvent, streamNameFilter,
-  type AllStreamSubscription, type AppendExpectedRevision, type JSONType, type ReadPosition,
+  AccessDeniedError,
+  BACKWARDS,
+  CancelledError,
+  DeadlineExceededError,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  InvalidArgumentError,
+  NO_STREAM,
+  NotLeaderError,
+  START,
+  StreamNotFoundError,
+  TimeoutError,
+  UnavailableError,
+  UnsupportedError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamSubscription,
+  type AppendExpectedRevision,
+  type JSONType,
+  type ReadPosition,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import { ConcurrencyConflict, StoreUnavailable, type EventStoreAdapter, type ExpectedRevision, type RecordedEvent, type StreamName } from '../eventStore';
+import {
+  ConcurrencyConflict,
+  StoreUnavailable,
+  type EventStoreAdapter,
+  type ExpectedRevision,
+  type RecordedEvent,
+  type StreamName,
+} from '../eventStore';
 import type { EventFeed, Subscription } from '../eventFeed';
 import { streamShare, type ReadStreamsOptions } from '../streamReader';
 import { decodePosition, encodePosition, knownPosition } from './position';
@@ -35,13 +61,15 @@ const PAGE = 512;
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
-export const toExpectedRevision = (expected: ExpectedRevision): AppendExpectedRevision =>
-  expected === 'no_stream' ? NO_STREAM : expected;
+export const toExpectedRevision = (expected: ExpectedRevision): AppendExpectedRevision => (expected === 'no_stream' ? NO_STREAM : expected);
 
 /** Errors a later attempt may not see: the server is unreachable, busy, or not the leader. */
 export const isTransient = (error: unknown): boolean =>
-  error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof TimeoutError ||
-  error instanceof CancelledError || error instanceof NotLeaderError ||
+  error instanceof UnavailableError ||
+  error instanceof DeadlineExceededError ||
+  error instanceof TimeoutError ||
+  error instanceof CancelledError ||
+  error instanceof NotLeaderError ||
   (error instanceof Error && /ECONNREFUSED|ECONNRESET|Failed to discover/.test(error.message));
 
 /** Errors retrying cannot cure: configuration or a server that lacks a feature. */
@@ -52,16 +80,20 @@ export const mapStoreError = (error: unknown): unknown =>
   isTransient(error) ? new StoreUnavailable(`EventStoreDB unavailable: ${(error as Error).message}`, { cause: error }) : error;
 
 export const mapAppendError = (error: unknown, stream: StreamName, expected: ExpectedRevision): unknown =>
-  error instanceof WrongExpectedVersionError
-    ? new ConcurrencyConflict(stream, expected, error.actualVersion)
-    : mapStoreError(error);
+  error instanceof WrongExpectedVersionError ? new ConcurrencyConflict(stream, expected, error.actualVersion) : mapStoreError(error);
 
 const toRecorded = (e: EsdbRecordedEvent): RecordedEvent | null => {
   const position = knownPosition(e.position);
   if (!position) return null;
   return {
-    id: e.id, type: e.type, stream: e.streamId, revision: e.revision, position: encodePosition(position),
-    data: e.data, metadata: e.metadata ?? null, recordedAt: e.created,
+    id: e.id,
+    type: e.type,
+    stream: e.streamId,
+    revision: e.revision,
+    position: encodePosition(position),
+    data: e.data,
+    metadata: e.metadata ?? null,
+    recordedAt: e.created,
   };
 };
 
@@ -105,9 +137,13 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
   const read: EventStoreAdapter['read'] = async (stream, opts = {}) => {
     if (opts.limit === 0) return [];
     try {
-      const resolved = await collect(client.readStream(stream, {
-        fromRevision: opts.fromRevision ?? START, maxCount: opts.limit ?? Number.MAX_SAFE_INTEGER, direction: FORWARDS,
-      }));
+      const resolved = await collect(
+        client.readStream(stream, {
+          fromRevision: opts.fromRevision ?? START,
+          maxCount: opts.limit ?? Number.MAX_SAFE_INTEGER,
+          direction: FORWARDS,
+        }),
+      );
       return resolved.flatMap(({ event }) => {
         if (!event) return [];
         const recorded = toRecorded(event);
@@ -125,7 +161,12 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
    * filtered here page by page. `fromPosition` is inclusive either way, so each page after the
    * first starts with the event the last one ended on: it is skipped.
    */
-  const scanAll = async (direction: typeof FORWARDS | typeof BACKWARDS, start: bigint | undefined, limit: number, keep: (e: RecordedEvent) => boolean) => {
+  const scanAll = async (
+    direction: typeof FORWARDS | typeof BACKWARDS,
+    start: bigint | undefined,
+    limit: number,
+    keep: (e: RecordedEvent) => boolean,
+  ) => {
     const found: RecordedEvent[] = [];
     let from: ReadPosition = start !== undefined ? decodePosition(start) : direction === FORWARDS ? START : END;
     let last = start;
@@ -153,11 +194,17 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
 
   // $all has no index by stream: one pass over it (up to `until`) for the names of the share's
   // streams, then each of them read by name.
-  const readStreams = async function* ({ until, streamPrefix, pageSize = 1000, share }: ReadStreamsOptions): AsyncIterable<RecordedEvent[]> {
+  const readStreams = async function* ({
+    until,
+    streamPrefix,
+    pageSize = 1000,
+    share,
+  }: ReadStreamsOptions): AsyncIterable<RecordedEvent[]> {
     const streams = new Set<StreamName>();
     for (let after: bigint | undefined; ;) {
       const events = await readAll({ after, limit: PAGE * 8, streamPrefix });
-      for (const e of events) if (e.position <= until && (!share || streamShare(e.stream, share.count) === share.index)) streams.add(e.stream);
+      for (const e of events)
+        if (e.position <= until && (!share || streamShare(e.stream, share.count) === share.index)) streams.add(e.stream);
       const last = events[events.length - 1];
       if (!last || last.position >= until || events.length < PAGE * 8) break;
       after = last.position;
@@ -210,10 +257,14 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
       let stopped = false;
       let current: AllStreamSubscription | undefined;
       let wake = () => {};
-      const pause = (ms: number) => new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        wake = () => { clearTimeout(timer); resolve(); };
-      });
+      const pause = (ms: number) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
 
       const loop = (async () => {
         let delay = RETRY_MIN_MS;
@@ -226,7 +277,8 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
             });
             current = sub;
             sub.on('error', () => {}); // errors reach the loop through the iterator; this only keeps a late one from crashing the process
-            if (retrying) sub.once('confirmation', () => logger?.info({ after: after?.toString() ?? 'start' }, 'EventStoreDB subscription resumed'));
+            if (retrying)
+              sub.once('confirmation', () => logger?.info({ after: after?.toString() ?? 'start' }, 'EventStoreDB subscription resumed'));
             for await (const { event } of sub) {
               if (stopped) break;
               const recorded = event && toRecorded(event);
@@ -247,7 +299,10 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
               opts.onError?.(error instanceof HandlerFailed ? error.cause : error);
               break;
             }
-            logger?.warn({ err: error, after: after?.toString() ?? 'start', retryInMs: delay }, 'EventStoreDB subscription dropped; resubscribing');
+            logger?.warn(
+              { err: error, after: after?.toString() ?? 'start', retryInMs: delay },
+              'EventStoreDB subscription dropped; resubscribing',
+            );
           } finally {
             const sub = current;
             current = undefined;
@@ -256,7 +311,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
           }
           if (stopped) break;
           retrying = true;
-          await pause(delay / 2 + Math.random() * delay / 2); // jitter: many consumers do not come back in step
+          await pause(delay / 2 + (Math.random() * delay) / 2); // jitter: many consumers do not come back in step
           delay = Math.min(delay * 2, RETRY_MAX_MS);
         }
       })();
@@ -275,7 +330,8 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     },
 
     // Other applications' events may follow ours in $all: the head is the last one we want.
-    headPosition: async ({ streamPrefix } = {}) => (await scanAll(BACKWARDS, undefined, 1, (e) => wanted(e, streamPrefix)))[0]?.position ?? null,
+    headPosition: async ({ streamPrefix } = {}) =>
+      (await scanAll(BACKWARDS, undefined, 1, (e) => wanted(e, streamPrefix)))[0]?.position ?? null,
 
     async close() {
       if (closed) return;

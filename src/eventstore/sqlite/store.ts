@@ -15,7 +15,15 @@ import {
 import type { ReadAllOptions } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
-import { announceAppends, createBatchWriter, onAppends, openEventsDb, serializeEvent, type AppendRequest, type BatchOutcome } from './writer';
+import {
+  announceAppends,
+  createBatchWriter,
+  onAppends,
+  openEventsDb,
+  serializeEvent,
+  type AppendRequest,
+  type BatchOutcome,
+} from './writer';
 
 /**
  * The embedded event store: one SQLite file, WAL journal, `synchronous=FULL`, so an append that
@@ -113,9 +121,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true),
     // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
     // every matching row for each page, and paging through the whole store would be quadratic.
-    readAllPrefix: db.prepare(
-      'SELECT * FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?',
-    ).safeIntegers(true),
+    readAllPrefix: db
+      .prepare('SELECT * FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?')
+      .safeIntegers(true),
     head: db.prepare('SELECT MAX(position) AS position FROM events').safeIntegers(true),
     headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),
   };
@@ -128,7 +136,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   const writeBatches = async () => {
     while (pending.length > 0) {
       const batch = pending.splice(0, maxBatch);
-      const result = await writer.write(batch.map(({ stream, events, expected }) => ({ stream, events: events.map(serializeEvent), expected })));
+      const result = await writer.write(
+        batch.map(({ stream, events, expected }) => ({ stream, events: events.map(serializeEvent), expected })),
+      );
       if (!result.ok) {
         const { code, message } = result.fault;
         const fault = code === 'WORKER' ? new StoreUnavailable(message) : storeFault(Object.assign(new Error(message), { code }));
@@ -143,10 +153,11 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     }
   };
   // One flush at a time; appends arriving meanwhile form the next batch.
-  const flush = () => (flushing ??= writeBatches().finally(() => {
-    flushing = null;
-    if (pending.length > 0) setImmediate(flush); // an append that came after the last look
-  }));
+  const flush = () =>
+    (flushing ??= writeBatches().finally(() => {
+      flushing = null;
+      if (pending.length > 0) setImmediate(flush); // an append that came after the last look
+    }));
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
   // Listened to once something subscribes: the commits of every writer of the file in this process,
@@ -154,9 +165,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   let appends: { close(): void } | undefined;
 
   const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => {
-    const rows = prefix
-      ? q.readAllPrefix.all(...prefixRange(prefix), after, limit)
-      : q.readAll.all(after, limit);
+    const rows = prefix ? q.readAllPrefix.all(...prefixRange(prefix), after, limit) : q.readAll.all(after, limit);
     return (rows as Row[]).map(toRecorded);
   };
 
@@ -176,7 +185,12 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       const sql = `SELECT * FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY position${direction === 'backwards' ? ' DESC' : ''} LIMIT ?`;
       filtered.set(shape, (statement = db.prepare(sql).safeIntegers(true)));
     }
-    const rows = statement.all(...(streamPrefix ? prefixRange(streamPrefix) : []), ...(types ?? []), ...(from === undefined ? [] : [from]), limit);
+    const rows = statement.all(
+      ...(streamPrefix ? prefixRange(streamPrefix) : []),
+      ...(types ?? []),
+      ...(from === undefined ? [] : [from]),
+      limit,
+    );
     return (rows as Row[]).map(toRecorded);
   };
 

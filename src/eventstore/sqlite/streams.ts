@@ -12,12 +12,17 @@ const NAMES_PER_PAGE = 1000;
 export const createStreamReader = <Row extends { revision: bigint }>(db: Database.Database, toRecorded: (row: Row) => RecordedEvent) => {
   const q = {
     names: db.prepare('SELECT DISTINCT stream FROM events WHERE stream >= ? ORDER BY stream LIMIT ?').pluck(),
-    events: db.prepare(
-      'SELECT * FROM events WHERE stream = ? AND revision >= ? AND position <= ? ORDER BY revision LIMIT ?',
-    ).safeIntegers(true),
+    events: db
+      .prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? AND position <= ? ORDER BY revision LIMIT ?')
+      .safeIntegers(true),
   };
 
-  return async function* readStreams({ until, streamPrefix = '', pageSize = 1000, share }: ReadStreamsOptions): AsyncIterable<RecordedEvent[]> {
+  return async function* readStreams({
+    until,
+    streamPrefix = '',
+    pageSize = 1000,
+    share,
+  }: ReadStreamsOptions): AsyncIterable<RecordedEvent[]> {
     let page: RecordedEvent[] = [];
     let after: string | undefined;
     for (;;) {

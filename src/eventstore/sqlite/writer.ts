@@ -25,14 +25,25 @@ CREATE TABLE IF NOT EXISTS events (
 );`;
 
 /** An event as the writer stores it: serialized by the caller, so crossing to the thread copies strings, not object trees. */
-export interface SerializedEvent { id: string; type: string; data: string; metadata: string }
-export interface AppendRequest { stream: StreamName; events: SerializedEvent[]; expected: ExpectedRevision }
+export interface SerializedEvent {
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+export interface AppendRequest {
+  stream: StreamName;
+  events: SerializedEvent[];
+  expected: ExpectedRevision;
+}
 export const serializeEvent = ({ id, type, data, metadata }: NewEvent): SerializedEvent => ({
-  id, type, data: JSON.stringify(data), metadata: JSON.stringify(metadata),
+  id,
+  type,
+  data: JSON.stringify(data),
+  metadata: JSON.stringify(metadata),
 });
 export type AppendOutcome =
-  | { ok: true; revision: bigint; position: bigint }
-  | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
+  { ok: true; revision: bigint; position: bigint } | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
 /** Either every append of the batch has an outcome, or the transaction failed as a whole (a storage fault). */
 export type BatchOutcome = { ok: true; outcomes: AppendOutcome[] } | { ok: false; fault: { code?: string; message: string } };
 
@@ -64,13 +75,17 @@ export const openEventsDb = (file: string): Database.Database => {
   return db;
 };
 
-class Conflict { constructor(readonly actual: bigint | 'no_stream') {} }
+class Conflict {
+  constructor(readonly actual: bigint | 'no_stream') {}
+}
 
 export const createBatchWriter = (db: Database.Database) => {
   const q = {
     current: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?').safeIntegers(true),
     byId: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').safeIntegers(true),
-    insert: db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)').safeIntegers(true),
+    insert: db
+      .prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .safeIntegers(true),
   };
   type Located = { stream: string; revision: bigint; position: bigint } | undefined;
 
@@ -97,16 +112,19 @@ export const createBatchWriter = (db: Database.Database) => {
     return { ok: true, revision, position };
   });
 
-  const writeAll = db.transaction((batch: AppendRequest[]) => batch.map((a): AppendOutcome => {
-    try {
-      return appendOne(a); // nested: a savepoint per append
-    } catch (error) {
-      if (error instanceof Conflict) return { ok: false, expected: a.expected, actual: error.actual };
-      // An event id stored under another stream: the append cannot be what the caller expects.
-      if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT')) return { ok: false, expected: a.expected, actual: 'no_stream' };
-      throw error;
-    }
-  }));
+  const writeAll = db.transaction((batch: AppendRequest[]) =>
+    batch.map((a): AppendOutcome => {
+      try {
+        return appendOne(a); // nested: a savepoint per append
+      } catch (error) {
+        if (error instanceof Conflict) return { ok: false, expected: a.expected, actual: error.actual };
+        // An event id stored under another stream: the append cannot be what the caller expects.
+        if ((error as { code?: string }).code?.startsWith('SQLITE_CONSTRAINT'))
+          return { ok: false, expected: a.expected, actual: 'no_stream' };
+        throw error;
+      }
+    }),
+  );
 
   return (batch: AppendRequest[]): BatchOutcome => {
     try {

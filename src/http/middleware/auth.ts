@@ -6,20 +6,24 @@ import type { AppContext, AppState } from '../types';
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="presets"' };
 
 /** Every API request needs a known bearer key; the caller it names goes on `ctx.state.caller`. */
-export const authenticate = (keyRing: KeyRing): Middleware<AppState, AppContext> => async (ctx, next) => {
-  const header = ctx.get('Authorization');
-  if (!header) throw new ApiError(401, 'missing Authorization header; send "Authorization: Bearer <key>"', {}, CHALLENGE);
-  const token = parseBearer(header);
-  if (token === null) throw new ApiError(401, 'malformed Authorization header; expected "Bearer <key>"', {}, CHALLENGE);
-  const caller = keyRing.authenticate(token);
-  if (!caller) throw new ApiError(401, 'unknown API key', {}, CHALLENGE);
-  ctx.state.caller = caller;
-  await next();
-};
+export const authenticate =
+  (keyRing: KeyRing): Middleware<AppState, AppContext> =>
+  async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    if (!header) throw new ApiError(401, 'missing Authorization header; send "Authorization: Bearer <key>"', {}, CHALLENGE);
+    const token = parseBearer(header);
+    if (token === null) throw new ApiError(401, 'malformed Authorization header; expected "Bearer <key>"', {}, CHALLENGE);
+    const caller = keyRing.authenticate(token);
+    if (!caller) throw new ApiError(401, 'unknown API key', {}, CHALLENGE);
+    ctx.state.caller = caller;
+    await next();
+  };
 
-export const requireScope = (scope: Scope): Middleware<AppState, AppContext> => async (ctx, next) => {
-  if (!ctx.state.caller.scopes.has(scope)) {
-    throw new ApiError(403, `this API key lacks the ${scope} scope`, { required_scope: scope });
-  }
-  await next();
-};
+export const requireScope =
+  (scope: Scope): Middleware<AppState, AppContext> =>
+  async (ctx, next) => {
+    if (!ctx.state.caller.scopes.has(scope)) {
+      throw new ApiError(403, `this API key lacks the ${scope} scope`, { required_scope: scope });
+    }
+    await next();
+  };

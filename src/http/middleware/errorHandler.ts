@@ -28,7 +28,12 @@ export const errorHandler = (): Middleware<AppState, AppContext> => async (ctx, 
   }
 };
 
-interface Classified { status: number; message: string; metadata: Record<string, unknown>; headers: Record<string, string> }
+interface Classified {
+  status: number;
+  message: string;
+  metadata: Record<string, unknown>;
+  headers: Record<string, string>;
+}
 
 /** What the decider refused, as the client should hear it. Another workspace's preset of a slug is a different stream: "not found" too. */
 const rejected = ({ reason }: DecisionRejected): Classified => {
@@ -55,7 +60,12 @@ const classify = (error: unknown): Classified => {
   }
   if (error instanceof DecisionRejected) return rejected(error);
   if (error instanceof StoreUnavailable) {
-    return { status: 503, message: 'storage is unavailable; nothing was stored, retry later', metadata: {}, headers: { 'Retry-After': '5' } };
+    return {
+      status: 503,
+      message: 'storage is unavailable; nothing was stored, retry later',
+      metadata: {},
+      headers: { 'Retry-After': '5' },
+    };
   }
   // http-errors thrown by Koa or its libraries carry a status and an `expose` flag for 4xx.
   const httpError = error as { status?: unknown; expose?: unknown; message?: unknown };

@@ -13,43 +13,47 @@ import type { AppContext, AppState } from '../types';
 export const MAX_DEPTH = 128;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export const jsonBody = (limit: number): Middleware<AppState, AppContext> => async (ctx, next) => {
-  // The header as clients usually send it is taken as it is; any other is parsed (type-is).
-  if (ctx.get('Content-Type') !== 'application/json') {
-    if (!ctx.request.is('application/json')) {
-      throw new ApiError(415, 'the body must be JSON, sent with "Content-Type: application/json"');
+export const jsonBody =
+  (limit: number): Middleware<AppState, AppContext> =>
+  async (ctx, next) => {
+    // The header as clients usually send it is taken as it is; any other is parsed (type-is).
+    if (ctx.get('Content-Type') !== 'application/json') {
+      if (!ctx.request.is('application/json')) {
+        throw new ApiError(415, 'the body must be JSON, sent with "Content-Type: application/json"');
+      }
+      const charset = ctx.request.charset;
+      if (charset && charset.toLowerCase() !== 'utf-8') throw new ApiError(415, `charset ${charset} is not supported; send UTF-8`);
     }
-    const charset = ctx.request.charset;
-    if (charset && charset.toLowerCase() !== 'utf-8') throw new ApiError(415, `charset ${charset} is not supported; send UTF-8`);
-  }
-  const length = ctx.request.length;
-  if (length !== undefined && length > limit) throw tooLarge(limit);
-  let raw: Buffer;
-  try {
-    raw = await getRawBody(ctx.req, { length, limit });
-  } catch (error) {
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') throw tooLarge(limit);
-    if (type === 'request.aborted' || type === 'request.size.invalid') throw badRequest('the request body was cut short');
-    throw error;
-  }
-  let text: string;
-  try {
-    text = utf8.decode(raw);
-  } catch {
-    throw badRequest('the body is not valid UTF-8');
-  }
-  try {
-    ctx.state.body = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch (error) {
-    if (/prototype/i.test((error as Error).message)) throw badRequest('the body contains a forbidden key (__proto__ or constructor.prototype)');
-    throw badRequest(`the body is not valid JSON: ${(error as Error).message}`);
-  }
-  const problem = shapeProblem(ctx.state.body, MAX_DEPTH);
-  if (problem === 'depth') throw badRequest(`the body is nested deeper than ${MAX_DEPTH} levels`);
-  if (problem === 'nonFinite') throw badRequest('the body contains a number too large to represent (such as 1e400); numbers must be finite');
-  await next();
-};
+    const length = ctx.request.length;
+    if (length !== undefined && length > limit) throw tooLarge(limit);
+    let raw: Buffer;
+    try {
+      raw = await getRawBody(ctx.req, { length, limit });
+    } catch (error) {
+      const type = (error as { type?: string }).type;
+      if (type === 'entity.too.large') throw tooLarge(limit);
+      if (type === 'request.aborted' || type === 'request.size.invalid') throw badRequest('the request body was cut short');
+      throw error;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(raw);
+    } catch {
+      throw badRequest('the body is not valid UTF-8');
+    }
+    try {
+      ctx.state.body = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    } catch (error) {
+      if (/prototype/i.test((error as Error).message))
+        throw badRequest('the body contains a forbidden key (__proto__ or constructor.prototype)');
+      throw badRequest(`the body is not valid JSON: ${(error as Error).message}`);
+    }
+    const problem = shapeProblem(ctx.state.body, MAX_DEPTH);
+    if (problem === 'depth') throw badRequest(`the body is nested deeper than ${MAX_DEPTH} levels`);
+    if (problem === 'nonFinite')
+      throw badRequest('the body contains a number too large to represent (such as 1e400); numbers must be finite');
+    await next();
+  };
 
 const tooLarge = (limit: number) => new ApiError(413, `the body is larger than ${limit} bytes`, { limit_bytes: limit });
 

@@ -11,7 +11,11 @@ import type { AppContext, AppState } from '../types';
  * bounded by the key ring) and the health checks, routed before it, are never limited.
  */
 const WINDOW_MS = 60_000;
-interface Counter { start: number; previous: number; current: number }
+interface Counter {
+  start: number;
+  previous: number;
+  current: number;
+}
 
 /** Takes one request from the key's budget: 0 when allowed, else whole seconds to wait (≥ 1). */
 export const createRateLimiter = (perMinute: number, now: () => number = Date.now) => {
@@ -20,8 +24,12 @@ export const createRateLimiter = (perMinute: number, now: () => number = Date.no
     const t = now();
     const start = t - (t % WINDOW_MS);
     const old = counters.get(keyId);
-    const c: Counter = !old || start - old.start >= 2 * WINDOW_MS ? { start, previous: 0, current: 0 }
-      : start > old.start ? { start, previous: old.current, current: 0 } : old;
+    const c: Counter =
+      !old || start - old.start >= 2 * WINDOW_MS
+        ? { start, previous: 0, current: 0 }
+        : start > old.start
+          ? { start, previous: old.current, current: 0 }
+          : old;
     counters.set(keyId, c);
     const overlap = 1 - (t - c.start) / WINDOW_MS;
     if (c.previous * overlap + c.current + 1 <= perMinute) {
@@ -41,8 +49,12 @@ export const rateLimit = (perMinute: number, now?: () => number): Middleware<App
   return async (ctx, next) => {
     const wait = take(ctx.state.caller.keyId);
     if (wait > 0) {
-      throw new ApiError(429, `this API key is over its limit of ${perMinute} requests per minute; retry in ${wait} s`,
-        { limit_per_minute: perMinute, retry_after_seconds: wait }, { 'Retry-After': String(wait) });
+      throw new ApiError(
+        429,
+        `this API key is over its limit of ${perMinute} requests per minute; retry in ${wait} s`,
+        { limit_per_minute: perMinute, retry_after_seconds: wait },
+        { 'Retry-After': String(wait) },
+      );
     }
     await next();
   };

@@ -11,26 +11,28 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * it, API headers, and one log line per request. Neither the Authorization header nor bodies
  * are ever logged.
  */
-export const requestContext = (logger: Logger): Middleware<AppState, AppContext> => async (ctx, next) => {
-  const incoming = ctx.get('X-Request-Id');
-  const requestId = CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  ctx.state = new RequestState(requestId, logger);
-  ctx.set('X-Request-Id', requestId);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cache-Control', 'no-store');
-  if (!logger.isLevelEnabled('info')) return next();
-  const started = process.hrtime.bigint();
-  try {
-    await next();
-  } finally {
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    // The root logger with the id in the line: the same fields as the bound logger's, without making one.
-    logger.info(
-      { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, keyId: ctx.state.caller?.keyId },
-      'request',
-    );
-  }
-};
+export const requestContext =
+  (logger: Logger): Middleware<AppState, AppContext> =>
+  async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state = new RequestState(requestId, logger);
+    ctx.set('X-Request-Id', requestId);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-store');
+    if (!logger.isLevelEnabled('info')) return next();
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // The root logger with the id in the line: the same fields as the bound logger's, without making one.
+      logger.info(
+        { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, keyId: ctx.state.caller?.keyId },
+        'request',
+      );
+    }
+  };
 
 /**
  * `ctx.state`: the logger bound to the request id is made when something logs through it (an
@@ -40,7 +42,10 @@ class RequestState implements AppState {
   declare caller: Caller; // set by the auth middleware
   declare body: unknown; // set by the JSON body middleware
   private bound: Logger | undefined;
-  constructor(readonly requestId: string, private readonly root: Logger) {}
+  constructor(
+    readonly requestId: string,
+    private readonly root: Logger,
+  ) {}
   get log(): Logger {
     return (this.bound ??= this.root.child({ requestId: this.requestId }));
   }

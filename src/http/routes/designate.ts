@@ -31,10 +31,18 @@ export const designateRoutes = (router: Router<AppState, AppContext>, deps: Writ
     const slug = ctx.params.slug!;
     const { caller, requestId } = ctx.state;
     const body = DesignateBody.decode(ctx.state.body);
-    if (E.isLeft(body)) throw badRequest('the body must be {"version": N} with N a version number from 1, and an optional "note"', formatErrors(body.left));
+    if (E.isLeft(body))
+      throw badRequest('the body must be {"version": N} with N a version number from 1, and an optional "note"', formatErrors(body.left));
     const { version } = body.right;
     const outcome = await deps.handle(
-      { type: 'DesignateVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, version, note: noteOf(ctx, body.right.note) },
+      {
+        type: 'DesignateVersion',
+        workspaceId: caller.workspaceId,
+        slug,
+        actorUserId: caller.userId,
+        version,
+        note: noteOf(ctx, body.right.note),
+      },
       { requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
     );
     if (!outcome.state.exists) throw new Error('a designated version was decided for an absent preset');

@@ -43,8 +43,9 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; "
-  + "object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; " +
+  "object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const PACKAGE_FILES: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',

@@ -48,7 +48,10 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
       throw notFound(`no preset ${JSON.stringify(ctx.params.slug)} in this workspace`);
     }
     const next = page[limit];
-    const body: t.TypeOf<typeof PresetEventsPage> = { data: page.slice(0, limit).map((e) => eventJson(e)), next_from: next ? revisionNumber(next.revision) : null };
+    const body: t.TypeOf<typeof PresetEventsPage> = {
+      data: page.slice(0, limit).map((e) => eventJson(e)),
+      next_from: next ? revisionNumber(next.revision) : null,
+    };
     ctx.body = body;
   });
 
@@ -68,7 +71,10 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
       // One more than asked: whether it exists says if there is an older page.
       const page = await deps.feed.readAllBackwards({ before, limit: limit + 1, streamPrefix, types });
       const data = page.slice(0, limit).map((e) => eventJson(e));
-      const body: t.TypeOf<typeof EventsBackwardsPage> = { data, next_before: page.length > limit ? data[data.length - 1]!.position : null };
+      const body: t.TypeOf<typeof EventsBackwardsPage> = {
+        data,
+        next_before: page.length > limit ? data[data.length - 1]!.position : null,
+      };
       ctx.body = body;
       return;
     }

@@ -34,7 +34,11 @@ export const LabelBody = t.intersection([t.type({ version: VersionNumber }), t.p
 
 type Ctx = ParameterizedContext<AppState, AppContext>;
 /** A command of this router, without what the path and the caller say. */
-type Command = PresetCommandRequest extends infer C ? (C extends { type: 'ChangePreset' | 'MoveLabel' | 'RemoveLabel' } ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId'> : never) : never;
+type Command = PresetCommandRequest extends infer C
+  ? C extends { type: 'ChangePreset' | 'MoveLabel' | 'RemoveLabel' }
+    ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId'>
+    : never
+  : never;
 
 export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: WriteDeps) => {
   const write = requireScope('presets:write');
@@ -48,7 +52,12 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
       { requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
     );
     if (!outcome.state.exists) throw new Error(`${command.type} was decided for an absent preset`);
-    await answerWrite(ctx, deps, { slug, revision: outcome.revision, presetId: outcome.state.presetId, pendingLocation: presetLocation(slug) });
+    await answerWrite(ctx, deps, {
+      slug,
+      revision: outcome.revision,
+      presetId: outcome.state.presetId,
+      pendingLocation: presetLocation(slug),
+    });
   };
 
   router.patch('/api/v1/presets/:slug', write, jsonBody(deps.bodyLimitBytes), async (ctx) => {
@@ -63,7 +72,10 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
         : []; // not an object: the codec has said so
     const problems = [...(E.isLeft(decoded) ? formatErrors(decoded.left) : []), ...unknown];
     if (E.isLeft(decoded) || problems.length > 0) {
-      throw badRequest('the body must be an object with any of "name" (1–200 characters), "description" (at most 2,000, or null) and "status" (active, disabled or archived)', problems);
+      throw badRequest(
+        'the body must be an object with any of "name" (1–200 characters), "description" (at most 2,000, or null) and "status" (active, disabled or archived)',
+        problems,
+      );
     }
     await run(ctx, { type: 'ChangePreset', ...decoded.right, note: noteOf(ctx) });
   });
@@ -75,17 +87,22 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
 
   router.param('label', async (label, ctx, next) => {
     if (!LABEL.test(label)) {
-      throw badRequest('invalid label', [{ path: 'label', message: 'must be 1–36 characters of a–z 0–9 _ . -, starting with a letter or digit' }]);
+      throw badRequest('invalid label', [
+        { path: 'label', message: 'must be 1–36 characters of a–z 0–9 _ . -, starting with a letter or digit' },
+      ]);
     }
     if (RESERVED_LABELS.includes(label)) {
-      throw badRequest('this label name is reserved', [{ path: 'label', message: `${JSON.stringify(label)} always means the newest version` }]);
+      throw badRequest('this label name is reserved', [
+        { path: 'label', message: `${JSON.stringify(label)} always means the newest version` },
+      ]);
     }
     await next();
   });
 
   router.put('/api/v1/presets/:slug/labels/:label', write, jsonBody(deps.bodyLimitBytes), async (ctx) => {
     const body = LabelBody.decode(ctx.state.body);
-    if (E.isLeft(body)) throw badRequest('the body must be {"version": N} with N a version number from 1, and an optional "note"', formatErrors(body.left));
+    if (E.isLeft(body))
+      throw badRequest('the body must be {"version": N} with N a version number from 1, and an optional "note"', formatErrors(body.left));
     await run(ctx, { type: 'MoveLabel', label: ctx.params.label!, version: body.right.version, note: noteOf(ctx, body.right.note) });
   });
 

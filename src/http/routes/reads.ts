@@ -80,7 +80,8 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
   router.get('/api/v1/presets/:slug/versions/:version', read, async (ctx) => {
     const raw = ctx.params.version!;
     const number = /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : NaN;
-    if (Number.isNaN(number)) throw badRequest('the version must be a whole number from 1', [{ path: 'version', message: `got ${JSON.stringify(raw)}` }]);
+    if (Number.isNaN(number))
+      throw badRequest('the version must be a whole number from 1', [{ path: 'version', message: `got ${JSON.stringify(raw)}` }]);
     const { view } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
     const version = await readModel.getVersion(view.id, number);
     if (!version) throw notFound(`preset ${JSON.stringify(view.slug)} has no version ${number}`);
@@ -90,7 +91,6 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     ctx.body = body;
   });
 };
-
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;

@@ -7,12 +7,27 @@ import type { EventFeed } from '../../eventstore/eventFeed';
 import { workspaceStreamPrefix } from '../../presets/streamName';
 import { formatErrors } from '../../validation';
 import {
-  CreateWebhookBody, deliveryView, PatchWebhookBody, ReplayBody, webhookView,
-  type DeliveriesPage, type WebhookAnswer, type WebhookCreated, type WebhookList, type WebhookRotated,
+  CreateWebhookBody,
+  deliveryView,
+  PatchWebhookBody,
+  ReplayBody,
+  webhookView,
+  type DeliveriesPage,
+  type WebhookAnswer,
+  type WebhookCreated,
+  type WebhookList,
+  type WebhookRotated,
 } from '../../webhooks/codecs';
 import { checkDestination, type DestinationPolicy } from '../../webhooks/destination';
 import { newSecret } from '../../webhooks/signing';
-import { MAX_WEBHOOKS_PER_WORKSPACE, newWebhook, patchWebhook, rotateSecret, type StoredWebhook, type Webhook } from '../../webhooks/webhook';
+import {
+  MAX_WEBHOOKS_PER_WORKSPACE,
+  newWebhook,
+  patchWebhook,
+  rotateSecret,
+  type StoredWebhook,
+  type Webhook,
+} from '../../webhooks/webhook';
 import { InvalidCursor, type WebhookStore } from '../../webhooks/webhookStore';
 import { ApiError, badRequest, notFound } from '../errors';
 import { requireScope } from '../middleware/auth';
@@ -83,12 +98,20 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
     await checkUrl(input.url);
     const { workspaceId } = ctx.state.caller;
     if ((await deps.webhooks.list(workspaceId)).length >= MAX_WEBHOOKS_PER_WORKSPACE) {
-      throw new ApiError(409, `a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`, { limit: MAX_WEBHOOKS_PER_WORKSPACE });
+      throw new ApiError(409, `a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`, {
+        limit: MAX_WEBHOOKS_PER_WORKSPACE,
+      });
     }
     const secret = newSecret();
     const stored = newWebhook(
       { url: input.url, events: input.events && [...new Set(input.events)], description: input.description },
-      { id: randomUUID(), workspaceId, secret, now: new Date(), checkpoint: await deps.feed.headPosition({ streamPrefix: workspaceStreamPrefix(workspaceId) }) },
+      {
+        id: randomUUID(),
+        workspaceId,
+        secret,
+        now: new Date(),
+        checkpoint: await deps.feed.headPosition({ streamPrefix: workspaceStreamPrefix(workspaceId) }),
+      },
     );
     await deps.webhooks.insert(stored);
     await changed(workspaceId, stored.webhook.id);
@@ -119,7 +142,8 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
 
   router.delete('/api/v1/webhooks/:id', manage, async (ctx) => {
     const { webhook } = await find(ctx);
-    if (!(await deps.webhooks.delete(webhook.workspaceId, webhook.id))) throw notFound(`no webhook ${JSON.stringify(webhook.id)} in this workspace`);
+    if (!(await deps.webhooks.delete(webhook.workspaceId, webhook.id)))
+      throw notFound(`no webhook ${JSON.stringify(webhook.id)} in this workspace`);
     await changed(webhook.workspaceId, webhook.id);
     ctx.status = 204;
   });
@@ -129,13 +153,18 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
     const limit = q.int('limit', 1, DELIVERIES_MAX_LIMIT, DELIVERIES_DEFAULT_LIMIT);
     const before = ctx.query.before;
     if (before !== undefined && (typeof before !== 'string' || !/^[0-9A-Za-z]{1,64}$/.test(before))) {
-      throw badRequest('invalid query parameters', [{ path: 'before', message: 'must be the id of an attempt, as a previous page gave it' }]);
+      throw badRequest('invalid query parameters', [
+        { path: 'before', message: 'must be the id of an attempt, as a previous page gave it' },
+      ]);
     }
     q.done();
     const { webhook } = await find(ctx);
     // One more than asked: whether it exists says if there is a next page.
     const attempts = await deps.webhooks.deliveries(webhook.id, { limit: limit + 1, before }).catch((error: unknown) => {
-      if (error instanceof InvalidCursor) throw badRequest('invalid query parameters', [{ path: 'before', message: 'must be the id of an attempt, as a previous page gave it' }]);
+      if (error instanceof InvalidCursor)
+        throw badRequest('invalid query parameters', [
+          { path: 'before', message: 'must be the id of an attempt, as a previous page gave it' },
+        ]);
       throw error;
     });
     const page = attempts.slice(0, limit);

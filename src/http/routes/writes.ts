@@ -81,14 +81,20 @@ export interface WrittenPreset {
  * write that happened. If later writes already moved the preset on, its document at the write's
  * revision is folded from the events instead (`presetAt`).
  */
-export const answerWrite = async (ctx: ParameterizedContext<AppState, AppContext>, deps: WriteDeps, written: WrittenPreset): Promise<void> => {
+export const answerWrite = async (
+  ctx: ParameterizedContext<AppState, AppContext>,
+  deps: WriteDeps,
+  written: WrittenPreset,
+): Promise<void> => {
   const { slug, revision, presetId, version } = written;
   const workspaceId = ctx.state.caller.workspaceId;
   const record = await deps.waitForPreset(workspaceId, slug, revision, deps.readYourWritesTimeoutMs);
   if (!record) {
     ctx.status = 202;
     ctx.set('Location', written.pendingLocation);
-    const pending: PendingWrite = { data: { preset_id: presetId, slug, ...(version ? { version: version.number, version_id: version.id } : {}), status: 'pending' } };
+    const pending: PendingWrite = {
+      data: { preset_id: presetId, slug, ...(version ? { version: version.number, version_id: version.id } : {}), status: 'pending' },
+    };
     ctx.body = pending;
     return;
   }

@@ -31,7 +31,10 @@ describe('ensureKeysFile', () => {
     expect(text).not.toMatch(/"key"\s*:/);
     const file = JSON.parse(text) as { keys: Array<Record<string, unknown>> };
     expect(file.keys).toHaveLength(1);
-    expect(file.keys[0]).toMatchObject({ user_id: expect.stringMatching(/^user_/), scopes: ['presets:read', 'presets:write', 'webhooks:manage'] });
+    expect(file.keys[0]).toMatchObject({
+      user_id: expect.stringMatching(/^user_/),
+      scopes: ['presets:read', 'presets:write', 'webhooks:manage'],
+    });
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await readdir(dataDir)).toEqual(['api-keys.json']); // no temp file left behind
 
@@ -76,7 +79,9 @@ describe('ensureKeysFile', () => {
   it('fails clearly when an explicit file does not exist', async () => {
     const missing = join(dir, 'missing.json');
     const print = jest.fn();
-    await expect(ensureKeysFile({ apiKeysFile: missing, dataDir: dir, print })).rejects.toThrow(`API keys file ${missing} (API_KEYS_FILE) does not exist`);
+    await expect(ensureKeysFile({ apiKeysFile: missing, dataDir: dir, print })).rejects.toThrow(
+      `API keys file ${missing} (API_KEYS_FILE) does not exist`,
+    );
     expect(print).not.toHaveBeenCalled();
     expect(await readdir(dir)).toEqual([]);
   });

@@ -55,7 +55,9 @@ describe('appendKeyEntry', () => {
     const before = await readFile(path, 'utf8');
 
     await expect(appendKeyEntry(path, k.entry)).rejects.toThrow(/keys\[1\] is the same key as keys\[0\]/);
-    await expect(appendKeyEntry(path, { ...newKey({ userId: 'x' }).entry, workspace_id: 'nope' })).rejects.toThrow(/keys\[1\]\.workspace_id must be a UUID/);
+    await expect(appendKeyEntry(path, { ...newKey({ userId: 'x' }).entry, workspace_id: 'nope' })).rejects.toThrow(
+      /keys\[1\]\.workspace_id must be a UUID/,
+    );
     expect(await readFile(path, 'utf8')).toBe(before);
 
     await appendKeyEntry(path, newKey({ userId: 'frank' }).entry);

@@ -21,7 +21,13 @@ const writeKeys = async (content: unknown): Promise<string> => {
   return path;
 };
 
-const entry = (over: Record<string, unknown> = {}) => ({ key: PLAIN, user_id: 'alice', workspace_id: WS, scopes: ['presets:read', 'presets:write'], ...over });
+const entry = (over: Record<string, unknown> = {}) => ({
+  key: PLAIN,
+  user_id: 'alice',
+  workspace_id: WS,
+  scopes: ['presets:read', 'presets:write'],
+  ...over,
+});
 
 describe('loadKeyRing', () => {
   it('authenticates both plaintext and key_sha256 entries', async () => {
@@ -50,14 +56,26 @@ describe('loadKeyRing', () => {
 
   const invalid: Array<[string, unknown, RegExp]> = [
     ['bad uuid', { keys: [entry({ workspace_id: 'not-a-uuid' })] }, /keys\[0\]\.workspace_id must be a UUID/],
-    ['unknown scope', { keys: [entry({ scopes: ['presets:read', 'presets:admin'] })] }, /keys\[0\]\.scopes\[1\] is an unknown scope "presets:admin"/],
+    [
+      'unknown scope',
+      { keys: [entry({ scopes: ['presets:read', 'presets:admin'] })] },
+      /keys\[0\]\.scopes\[1\] is an unknown scope "presets:admin"/,
+    ],
     ['no scopes', { keys: [entry({ scopes: [] })] }, /keys\[0\]\.scopes must list at least one scope/],
     ['empty user', { keys: [entry({ user_id: '' })] }, /keys\[0\]\.user_id must be a non-empty string/],
     ['missing user', { keys: [entry({ user_id: undefined })] }, /keys\[0\]\.user_id is missing/],
-    ['both key and key_sha256', { keys: [entry({ key_sha256: hashApiKey(PLAIN) })] }, /keys\[0\] must have exactly one of "key" or "key_sha256"/],
+    [
+      'both key and key_sha256',
+      { keys: [entry({ key_sha256: hashApiKey(PLAIN) })] },
+      /keys\[0\] must have exactly one of "key" or "key_sha256"/,
+    ],
     ['neither key nor key_sha256', { keys: [entry({ key: undefined })] }, /keys\[0\] must have exactly one/],
     ['duplicate (plain twice)', { keys: [entry(), entry({ user_id: 'bob' })] }, /keys\[1\] is the same key as keys\[0\]/],
-    ['duplicate (plain and hashed)', { keys: [entry(), entry({ key: undefined, key_sha256: hashApiKey(PLAIN) })] }, /keys\[1\] is the same key as keys\[0\]/],
+    [
+      'duplicate (plain and hashed)',
+      { keys: [entry(), entry({ key: undefined, key_sha256: hashApiKey(PLAIN) })] },
+      /keys\[1\] is the same key as keys\[0\]/,
+    ],
     ['key in key_sha256', { keys: [entry({ key: undefined, key_sha256: PLAIN })] }, /keys\[0\]\.key_sha256 must be 64 hex characters/],
     ['key pasted as a scope', { keys: [entry({ scopes: [PLAIN] })] }, /keys\[0\]\.scopes\[0\] is an unknown scope \(known/],
     ['key with a space', { keys: [entry({ key: `${PLAIN} x` })] }, /keys\[0\]\.key must be a non-empty string of visible ASCII/],
@@ -68,7 +86,10 @@ describe('loadKeyRing', () => {
   ];
   it.each(invalid)('rejects a file with %s, naming the entry but not the key', async (_name, content, message) => {
     const path = await writeKeys(content);
-    const error = await loadKeyRing(path).then(() => null, (e: Error) => e);
+    const error = await loadKeyRing(path).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(error).toBeInstanceOf(Error);
     expect(error!.message).toMatch(message);
     expect(error!.message).toContain(path);

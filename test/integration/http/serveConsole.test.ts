@@ -56,7 +56,9 @@ afterAll(async () => {
 
 describe('a built console', () => {
   let url: string;
-  beforeAll(async () => { url = await serve(built); });
+  beforeAll(async () => {
+    url = await serve(built);
+  });
 
   it('serves its page at / with a strict CSP, revalidated by ETag (304 while unchanged)', async () => {
     const res = await fetch(`${url}/`);

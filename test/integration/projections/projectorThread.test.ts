@@ -44,30 +44,47 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const announced = (t: Projector, slug: string, revision: bigint) => new Promise<PresetJson>((resolve) => {
-  const on = (_position: bigint, documents: PresetJson[]) => {
-    const doc = documents.find((d) => d.slug === slug && d.revision === revision);
-    if (doc) {
-      t.events.off('projected', on);
-      resolve(doc);
-    }
-  };
-  t.events.on('projected', on);
-});
+const announced = (t: Projector, slug: string, revision: bigint) =>
+  new Promise<PresetJson>((resolve) => {
+    const on = (_position: bigint, documents: PresetJson[]) => {
+      const doc = documents.find((d) => d.slug === slug && d.revision === revision);
+      if (doc) {
+        t.events.off('projected', on);
+        resolve(doc);
+      }
+    };
+    t.events.on('projected', on);
+  });
 
 it('announces each appended preset as the read model holds it, right after its commit', async () => {
   thread = await startProjectorThread({ entry: WORKER, data: { config, pollIntervalMs: 60_000 }, logger: createLogger('silent') });
   expect(thread.healthy()).toBe(true);
   const handle = createPresetCommandHandler({ eventStore: store });
   const first = announced(thread, 'alpha', 0n);
-  await handle({ type: 'AddPresetVersion', workspaceId: W, slug: 'alpha', actorUserId: 'u', config: { model: 'm/a', temperature: 0.2 }, systemPrompt: 'one' }, { requestId: randomUUID() });
+  await handle(
+    {
+      type: 'AddPresetVersion',
+      workspaceId: W,
+      slug: 'alpha',
+      actorUserId: 'u',
+      config: { model: 'm/a', temperature: 0.2 },
+      systemPrompt: 'one',
+    },
+    { requestId: randomUUID() },
+  );
   // The thread's store polls once a minute here: only the commit's announcement makes these come before the test times out.
   const doc = await first;
   const view = JSON.parse(doc.json) as { slug: string; designated_version: { version: number; config: unknown; system_prompt: string } };
-  expect(view).toMatchObject({ slug: 'alpha', designated_version: { version: 1, config: { model: 'm/a', temperature: 0.2 }, system_prompt: 'one' } });
+  expect(view).toMatchObject({
+    slug: 'alpha',
+    designated_version: { version: 1, config: { model: 'm/a', temperature: 0.2 }, system_prompt: 'one' },
+  });
 
   const second = announced(thread, 'alpha', 1n);
-  await handle({ type: 'AddPresetVersion', workspaceId: W, slug: 'alpha', actorUserId: 'u', config: { model: 'm/b' }, systemPrompt: 'two' }, { requestId: randomUUID() });
+  await handle(
+    { type: 'AddPresetVersion', workspaceId: W, slug: 'alpha', actorUserId: 'u', config: { model: 'm/b' }, systemPrompt: 'two' },
+    { requestId: randomUUID() },
+  );
   expect(JSON.parse((await second).json)).toMatchObject({ designated_version: { version: 2, system_prompt: 'two' } });
 
   const head = await store.headPosition();
@@ -84,7 +101,10 @@ it('announces each appended preset as the read model holds it, right after its c
 it('stop() ends the thread; a later start resumes from the stored checkpoint', async () => {
   const handle = createPresetCommandHandler({ eventStore: store });
   for (const slug of ['a', 'b', 'c']) {
-    await handle({ type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' }, { requestId: randomUUID() });
+    await handle(
+      { type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' },
+      { requestId: randomUUID() },
+    );
   }
   const first = await startProjectorThread({ entry: WORKER, data: { config }, logger: createLogger('silent') });
   const caughtUp = once(first.events, 'projected');
@@ -92,7 +112,10 @@ it('stop() ends the thread; a later start resumes from the stored checkpoint', a
   await first.stop();
   expect(first.healthy()).toBe(false);
 
-  await handle({ type: 'AddPresetVersion', workspaceId: W, slug: 'd', actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' }, { requestId: randomUUID() });
+  await handle(
+    { type: 'AddPresetVersion', workspaceId: W, slug: 'd', actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' },
+    { requestId: randomUUID() },
+  );
   thread = await startProjectorThread({ entry: WORKER, data: { config }, logger: createLogger('silent') });
   const [, documents] = (await once(thread.events, 'projected')) as [bigint, PresetJson[]];
   // Only the event after the checkpoint is projected again.
@@ -101,13 +124,17 @@ it('stop() ends the thread; a later start resumes from the stored checkpoint', a
 
 it('fails to start, without leaving a thread behind, when the data directory cannot be opened', async () => {
   const broken = { ...config, dataDir: join(dir, 'missing', 'nested') };
-  await expect(startProjectorThread({ entry: WORKER, data: { config: broken }, logger: createLogger('silent'), restartDelayMs: 10 })).rejects.toThrow();
+  await expect(
+    startProjectorThread({ entry: WORKER, data: { config: broken }, logger: createLogger('silent'), restartDelayMs: 10 }),
+  ).rejects.toThrow();
 });
 
 it('starts a new thread when the projector thread dies, and is healthy again', async () => {
   // A stand-in thread that speaks the same protocol (src/threads/endpoint.ts): the first one dies right after starting.
   const fake = join(dir, 'dying-worker.js');
-  writeFileSync(fake, `
+  writeFileSync(
+    fake,
+    `
     const { parentPort, workerData } = require('node:worker_threads');
     const { appendFileSync, readFileSync } = require('node:fs');
     const spawns = workerData.config.dataDir + '/spawns';
@@ -120,7 +147,8 @@ it('starts a new thread when the projector thread dies, and is healthy again', a
     parentPort.postMessage({ kind: 'event', name: 'started', args: [null] });
     parentPort.postMessage({ kind: 'event', name: 'ready', args: [] });
     if (readFileSync(spawns, 'utf8').length === 1) setTimeout(() => process.exit(1), 20);
-  `);
+  `,
+  );
   thread = await startProjectorThread({ entry: fake, data: { config }, logger: createLogger('silent'), restartDelayMs: 50 });
   const spawns = () => (existsSync(join(dir, 'spawns')) ? readFileSync(join(dir, 'spawns'), 'utf8').length : 0);
   for (let i = 0; i < 200 && !(spawns() === 2 && thread.healthy()); i++) await sleep(10);

@@ -13,8 +13,11 @@ it('a file without name_folded gets it on open, filled from each document, and i
     const old = new Database(file);
     old.exec(`CREATE TABLE presets (workspace_id TEXT NOT NULL, slug TEXT NOT NULL, id TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL,
       updated_at TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (workspace_id, slug))`);
-    const doc = (slug: string, name: string) => JSON.stringify({ id: slug, slug, name, workspace_id: 'w', updated_at: '2026-01-01T00:00:00.000Z', status: 'active' });
-    old.prepare('INSERT INTO presets VALUES (?, ?, ?, ?, ?, ?)').run('w', 'a', 'a', 0, '2026-01-01T00:00:00.000Z', doc('a', 'Ünïcode Name'));
+    const doc = (slug: string, name: string) =>
+      JSON.stringify({ id: slug, slug, name, workspace_id: 'w', updated_at: '2026-01-01T00:00:00.000Z', status: 'active' });
+    old
+      .prepare('INSERT INTO presets VALUES (?, ?, ?, ?, ?, ?)')
+      .run('w', 'a', 'a', 0, '2026-01-01T00:00:00.000Z', doc('a', 'Ünïcode Name'));
     old.prepare('INSERT INTO presets VALUES (?, ?, ?, ?, ?, ?)').run('w', 'b', 'b', 0, '2026-01-01T00:00:00.000Z', doc('b', 'Other'));
     old.close();
     const rm = openSqliteReadModel({ file });

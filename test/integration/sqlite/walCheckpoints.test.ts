@@ -29,7 +29,11 @@ const openWriter = (file: string) => {
 const PAGE_OF_TEXT = 'x'.repeat(4000);
 /** One commit of about `pages` new pages. */
 const commit = (db: Database.Database, pages: number) =>
-  db.transaction(() => { for (let i = 0; i < pages; i++) db.prepare('INSERT INTO docs (body) VALUES (?)').run(PAGE_OF_TEXT); }).immediate();
+  db
+    .transaction(() => {
+      for (let i = 0; i < pages; i++) db.prepare('INSERT INTO docs (body) VALUES (?)').run(PAGE_OF_TEXT);
+    })
+    .immediate();
 /** The WAL file's size in pages: a restarted WAL is written again from its beginning, so it stops growing. */
 const walFilePages = (file: string) => Math.round(statSync(`${file}-wal`).size / (4096 + 24));
 
@@ -85,7 +89,9 @@ it('reports a file it cannot checkpoint and goes on with the others', () => {
 
 it('runs in a worker thread in the built service: each round restarts a long WAL, and stop ends the thread', async () => {
   const file = join(dir, 'a.db');
-  checkpointer = await startWalCheckpointer({ files: [file], intervalMs: 60_000, restartAbovePages: 100 }, createLogger('silent'), { entry: WORKER });
+  checkpointer = await startWalCheckpointer({ files: [file], intervalMs: 60_000, restartAbovePages: 100 }, createLogger('silent'), {
+    entry: WORKER,
+  });
   expect(checkpointer.threaded).toBe(true);
   commit(writer, 150);
   const [result] = await checkpointer.checkpointNow();
@@ -100,6 +106,10 @@ it('runs in a worker thread in the built service: each round restarts a long WAL
 
 it('fails to start on a file that does not exist, rather than creating an empty database', async () => {
   // (better-sqlite3's error class belongs to whichever test file loaded the addon first: matched by code.)
-  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { entry: WORKER })).rejects.toThrow(/SQLITE_CANTOPEN|unable to open/);
-  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { entry: false })).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
+  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { entry: WORKER })).rejects.toThrow(
+    /SQLITE_CANTOPEN|unable to open/,
+  );
+  await expect(startWalCheckpointer({ files: [join(dir, 'missing.db')] }, createLogger('silent'), { entry: false })).rejects.toMatchObject({
+    code: 'SQLITE_CANTOPEN',
+  });
 });

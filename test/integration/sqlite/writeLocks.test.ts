@@ -13,7 +13,9 @@ import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
  * wait, once the other connection commits: an append answered 503 for nothing.
  */
 let dir: string;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'presets-locks-')); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'presets-locks-'));
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Another process takes the write lock, writes `sql`, and commits after `holdMs`. Resolves once it holds the lock. */
@@ -33,8 +35,14 @@ it('an append waits for another connection that holds the write lock', async () 
   const file = join(dir, 'events.db');
   const db = openEventsDb(file);
   const write = createBatchWriter(db);
-  expect(write([{ stream: 'preset-w-a', expected: 'no_stream', events: [{ id: 'e1', type: 'T', data: '{}', metadata: '{}' }] }]).ok).toBe(true);
-  const holder = await holdWriteLock(file, "INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES ('o1', 'preset-w-other', 0, 'T', '{}', '{}', '')", 300);
+  expect(write([{ stream: 'preset-w-a', expected: 'no_stream', events: [{ id: 'e1', type: 'T', data: '{}', metadata: '{}' }] }]).ok).toBe(
+    true,
+  );
+  const holder = await holdWriteLock(
+    file,
+    "INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES ('o1', 'preset-w-other', 0, 'T', '{}', '{}', '')",
+    300,
+  );
   const outcome = write([{ stream: 'preset-w-a', expected: 0n, events: [{ id: 'e2', type: 'T', data: '{}', metadata: '{}' }] }]);
   // Position 3: stored after the other connection's event (2), which committed while this waited.
   expect(outcome).toEqual({ ok: true, outcomes: [{ ok: true, revision: 1n, position: 3n }] });

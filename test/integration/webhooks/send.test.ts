@@ -29,14 +29,27 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
 });
-beforeEach(() => { seen.length = 0; });
+beforeEach(() => {
+  seen.length = 0;
+});
 
 const options = (over: Partial<Parameters<typeof send>[3]> = {}) => ({ timeoutMs: 2000, policy: allowed, agents, ...over });
 
 it('POSTs the body with the given headers, JSON content type and its user agent', async () => {
   const sent = await send(`${base}/ok?x=1`, '{"a":1}', { 'webhook-id': 'e1' }, options());
   expect(sent.result).toEqual({ status: 204 });
-  expect(seen).toEqual([{ path: '/ok?x=1', body: '{"a":1}', headers: expect.objectContaining({ 'webhook-id': 'e1', 'content-type': 'application/json', 'content-length': '7', 'user-agent': USER_AGENT }) }]);
+  expect(seen).toEqual([
+    {
+      path: '/ok?x=1',
+      body: '{"a":1}',
+      headers: expect.objectContaining({
+        'webhook-id': 'e1',
+        'content-type': 'application/json',
+        'content-length': '7',
+        'user-agent': USER_AGENT,
+      }),
+    },
+  ]);
 });
 
 it('does not follow a redirect: the 3xx is the outcome', async () => {
@@ -66,7 +79,12 @@ it('refuses private addresses when they are not allowed, literal or resolved at 
   const port = (server.address() as AddressInfo).port;
   const literal = await send(`http://127.0.0.1:${port}/ok`, '{}', {}, options({ policy: { allowPrivateNetworks: false } }));
   expect(literal.result).toEqual({ error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address/) });
-  const named = await send(`http://localhost:${port}/ok`, '{}', {}, options({ policy: { allowPrivateNetworks: false }, agents: newAgents() }));
+  const named = await send(
+    `http://localhost:${port}/ok`,
+    '{}',
+    {},
+    options({ policy: { allowPrivateNetworks: false }, agents: newAgents() }),
+  );
   expect(named.result).toEqual({ error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1): .*loopback address/) });
   expect(seen).toEqual([]);
 });

@@ -16,15 +16,34 @@ it('saves every delivery while the checkpointer restarts the WAL', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-webhook-wal-'));
   const file = join(dir, 'webhooks.db');
   const store = openSqliteWebhookStore({ file });
-  const checkpointer = await startWalCheckpointer({ files: [file], intervalMs: 1, restartAbovePages: 1 }, createLogger('silent'), { entry: compiledEntry('src/sqlite/walCheckpointerWorker') });
+  const checkpointer = await startWalCheckpointer({ files: [file], intervalMs: 1, restartAbovePages: 1 }, createLogger('silent'), {
+    entry: compiledEntry('src/sqlite/walCheckpointerWorker'),
+  });
   try {
-    const stored = newWebhook({ url: 'https://example.com/h' }, { id: 'w1', workspaceId: 'ws', secret: 'whsec_QUFBQQ==', now: new Date(), checkpoint: null });
+    const stored = newWebhook(
+      { url: 'https://example.com/h' },
+      { id: 'w1', workspaceId: 'ws', secret: 'whsec_QUFBQQ==', now: new Date(), checkpoint: null },
+    );
     await store.insert(stored);
     for (let n = 1; n <= 3000; n++) {
-      const saved = await store.saveProgress('w1', 0, { checkpoint: BigInt(n), failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null }, {
-        webhookId: 'w1', eventId: `e${n}`, eventType: 'PresetCreated', eventPosition: BigInt(n), attempt: 1, attemptedAt: new Date().toISOString(),
-        outcome: 'succeeded', httpStatus: 204, error: null, latencyMs: 1, nextRetryAt: null,
-      });
+      const saved = await store.saveProgress(
+        'w1',
+        0,
+        { checkpoint: BigInt(n), failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null },
+        {
+          webhookId: 'w1',
+          eventId: `e${n}`,
+          eventType: 'PresetCreated',
+          eventPosition: BigInt(n),
+          attempt: 1,
+          attemptedAt: new Date().toISOString(),
+          outcome: 'succeeded',
+          httpStatus: 204,
+          error: null,
+          latencyMs: 1,
+          nextRetryAt: null,
+        },
+      );
       expect(saved).toBe(true);
     }
     expect((await store.get('ws', 'w1'))!.progress.checkpoint).toBe(3000n);

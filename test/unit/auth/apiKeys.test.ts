@@ -3,7 +3,13 @@ import { createKeyRing, decodeKeysFile, parseBearer } from '../../../src/auth/ap
 const WS = '6f1c2a3e-9b4d-4c1a-8e2f-0a1b2c3d4e5f';
 const PLAIN = 'pk_plaintext-key-0123456789abcdefghij';
 
-const entry = (over: Record<string, unknown> = {}) => ({ key: PLAIN, user_id: 'alice', workspace_id: WS, scopes: ['presets:read', 'presets:write'], ...over });
+const entry = (over: Record<string, unknown> = {}) => ({
+  key: PLAIN,
+  user_id: 'alice',
+  workspace_id: WS,
+  scopes: ['presets:read', 'presets:write'],
+  ...over,
+});
 
 describe('createKeyRing', () => {
   it('rejects duplicate entries built in code', () => {

@@ -8,16 +8,20 @@ const compare = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 describe('EventStoreDB position encoding', () => {
   it('round-trips every pair of unsigned 64-bit parts', () => {
-    fc.assert(fc.property(position, (p) => {
-      expect(decodePosition(encodePosition(p))).toEqual(p);
-    }));
+    fc.assert(
+      fc.property(position, (p) => {
+        expect(decodePosition(encodePosition(p))).toEqual(p);
+      }),
+    );
   });
 
   it('orders encoded positions as EventStoreDB orders them: by commit, then prepare', () => {
-    fc.assert(fc.property(position, position, (a, b) => {
-      const expected = compare(a.commit, b.commit) || compare(a.prepare, b.prepare);
-      expect(compare(encodePosition(a), encodePosition(b))).toBe(expected);
-    }));
+    fc.assert(
+      fc.property(position, position, (a, b) => {
+        const expected = compare(a.commit, b.commit) || compare(a.prepare, b.prepare);
+        expect(compare(encodePosition(a), encodePosition(b))).toBe(expected);
+      }),
+    );
   });
 
   it('keeps a position whose parts fit 64 bits exact through a decimal string', () => {

@@ -1,6 +1,13 @@
 import {
-  AccessDeniedError, DeadlineExceededError, NO_STREAM, NotLeaderError, StreamNotFoundError, UnavailableError, UnknownError,
-  WrongExpectedVersionError, convertToCommandError,
+  AccessDeniedError,
+  DeadlineExceededError,
+  NO_STREAM,
+  NotLeaderError,
+  StreamNotFoundError,
+  UnavailableError,
+  UnknownError,
+  WrongExpectedVersionError,
+  convertToCommandError,
 } from '@eventstore/db-client';
 import { ConcurrencyConflict, StoreUnavailable } from '../../../src/eventstore/eventStore';
 import { isTransient, mapAppendError, mapStoreError, toExpectedRevision } from '../../../src/eventstore/eventstoredb/store';
@@ -32,7 +39,11 @@ describe('EventStoreDB error mapping', () => {
   });
 
   it('turns unavailable, deadline and not-leader errors into StoreUnavailable', () => {
-    for (const error of [new UnavailableError(), new DeadlineExceededError(), convertToCommandError(serviceError(14, 'UNAVAILABLE: No connection established'))]) {
+    for (const error of [
+      new UnavailableError(),
+      new DeadlineExceededError(),
+      convertToCommandError(serviceError(14, 'UNAVAILABLE: No connection established')),
+    ]) {
       expect(isTransient(error)).toBe(true);
       const mapped = mapAppendError(error, 's', 'no_stream');
       expect(mapped).toBeInstanceOf(StoreUnavailable);
@@ -45,7 +56,12 @@ describe('EventStoreDB error mapping', () => {
   });
 
   it('leaves errors that are not outages as they are', () => {
-    for (const error of [new StreamNotFoundError(undefined, 'preset-c'), new AccessDeniedError(), new UnknownError(), new TypeError('bug')]) {
+    for (const error of [
+      new StreamNotFoundError(undefined, 'preset-c'),
+      new AccessDeniedError(),
+      new UnknownError(),
+      new TypeError('bug'),
+    ]) {
       expect(isTransient(error)).toBe(false);
       expect(mapStoreError(error)).toBe(error);
     }

@@ -1,26 +1,49 @@
 import { MongoBulkWriteError, MongoNetworkError, MongoServerError, type BulkWriteResult, type WriteError } from 'mongodb';
 import {
-  checkpointUpdate, isOnlyDuplicateKey, presetListFilter, presetRecordOf, presetUpsert, versionInsert, versionViewOf,
+  checkpointUpdate,
+  isOnlyDuplicateKey,
+  presetListFilter,
+  presetRecordOf,
+  presetUpsert,
+  versionInsert,
+  versionViewOf,
 } from '../../../projections/readmodel/mongoDocuments';
 import type { PresetView, VersionView } from '../../../projections/readmodel/readModel';
 
 const version: VersionView = {
-  id: 'v-1', preset_id: 'p-1', version: 2, config: { model: 'm', temperature: 0.2 }, system_prompt: 'hi', note: null, source_format: 'responses',
-  creator_id: 'u-1', created_at: '2026-01-02T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z',
+  id: 'v-1',
+  preset_id: 'p-1',
+  version: 2,
+  config: { model: 'm', temperature: 0.2 },
+  system_prompt: 'hi',
+  note: null,
+  source_format: 'responses',
+  creator_id: 'u-1',
+  created_at: '2026-01-02T00:00:00.000Z',
+  updated_at: '2026-01-02T00:00:00.000Z',
 };
 const preset: PresetView = {
-  id: 'p-1', name: 'Alpha', slug: 'alpha', description: null, status: 'active', status_updated_at: null,
-  created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', creator_user_id: 'u-1',
-  workspace_id: 'w-1', labels: {}, designated_version_id: 'v-1', designated_version: version,
+  id: 'p-1',
+  name: 'Alpha',
+  slug: 'alpha',
+  description: null,
+  status: 'active',
+  status_updated_at: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-02T00:00:00.000Z',
+  creator_user_id: 'u-1',
+  workspace_id: 'w-1',
+  labels: {},
+  designated_version_id: 'v-1',
+  designated_version: version,
 };
 
 // The driver does not export WriteError at run time (a type only); its instances expose these getters.
 const writeError = (code: number, index = 0) => ({ index, code, errmsg: `E${code}` }) as unknown as WriteError;
 const bulkError = (errors: WriteError[], writeConcernError?: object) =>
-  new MongoBulkWriteError(
-    { message: errors[0]?.errmsg ?? 'write concern', code: errors[0]?.code ?? 64, writeErrors: errors },
-    { getWriteConcernError: () => writeConcernError } as unknown as BulkWriteResult,
-  );
+  new MongoBulkWriteError({ message: errors[0]?.errmsg ?? 'write concern', code: errors[0]?.code ?? 64, writeErrors: errors }, {
+    getWriteConcernError: () => writeConcernError,
+  } as unknown as BulkWriteResult);
 
 describe('MongoDB read model documents', () => {
   it('filters a list by workspace, statuses and a search taken literally, ignoring case', () => {

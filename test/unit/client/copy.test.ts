@@ -11,24 +11,71 @@ const versionData = (n: number) => ({ id: `v${n}`, number: n, config: { model: `
 const meta = { requestId: 'r', actorUserId: 'u', sourceFormat: 'chat_completions', schemaVersion: 2 };
 let position = 100;
 const event = (revision: number, type: string, data: Record<string, unknown>): FeedEvent => ({
-  id: `e${revision}`, type, stream: `preset-${WS}-bot`, revision, position: String(++position), recorded_at: at(revision), data, metadata: meta,
+  id: `e${revision}`,
+  type,
+  stream: `preset-${WS}-bot`,
+  revision,
+  position: String(++position),
+  recorded_at: at(revision),
+  data,
+  metadata: meta,
 });
-const created = () => event(0, 'PresetCreated', { presetId: PRESET, workspaceId: WS, slug: 'bot', name: 'bot', creatorUserId: 'u', version: versionData(1), occurredAt: at(0) });
-const added = (revision: number, n: number) => event(revision, 'PresetVersionAdded', { presetId: PRESET, version: versionData(n), occurredAt: at(revision) });
+const created = () =>
+  event(0, 'PresetCreated', {
+    presetId: PRESET,
+    workspaceId: WS,
+    slug: 'bot',
+    name: 'bot',
+    creatorUserId: 'u',
+    version: versionData(1),
+    occurredAt: at(0),
+  });
+const added = (revision: number, n: number) =>
+  event(revision, 'PresetVersionAdded', { presetId: PRESET, version: versionData(n), occurredAt: at(revision) });
 const designated = (revision: number, n: number, previous: number) =>
-  event(revision, 'PresetVersionDesignated', { presetId: PRESET, versionId: `v${n}`, versionNumber: n, previousVersionNumber: previous, occurredAt: at(revision) });
+  event(revision, 'PresetVersionDesignated', {
+    presetId: PRESET,
+    versionId: `v${n}`,
+    versionNumber: n,
+    previousVersionNumber: previous,
+    occurredAt: at(revision),
+  });
 
 const versionView = (n: number): VersionView => ({
-  id: `v${n}`, preset_id: PRESET, version: n, config: { model: `m/${n}` }, system_prompt: '', note: null, source_format: 'chat_completions',
-  creator_id: 'u', created_at: at(n), updated_at: at(n),
+  id: `v${n}`,
+  preset_id: PRESET,
+  version: n,
+  config: { model: `m/${n}` },
+  system_prompt: '',
+  note: null,
+  source_format: 'chat_completions',
+  creator_id: 'u',
+  created_at: at(n),
+  updated_at: at(n),
 });
 const presetView = (n: number): PresetView => ({
-  id: PRESET, name: 'bot', slug: 'bot', description: null, status: 'active', status_updated_at: null, created_at: at(0), updated_at: at(n),
-  creator_user_id: 'u', workspace_id: WS, labels: {}, designated_version_id: `v${n}`, designated_version: versionView(n),
+  id: PRESET,
+  name: 'bot',
+  slug: 'bot',
+  description: null,
+  status: 'active',
+  status_updated_at: null,
+  created_at: at(0),
+  updated_at: at(n),
+  creator_user_id: 'u',
+  workspace_id: WS,
+  labels: {},
+  designated_version_id: `v${n}`,
+  designated_version: versionView(n),
 });
 
 /** A fake service: the documents it would answer with, and a log of what it was asked. */
-const fakeApi = (state: { preset?: { view: PresetView; revision: bigint }; versions?: VersionView[]; listed?: PresetView[]; position?: string }) => {
+const fakeApi = (state: {
+  preset?: { view: PresetView; revision: bigint };
+  versions?: VersionView[];
+  listed?: PresetView[];
+  position?: string;
+}) => {
   const calls: string[] = [];
   const api: ClientApi = {
     async listPresets(offset, limit) {
@@ -56,7 +103,7 @@ const fakeApi = (state: { preset?: { view: PresetView; revision: bigint }; versi
 const preset = async (copy: ReturnType<typeof createPresetCopy>) => copy.preset('bot');
 
 describe('the first copy', () => {
-  it('lists every page, and follows the feed from the first page\'s position', async () => {
+  it("lists every page, and follows the feed from the first page's position", async () => {
     const listed = Array.from({ length: 250 }, (_, i) => ({ ...presetView(1), id: `id-${i}`, slug: `s${i}` }));
     const { api, calls } = fakeApi({ listed, position: '42' });
     const copy = createPresetCopy(api, { maxVersions: 10 });
@@ -115,7 +162,11 @@ describe('events', () => {
 
 describe('revalidation', () => {
   it('asks with If-None-Match once it knows the revision; a changed preset replaces the old and forgets its newest version', async () => {
-    const state: Parameters<typeof fakeApi>[0] = { listed: [presetView(1)], preset: { view: presetView(1), revision: 0n }, versions: [versionView(1)] };
+    const state: Parameters<typeof fakeApi>[0] = {
+      listed: [presetView(1)],
+      preset: { view: presetView(1), revision: 0n },
+      versions: [versionView(1)],
+    };
     const { api, calls } = fakeApi(state);
     const copy = createPresetCopy(api, { maxVersions: 10 });
     await copy.load();

@@ -3,20 +3,43 @@ import type { PresetEvent } from '../../../src/console/api/types';
 
 /** The sentences of the console's history: what a person reads for each event of the contract. */
 const event = (type: string, data: Record<string, unknown>, sourceFormat?: 'chat_completions' | 'messages' | 'responses'): PresetEvent => ({
-  id: 'e', type, stream: 'preset-2f6f1c1e-1111-4222-8333-944455556666-support-bot', revision: 0, position: '1', recorded_at: '2026-01-01T00:00:00.000Z',
+  id: 'e',
+  type,
+  stream: 'preset-2f6f1c1e-1111-4222-8333-944455556666-support-bot',
+  revision: 0,
+  position: '1',
+  recorded_at: '2026-01-01T00:00:00.000Z',
   data: { presetId: 'p', occurredAt: '2026-01-01T00:00:00.000Z', ...data },
   metadata: { requestId: 'r', actorUserId: 'alice', schemaVersion: 2, ...(sourceFormat ? { sourceFormat } : {}) },
 });
 
 const CASES: Array<[PresetEvent, Record<string, unknown>]> = [
-  [event('PresetCreated', { version: { number: 1, note: 'first' } }, 'messages'), { what: 'created the preset with version 1', note: 'first', format: 'from an Anthropic messages body', version: 1 }],
-  [event('PresetVersionAdded', { version: { number: 4 } }, 'responses'), { what: 'added version 4', format: 'from an OpenAI responses body', version: 4 }],
-  [event('PresetVersionDesignated', { versionNumber: 1, previousVersionNumber: 3, note: 'rollback' }), { what: 'designated version 1 (was version 3)', note: 'rollback', version: 1 }],
-  [event('PresetDetailsChanged', { name: 'Support bot', description: null }), { what: 'renamed it to “Support bot” and removed the description' }],
+  [
+    event('PresetCreated', { version: { number: 1, note: 'first' } }, 'messages'),
+    { what: 'created the preset with version 1', note: 'first', format: 'from an Anthropic messages body', version: 1 },
+  ],
+  [
+    event('PresetVersionAdded', { version: { number: 4 } }, 'responses'),
+    { what: 'added version 4', format: 'from an OpenAI responses body', version: 4 },
+  ],
+  [
+    event('PresetVersionDesignated', { versionNumber: 1, previousVersionNumber: 3, note: 'rollback' }),
+    { what: 'designated version 1 (was version 3)', note: 'rollback', version: 1 },
+  ],
+  [
+    event('PresetDetailsChanged', { name: 'Support bot', description: null }),
+    { what: 'renamed it to “Support bot” and removed the description' },
+  ],
   [event('PresetDetailsChanged', { description: 'Answers tickets.' }), { what: 'set the description to “Answers tickets.”' }],
   [event('PresetStatusChanged', { status: 'archived', previousStatus: 'active' }), { what: 'changed the status from active to archived' }],
-  [event('PresetLabelMoved', { label: 'production', versionNumber: 2, previousVersionNumber: null }), { what: 'put the label “production” on version 2', version: 2 }],
-  [event('PresetLabelMoved', { label: 'production', versionNumber: 3, previousVersionNumber: 2 }), { what: 'moved the label “production” from version 2 to version 3', version: 3 }],
+  [
+    event('PresetLabelMoved', { label: 'production', versionNumber: 2, previousVersionNumber: null }),
+    { what: 'put the label “production” on version 2', version: 2 },
+  ],
+  [
+    event('PresetLabelMoved', { label: 'production', versionNumber: 3, previousVersionNumber: 2 }),
+    { what: 'moved the label “production” from version 2 to version 3', version: 3 },
+  ],
   [event('PresetLabelRemoved', { label: 'staging', versionNumber: 4 }), { what: 'removed the label “staging” (it named version 4)' }],
   [event('PresetSomethingNew', {}), { what: 'recorded PresetSomethingNew' }],
 ];

@@ -6,8 +6,14 @@ import type { RecordedEvent } from '../../../src/eventstore/eventStore';
  * it comes while the subscription is busy delivering the one before (a projector under load).
  */
 const event = (position: number): RecordedEvent => ({
-  id: `e${position}`, type: 'T', stream: 'preset-w-s', revision: BigInt(position - 1), position: BigInt(position),
-  data: {}, metadata: {}, recordedAt: new Date(0),
+  id: `e${position}`,
+  type: 'T',
+  stream: 'preset-w-s',
+  revision: BigInt(position - 1),
+  position: BigInt(position),
+  data: {},
+  metadata: {},
+  recordedAt: new Date(0),
 });
 
 it('delivers an event appended while the one before is being delivered, without waiting for the poll', async () => {
@@ -15,14 +21,18 @@ it('delivers an event appended while the one before is being delivered, without 
   const poller = createPoller((after, limit) => stored.filter((e) => e.position > after).slice(0, limit));
   const delivered: bigint[] = [];
   const second = new Promise<void>((resolve) => {
-    poller.subscribe('start', async (e) => {
-      delivered.push(e.position);
-      if (e.position === 1n) {
-        // Appended and notified while this delivery is still running.
-        stored.push(event(2));
-        poller.notify();
-      } else resolve();
-    }, { pollIntervalMs: 600_000 });
+    poller.subscribe(
+      'start',
+      async (e) => {
+        delivered.push(e.position);
+        if (e.position === 1n) {
+          // Appended and notified while this delivery is still running.
+          stored.push(event(2));
+          poller.notify();
+        } else resolve();
+      },
+      { pollIntervalMs: 600_000 },
+    );
   });
   await second; // with the notification lost, this would wait for the 10-minute poll (the test times out)
   expect(delivered).toEqual([1n, 2n]);
@@ -46,9 +56,13 @@ it('stops at once when stopped while delivering, not after the poll interval', a
   const stored: RecordedEvent[] = [event(1)];
   const poller = createPoller((after, limit) => stored.filter((e) => e.position > after).slice(0, limit));
   let stopping: Promise<void> | undefined;
-  const subscription = poller.subscribe('start', async () => {
-    stopping = subscription.stop(); // e.g. a shutdown that comes while the projector is busy
-  }, { pollIntervalMs: 600_000 });
+  const subscription = poller.subscribe(
+    'start',
+    async () => {
+      stopping = subscription.stop(); // e.g. a shutdown that comes while the projector is busy
+    },
+    { pollIntervalMs: 600_000 },
+  );
   await new Promise((r) => setTimeout(r, 20));
   await stopping; // with the abort missed, this would last the 10-minute poll (the test times out)
 });

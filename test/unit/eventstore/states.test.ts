@@ -11,7 +11,11 @@ const counting = (store: EventStore) => {
   };
   return { reads, store: { ...store, read } };
 };
-const fold = { evolve: (sum: number, n: number) => sum + n, initialState: () => 0, decode: (e: RecordedEvent) => (e.data as { n: number }).n };
+const fold = {
+  evolve: (sum: number, n: number) => sum + n,
+  initialState: () => 0,
+  decode: (e: RecordedEvent) => (e.data as { n: number }).n,
+};
 const event = (n: number) => ({ id: `e${n}-${Math.random()}`, type: 'N', data: { n }, metadata: {} });
 
 describe('stream states', () => {

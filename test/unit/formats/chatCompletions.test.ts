@@ -72,7 +72,12 @@ describe('chat_completions: system prompt', () => {
       { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
       { type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } },
     ];
-    expect(prompt([{ role: 'user', content: 'hi' }, { role: 'system', content }])).toBe('Be brief.\n\nAnswer in French.');
+    expect(
+      prompt([
+        { role: 'user', content: 'hi' },
+        { role: 'system', content },
+      ]),
+    ).toBe('Be brief.\n\nAnswer in French.');
   });
 
   it('is empty without a system message, with null content, or for a developer message', () => {
@@ -156,7 +161,11 @@ describe('chat_completions: limits of spec part 8, on both sides', () => {
 
   it('numbers must be finite: 1e400 parses to Infinity', () => {
     const body = JSON.parse('{"messages": [], "seed": 1e400, "logit_bias": {"50256": -1e400}}');
-    expect(problemsOf(F, body).map((p) => p.path).sort()).toEqual(['$.logit_bias["50256"]', '$.seed']);
+    expect(
+      problemsOf(F, body)
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual(['$.logit_bias["50256"]', '$.seed']);
     ok('seed', -3);
     bad('seed', 0.5);
   });

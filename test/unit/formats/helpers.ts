@@ -27,5 +27,4 @@ export const pathsFor = (format: FormatName, field: string, value: unknown): str
   problemsOf(format, withField(format, field, value)).map((p) => p.path);
 
 export const repeat = (n: number, ch = 'a') => ch.repeat(n);
-export const pairs = (n: number): Record<string, string> =>
-  Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]));
+export const pairs = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]));

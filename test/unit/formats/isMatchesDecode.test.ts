@@ -16,7 +16,8 @@ const json = fc.jsonValue({ maxDepth: 4 });
 describe.each(SOURCE_FORMATS)('%s', (format) => {
   const codec = RESOLVE_REQUEST_CODECS[format];
   const fields = [...Object.keys(FORMAT_CODECS[format].fieldCodecs), 'preset'];
-  const near = fc.tuple(RICH_BODIES[format], fc.dictionary(fc.constantFrom(...fields), json, { maxKeys: 3 }))
+  const near = fc
+    .tuple(RICH_BODIES[format], fc.dictionary(fc.constantFrom(...fields), json, { maxKeys: 3 }))
     .map(([body, changes]) => ({ ...body, ...changes }));
   const same = (value: unknown) => expect(codec.is(value)).toBe(E.isRight(codec.decode(value)));
 

@@ -60,7 +60,10 @@ describe('messages: system prompt', () => {
   });
 
   it('rejects a non-text block, at its type', () => {
-    const system = [{ type: 'text', text: 'a' }, { type: 'image', source: {} }];
+    const system = [
+      { type: 'text', text: 'a' },
+      { type: 'image', source: {} },
+    ];
     expect(problemsOf(F, { model: 'm', messages: [], system })).toEqual([
       { path: '$.system[1].type', message: 'expected "text", got string "image"' },
     ]);

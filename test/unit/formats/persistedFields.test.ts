@@ -9,16 +9,21 @@ const sorted = (xs: readonly string[]) => [...xs].sort();
 const CODEC_FIELDS = { chat_completions: chatCompletions.fields, messages: messages.fields, responses: responses.fields };
 
 describe('the persisted-fields table', () => {
-  it.each(SOURCE_FORMATS)('%s: has exactly one row per field of the reference request schema, and the codec knows the same fields', (format) => {
-    const reference = sorted(referenceFields(format));
-    expect(reference.length).toBeGreaterThan(20);
-    const rows = sorted(fieldsOf(format));
-    // Both ways: a reference field without a row, and a row for a field the reference does not have.
-    expect({ withoutRow: reference.filter((f) => !rows.includes(f)), notInReference: rows.filter((f) => !reference.includes(f)) })
-      .toEqual({ withoutRow: [], notInReference: [] });
-    expect(new Set(fieldsOf(format)).size).toBe(reference.length);
-    expect(sorted(CODEC_FIELDS[format])).toEqual(reference);
-  });
+  it.each(SOURCE_FORMATS)(
+    '%s: has exactly one row per field of the reference request schema, and the codec knows the same fields',
+    (format) => {
+      const reference = sorted(referenceFields(format));
+      expect(reference.length).toBeGreaterThan(20);
+      const rows = sorted(fieldsOf(format));
+      // Both ways: a reference field without a row, and a row for a field the reference does not have.
+      expect({
+        withoutRow: reference.filter((f) => !rows.includes(f)),
+        notInReference: rows.filter((f) => !reference.includes(f)),
+      }).toEqual({ withoutRow: [], notInReference: [] });
+      expect(new Set(fieldsOf(format)).size).toBe(reference.length);
+      expect(sorted(CODEC_FIELDS[format])).toEqual(reference);
+    },
+  );
 
   it('takes the system prompt from one field per format', () => {
     expect(fieldsOf('chat_completions', 'system_prompt')).toEqual(['messages']);
@@ -27,9 +32,26 @@ describe('the persisted-fields table', () => {
   });
 
   it('never puts conversation, transport or per-request fields in config', () => {
-    const never = ['messages', 'input', 'prompt', 'stream', 'system', 'instructions', 'session_id', 'trace', 'user',
-      'metadata', 'debug', 'stream_options', 'previous_response_id', 'safety_identifier', 'prompt_cache_key',
-      'background', 'store', 'prediction'];
+    const never = [
+      'messages',
+      'input',
+      'prompt',
+      'stream',
+      'system',
+      'instructions',
+      'session_id',
+      'trace',
+      'user',
+      'metadata',
+      'debug',
+      'stream_options',
+      'previous_response_id',
+      'safety_identifier',
+      'prompt_cache_key',
+      'background',
+      'store',
+      'prediction',
+    ];
     const leaked = PERSISTED_FIELDS.filter((r) => r.disposition === 'config' && never.includes(r.field));
     expect(leaked).toEqual([]);
   });

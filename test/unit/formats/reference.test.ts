@@ -4,7 +4,15 @@ import { toDraft, type FormatName } from '../../../src/formats';
 import { SOURCE_FORMATS } from '../../../src/presets/events';
 import { part8Problems } from '../../support/part8';
 import {
-  REFERENCE_FILE, REQUEST_SCHEMA, SHARED_REFERENCE_FILE, reference, referenceAjv, referenceFields, sharedReferenceExists, shallowSchema, validRequest,
+  REFERENCE_FILE,
+  REQUEST_SCHEMA,
+  SHARED_REFERENCE_FILE,
+  reference,
+  referenceAjv,
+  referenceFields,
+  sharedReferenceExists,
+  shallowSchema,
+  validRequest,
 } from '../../support/reference';
 import { MINIMAL } from './helpers';
 
@@ -37,19 +45,26 @@ describe.each(SOURCE_FORMATS)('%s: every field of the reference request schema, 
 
   it.each(referenceFields(format))('%s', (field) => {
     const shallow = referenceAjv().compile(shallowSchema(schemas[field]!));
-    const enumValues = JSON.stringify(schemas[field]).match(/"enum":\[[^\]]*\]/g)?.flatMap((m) => JSON.parse(m.slice(7)) as unknown[]) ?? [];
+    const enumValues =
+      JSON.stringify(schemas[field])
+        .match(/"enum":\[[^\]]*\]/g)
+        ?.flatMap((m) => JSON.parse(m.slice(7)) as unknown[]) ?? [];
     const disagreements: unknown[] = [];
     for (const value of [...PROBES, ...enumValues]) {
       const body = { ...BASE[format], [field]: value };
       const result = toDraft(format, body);
-      const ours = E.isRight(result) ? 'accepted'
-        : result.left.every((p) => p.path === `$.${field}` || p.path.startsWith(`$.${field}[`) || p.path.startsWith(`$.${field}.`)) ? 'refused' : 'refused elsewhere';
+      const ours = E.isRight(result)
+        ? 'accepted'
+        : result.left.every((p) => p.path === `$.${field}` || p.path.startsWith(`$.${field}[`) || p.path.startsWith(`$.${field}.`))
+          ? 'refused'
+          : 'refused elsewhere';
       const lenient = format === 'chat_completions' && field === 'messages' && Array.isArray(value) && value.length === 0;
       const part8 = part8Problems(format, body).length > 0;
       // Accepted: the reference accepts it at the field's own level (inner shapes are stored as
       // sent, so what is inside may be anything), and part 8 does too. Refused: the reference
       // refuses it (anywhere inside) or part 8 does, and the problem is at the field.
-      const fine = ours === 'accepted' ? (shallow(value) || lenient) && !part8 : ours === 'refused' && (!validRequest(format, body) || part8);
+      const fine =
+        ours === 'accepted' ? (shallow(value) || lenient) && !part8 : ours === 'refused' && (!validRequest(format, body) || part8);
       if (!fine) disagreements.push({ value, ours, referenceAtItsLevel: shallow(value), reference: validRequest(format, body), part8 });
     }
     expect(disagreements).toEqual([]);

@@ -68,8 +68,14 @@ describe('toDraft, for any JSON body', () => {
     const names = [...new Set(SOURCE_FORMATS.flatMap((f) => fieldsOf(f))), 'unknown_field'];
     const body = (format: (typeof SOURCE_FORMATS)[number]) =>
       fc.dictionary(fc.constantFrom(...names), fc.jsonValue({ maxDepth: 2 })).map((d) => ({ ...MINIMAL[format], ...d }));
-    fc.assert(fc.property(fc.constantFrom(...SOURCE_FORMATS).chain((f) => fc.tuple(fc.constant(f), body(f))), ([f, b]) => check(f, b)), {
-      numRuns: 1000,
-    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...SOURCE_FORMATS).chain((f) => fc.tuple(fc.constant(f), body(f))),
+        ([f, b]) => check(f, b),
+      ),
+      {
+        numRuns: 1000,
+      },
+    );
   });
 });

@@ -14,22 +14,51 @@ const W = randomUUID();
 const recordAt = (slug: string, revision: bigint, prompt: string): PresetRecord => {
   const at = new Date(Date.UTC(2026, 0, 1) + Number(revision) * 1000).toISOString();
   const presetId = `id-${slug}`;
-  const version = { id: randomUUID(), preset_id: presetId, version: Number(revision) + 1, config: { model: 'm/x' }, system_prompt: prompt, note: null, source_format: 'chat_completions' as const, creator_id: 'u', created_at: at, updated_at: at };
+  const version = {
+    id: randomUUID(),
+    preset_id: presetId,
+    version: Number(revision) + 1,
+    config: { model: 'm/x' },
+    system_prompt: prompt,
+    note: null,
+    source_format: 'chat_completions' as const,
+    creator_id: 'u',
+    created_at: at,
+    updated_at: at,
+  };
   return {
     revision,
     view: {
-      id: presetId, name: slug, slug, description: null, status: 'active', status_updated_at: null, created_at: at, updated_at: at,
-      creator_user_id: 'u', workspace_id: W, labels: {}, designated_version_id: version.id, designated_version: version,
+      id: presetId,
+      name: slug,
+      slug,
+      description: null,
+      status: 'active',
+      status_updated_at: null,
+      created_at: at,
+      updated_at: at,
+      creator_user_id: 'u',
+      workspace_id: W,
+      labels: {},
+      designated_version_id: version.id,
+      designated_version: version,
     },
   };
 };
 
 /** What the projector does: write, then announce. */
 const project = async (rm: ReadModel, projected: EventEmitter, record: PresetRecord, announce = true) => {
-  await rm.apply([{ kind: 'putVersion', version: record.view.designated_version }, { kind: 'putPreset', record }], { name: 't', position: record.revision + 1n });
+  await rm.apply(
+    [
+      { kind: 'putVersion', version: record.view.designated_version },
+      { kind: 'putPreset', record },
+    ],
+    { name: 't', position: record.revision + 1n },
+  );
   if (announce) projected.emit('projected', record.revision + 1n, [presetJsonOf(record)]);
 };
-const promptOf = (doc: PresetJson | null) => doc && (JSON.parse(doc.json) as { designated_version: { system_prompt: string } }).designated_version.system_prompt;
+const promptOf = (doc: PresetJson | null) =>
+  doc && (JSON.parse(doc.json) as { designated_version: { system_prompt: string } }).designated_version.system_prompt;
 
 it('serves the latest projected document: from memory once read, refreshed by announcements', async () => {
   const backing = openMemoryReadModel();
@@ -93,8 +122,17 @@ it('a read that returns the document from before an announcement made meanwhile 
   // A read model whose answer arrives late (MongoDB): the projector writes and announces revision 1
   // while the read of revision 0 is on its way.
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
-  const slow: ReadModel = { ...backing, getPresetJson: async (w, s) => { const doc = await backing.getPresetJson(w, s); await gate; return doc; } };
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const slow: ReadModel = {
+    ...backing,
+    getPresetJson: async (w, s) => {
+      const doc = await backing.getPresetJson(w, s);
+      await gate;
+      return doc;
+    },
+  };
   const reads = withPresetCache(slow, projected);
   const first = reads.getPresetJson(W, 'r');
   const second = reads.getPresetJson(W, 'r'); // the same read, not a second one

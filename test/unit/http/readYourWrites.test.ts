@@ -18,11 +18,18 @@ const fakeReadModel = () => {
     readModel,
     put: (doc: PresetJson) => docs.set(`${doc.workspaceId}/${doc.slug}`, doc),
     reads: () => reads,
-    fail: (error: Error) => { failWith = error; },
+    fail: (error: Error) => {
+      failWith = error;
+    },
   };
 };
 
-const doc = (slug: string, revision: bigint, workspaceId = 'ws1'): PresetJson => ({ workspaceId, slug, revision, json: `{"slug":"${slug}","rev":${revision}}` });
+const doc = (slug: string, revision: bigint, workspaceId = 'ws1'): PresetJson => ({
+  workspaceId,
+  slug,
+  revision,
+  json: `{"slug":"${slug}","rev":${revision}}`,
+});
 
 describe('read-your-writes waiter', () => {
   it('answers from the announcement of the document, without reading the read model', async () => {
@@ -48,7 +55,7 @@ describe('read-your-writes waiter', () => {
     expect(projected.listenerCount('projected')).toBe(before);
   });
 
-  it('a document announced before the wait began (the append\'s answer came late) is read, not waited for', async () => {
+  it("a document announced before the wait began (the append's answer came late) is read, not waited for", async () => {
     const store = fakeReadModel();
     const projected = new EventEmitter();
     const wait = createProjectionWaiter({ readModel: store.readModel, projected });

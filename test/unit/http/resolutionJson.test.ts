@@ -11,17 +11,30 @@ const freeze = <T>(value: T): T => {
 };
 
 describe('a resolution as JSON', () => {
-  it('is JSON.stringify\'s text, whether its parts are frozen (shared, their JSON kept) or not, the first time and the next', () => {
+  it("is JSON.stringify's text, whether its parts are frozen (shared, their JSON kept) or not, the first time and the next", () => {
     const json = fc.jsonValue({ maxDepth: 3 });
     const resolution = fc.record({
-      request: fc.dictionary(fc.string(), fc.tuple(json, fc.boolean()).map(([v, frozen]) => (frozen ? freeze(v) : v))),
-      preset: fc.record({ id: fc.uuid(), slug: fc.string(), version: fc.nat(), version_id: fc.uuid(), label: fc.option(fc.string()), source_format: fc.constantFrom('chat_completions', 'messages', 'responses') }),
+      request: fc.dictionary(
+        fc.string(),
+        fc.tuple(json, fc.boolean()).map(([v, frozen]) => (frozen ? freeze(v) : v)),
+      ),
+      preset: fc.record({
+        id: fc.uuid(),
+        slug: fc.string(),
+        version: fc.nat(),
+        version_id: fc.uuid(),
+        label: fc.option(fc.string()),
+        source_format: fc.constantFrom('chat_completions', 'messages', 'responses'),
+      }),
       dropped: fc.array(fc.record({ field: fc.string(), reason: fc.string() })).map(freeze),
     });
-    fc.assert(fc.property(resolution, (r) => {
-      const expected = JSON.stringify(r);
-      expect(resolutionJson(r as unknown as Resolution)).toBe(expected);
-      expect(resolutionJson(r as unknown as Resolution)).toBe(expected);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(resolution, (r) => {
+        const expected = JSON.stringify(r);
+        expect(resolutionJson(r as unknown as Resolution)).toBe(expected);
+        expect(resolutionJson(r as unknown as Resolution)).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,4 +1,11 @@
-import { presetDecider, type AddPresetVersion, type ChangePreset, type DesignateVersion, type MoveLabel, type RemoveLabel } from '../../../src/presets/decider';
+import {
+  presetDecider,
+  type AddPresetVersion,
+  type ChangePreset,
+  type DesignateVersion,
+  type MoveLabel,
+  type RemoveLabel,
+} from '../../../src/presets/decider';
 import type {
   PresetCreated,
   PresetEvent,
@@ -61,7 +68,13 @@ const added = (n: number, creatorId = 'user-1'): PresetVersionAdded => ({
 });
 const designated = (n: number, previous: number): PresetVersionDesignated => ({
   type: 'PresetVersionDesignated',
-  data: { presetId: 'preset-1', versionId: `version-${n}`, versionNumber: n, previousVersionNumber: previous, occurredAt: '2026-03-02T00:00:00.000Z' },
+  data: {
+    presetId: 'preset-1',
+    versionId: `version-${n}`,
+    versionNumber: n,
+    previousVersionNumber: previous,
+    occurredAt: '2026-03-02T00:00:00.000Z',
+  },
 });
 const threeVersions: PresetEvent[] = [created, added(2), added(3)];
 
@@ -74,12 +87,18 @@ describe('adding a version', () => {
     given([created])
       .when(add({ newPresetId: 'unused', newVersionId: 'version-2', actorUserId: 'user-2' }))
       .then([added(2, 'user-2')]);
-    given([created, added(2)]).when(add({ newVersionId: 'version-3' })).then([added(3)]);
+    given([created, added(2)])
+      .when(add({ newVersionId: 'version-3' }))
+      .then([added(3)]);
   });
 
   it('refuses to add a version to a stream that belongs to another preset', () => {
-    given([created]).when(add({ slug: 'other' })).thenRejects({ type: 'PresetInconsistent' });
-    given([created]).when(add({ workspaceId: 'ws-2' })).thenRejects({ type: 'PresetInconsistent' });
+    given([created])
+      .when(add({ slug: 'other' }))
+      .thenRejects({ type: 'PresetInconsistent' });
+    given([created])
+      .when(add({ workspaceId: 'ws-2' }))
+      .thenRejects({ type: 'PresetInconsistent' });
   });
 
   it('is pure: the same command and state decide the same events', () => {
@@ -103,19 +122,26 @@ describe('evolve', () => {
       designatedVersion: 1,
       labels: {},
     });
-    expect([created, added(2)].reduce(evolve, initialState())).toMatchObject({ versionIds: ['version-1', 'version-2'], designatedVersion: 2 });
+    expect([created, added(2)].reduce(evolve, initialState())).toMatchObject({
+      versionIds: ['version-1', 'version-2'],
+      designatedVersion: 2,
+    });
     expect([...threeVersions, designated(1, 3)].reduce(evolve, initialState())).toMatchObject({ designatedVersion: 1 });
   });
 });
 
 describe('designating a version (rollback)', () => {
   it('designates an earlier version, naming the one it replaces', () => {
-    given(threeVersions).when(designate(1)).then([designated(1, 3)]);
+    given(threeVersions)
+      .when(designate(1))
+      .then([designated(1, 3)]);
   });
 
   it('decides nothing when the version is already designated', () => {
     given(threeVersions).when(designate(3)).thenNothing();
-    given([...threeVersions, designated(1, 3)]).when(designate(1)).thenNothing();
+    given([...threeVersions, designated(1, 3)])
+      .when(designate(1))
+      .thenNothing();
   });
 
   it('refuses a version that does not exist, and a preset that does not exist', () => {
@@ -124,7 +150,9 @@ describe('designating a version (rollback)', () => {
   });
 
   it('a new version after a rollback is numbered after the last one and becomes designated', () => {
-    given([...threeVersions, designated(1, 3)]).when(add({ newVersionId: 'version-4' })).then([added(4)]);
+    given([...threeVersions, designated(1, 3)])
+      .when(add({ newVersionId: 'version-4' }))
+      .then([added(4)]);
     expect([...threeVersions, designated(1, 3), added(4)].reduce(evolve, initialState())).toMatchObject({ designatedVersion: 4 });
   });
 });
@@ -149,14 +177,29 @@ describe('the lifecycle', () => {
     version,
     ...(note ? { note } : {}),
   });
-  const unlabel = (name: string): RemoveLabel => ({ type: 'RemoveLabel', workspaceId: 'ws-1', slug: 'bot', actorUserId: 'releaser', now: new Date(at), label: name });
+  const unlabel = (name: string): RemoveLabel => ({
+    type: 'RemoveLabel',
+    workspaceId: 'ws-1',
+    slug: 'bot',
+    actorUserId: 'releaser',
+    now: new Date(at),
+    label: name,
+  });
   const statusChanged = (status: PresetStatus, previousStatus: PresetStatus): PresetStatusChanged => ({
     type: 'PresetStatusChanged',
     data: { presetId: 'preset-1', status, previousStatus, occurredAt: at },
   });
   const labelMoved = (name: string, n: number, previous: number | null, note?: string): PresetLabelMoved => ({
     type: 'PresetLabelMoved',
-    data: { presetId: 'preset-1', label: name, versionNumber: n, versionId: `version-${n}`, previousVersionNumber: previous, occurredAt: at, ...(note ? { note } : {}) },
+    data: {
+      presetId: 'preset-1',
+      label: name,
+      versionNumber: n,
+      versionId: `version-${n}`,
+      previousVersionNumber: previous,
+      occurredAt: at,
+      ...(note ? { note } : {}),
+    },
   });
 
   it('changes only the details that differ, in one event, and the status in another', () => {
@@ -165,7 +208,13 @@ describe('the lifecycle', () => {
       .then([
         {
           type: 'PresetDetailsChanged',
-          data: { presetId: 'preset-1', name: 'Support bot', description: 'Answers tickets.', occurredAt: at, note: 'renamed for the team' },
+          data: {
+            presetId: 'preset-1',
+            name: 'Support bot',
+            description: 'Answers tickets.',
+            occurredAt: at,
+            note: 'renamed for the team',
+          },
         },
       ]);
     given(threeVersions)
@@ -177,40 +226,62 @@ describe('the lifecycle', () => {
   });
 
   it('changes nothing when nothing differs', () => {
-    given(threeVersions).when(change({ name: 'bot', description: null, status: 'active' })).thenNothing();
+    given(threeVersions)
+      .when(change({ name: 'bot', description: null, status: 'active' }))
+      .thenNothing();
     given(threeVersions).when(change({})).thenNothing();
   });
 
   it('refuses to change a preset that does not exist', () => {
-    given([]).when(change({ status: 'archived' })).thenRejects({ type: 'PresetNotFound' });
+    given([])
+      .when(change({ status: 'archived' }))
+      .thenRejects({ type: 'PresetNotFound' });
   });
 
   it('freezes an archived preset except for its status and details, and restores it', () => {
     const archived = [...threeVersions, statusChanged('archived', 'active')];
-    given(archived).when(add({ newVersionId: 'version-4' })).thenRejects({ type: 'PresetArchived' });
+    given(archived)
+      .when(add({ newVersionId: 'version-4' }))
+      .thenRejects({ type: 'PresetArchived' });
     given(archived).when(designate(1)).thenRejects({ type: 'PresetArchived' });
     given(archived).when(label('production', 2)).thenRejects({ type: 'PresetArchived' });
     given([...threeVersions, labelMoved('production', 2, null), statusChanged('archived', 'active')])
       .when(unlabel('production'))
       .thenRejects({ type: 'PresetArchived' });
-    given(archived).when(change({ description: 'kept for the audit' })).then([
-      { type: 'PresetDetailsChanged', data: { presetId: 'preset-1', description: 'kept for the audit', occurredAt: at } },
-    ]);
-    given(archived).when(change({ status: 'disabled' })).then([statusChanged('disabled', 'archived')]);
-    given([...archived, statusChanged('active', 'archived')]).when(add({ newVersionId: 'version-4' })).then([added(4)]);
+    given(archived)
+      .when(change({ description: 'kept for the audit' }))
+      .then([{ type: 'PresetDetailsChanged', data: { presetId: 'preset-1', description: 'kept for the audit', occurredAt: at } }]);
+    given(archived)
+      .when(change({ status: 'disabled' }))
+      .then([statusChanged('disabled', 'archived')]);
+    given([...archived, statusChanged('active', 'archived')])
+      .when(add({ newVersionId: 'version-4' }))
+      .then([added(4)]);
   });
 
   it('a disabled preset still takes versions, labels and designations (only its use is refused)', () => {
     const disabled = [...threeVersions, statusChanged('disabled', 'active')];
-    given(disabled).when(add({ newVersionId: 'version-4' })).then([added(4)]);
-    given(disabled).when(label('staging', 3)).then([labelMoved('staging', 3, null)]);
-    given(disabled).when(designate(2)).then([{ ...designated(2, 3), data: { ...designated(2, 3).data, occurredAt: '2026-03-02T00:00:00.000Z' } }]);
+    given(disabled)
+      .when(add({ newVersionId: 'version-4' }))
+      .then([added(4)]);
+    given(disabled)
+      .when(label('staging', 3))
+      .then([labelMoved('staging', 3, null)]);
+    given(disabled)
+      .when(designate(2))
+      .then([{ ...designated(2, 3), data: { ...designated(2, 3).data, occurredAt: '2026-03-02T00:00:00.000Z' } }]);
   });
 
   it('creates a label, moves it naming where it was, and stores nothing when it already names the version', () => {
-    given(threeVersions).when(label('production', 2, 'release 2')).then([labelMoved('production', 2, null, 'release 2')]);
-    given([...threeVersions, labelMoved('production', 2, null)]).when(label('production', 3)).then([labelMoved('production', 3, 2)]);
-    given([...threeVersions, labelMoved('production', 2, null)]).when(label('production', 2)).thenNothing();
+    given(threeVersions)
+      .when(label('production', 2, 'release 2'))
+      .then([labelMoved('production', 2, null, 'release 2')]);
+    given([...threeVersions, labelMoved('production', 2, null)])
+      .when(label('production', 3))
+      .then([labelMoved('production', 3, 2)]);
+    given([...threeVersions, labelMoved('production', 2, null)])
+      .when(label('production', 2))
+      .thenNothing();
   });
 
   it('refuses a label on a version that does not exist', () => {
@@ -224,7 +295,9 @@ describe('the lifecycle', () => {
     given(threeVersions).when(unlabel('staging')).thenRejects({ type: 'LabelNotFound' });
     // Names of Object.prototype's own members are just labels.
     given(threeVersions).when(unlabel('constructor')).thenRejects({ type: 'LabelNotFound' });
-    given(threeVersions).when(label('constructor', 1)).then([labelMoved('constructor', 1, null)]);
+    given(threeVersions)
+      .when(label('constructor', 1))
+      .then([labelMoved('constructor', 1, null)]);
   });
 
   it('folds labels, statuses and details into the state', () => {
@@ -241,11 +314,11 @@ describe('the lifecycle', () => {
   });
 
   it('keeps a version note, and a designation note, on their events', () => {
-    given([created]).when(add({ newVersionId: 'version-2', note: 'cheaper model' })).then([
-      { ...added(2), data: { ...added(2).data, version: { ...added(2).data.version, note: 'cheaper model' } } },
-    ]);
-    given(threeVersions).when(designate(1, { note: 'incident 42' })).then([
-      { ...designated(1, 3), data: { ...designated(1, 3).data, note: 'incident 42' } },
-    ]);
+    given([created])
+      .when(add({ newVersionId: 'version-2', note: 'cheaper model' }))
+      .then([{ ...added(2), data: { ...added(2).data, version: { ...added(2).data.version, note: 'cheaper model' } } }]);
+    given(threeVersions)
+      .when(designate(1, { note: 'incident 42' }))
+      .then([{ ...designated(1, 3), data: { ...designated(1, 3).data, note: 'incident 42' } }]);
   });
 });

@@ -13,14 +13,19 @@ const dir = join(__dirname, '..', '..', '..', SCHEMA_DIR);
 describe('the published event schemas', () => {
   it('are exactly what the codecs generate (run `npm run schemas:generate` after changing a codec)', () => {
     const files = renderEventSchemas();
-    expect(readdirSync(dir).filter((f) => f.endsWith('.json')).sort()).toEqual([...files.keys()].sort());
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort(),
+    ).toEqual([...files.keys()].sort());
     for (const [name, text] of files) expect({ name, text: readFileSync(join(dir, name), 'utf8') }).toEqual({ name, text });
   });
 
   it('cover every event type and the metadata for every schema version up to the current one', () => {
     const names = [...renderEventSchemas().keys()];
     for (let v = 1; v <= CURRENT_SCHEMA_VERSION; v++) {
-      for (const name of ['EventMetadata', 'PresetCreated', 'PresetVersionAdded', 'PresetVersionDesignated']) expect(names).toContain(`${name}.v${v}.json`);
+      for (const name of ['EventMetadata', 'PresetCreated', 'PresetVersionAdded', 'PresetVersionDesignated'])
+        expect(names).toContain(`${name}.v${v}.json`);
     }
     for (const type of PRESET_EVENT_TYPES) expect(names).toContain(`${type}.v${CURRENT_SCHEMA_VERSION}.json`);
   });
@@ -31,7 +36,22 @@ describe('the published event schemas', () => {
 });
 
 /** Just enough JSON Schema to check the keywords the walker emits; anything else fails the test. */
-const KNOWN = new Set(['$schema', '$id', '$comment', 'title', 'description', 'type', 'properties', 'required', 'const', 'enum', 'items', 'anyOf', 'allOf', 'additionalProperties']);
+const KNOWN = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'type',
+  'properties',
+  'required',
+  'const',
+  'enum',
+  'items',
+  'anyOf',
+  'allOf',
+  'additionalProperties',
+]);
 const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 const valid = (s: JsonSchema, v: unknown): boolean => {
   for (const k of Object.keys(s)) if (!KNOWN.has(k)) throw new Error(`the checker does not know ${k}`);
@@ -45,13 +65,22 @@ const valid = (s: JsonSchema, v: unknown): boolean => {
   const o = v as Record<string, unknown>;
   const props = (s.properties ?? {}) as Record<string, JsonSchema>;
   if (((s.required ?? []) as string[]).some((k) => !(k in o))) return false;
-  return Object.entries(o).every(([k, x]) => (props[k] ? valid(props[k], x) : s.additionalProperties ? valid(s.additionalProperties as JsonSchema, x) : true));
+  return Object.entries(o).every(([k, x]) =>
+    props[k] ? valid(props[k], x) : s.additionalProperties ? valid(s.additionalProperties as JsonSchema, x) : true,
+  );
 };
 
 /** The value with one change: each key deleted, each value of another kind or another value, one key added. */
 const variants = (value: unknown): unknown[] => {
   const out: unknown[] = [];
-  const other: Record<string, unknown[]> = { string: [42, 'other'], number: ['1', (value as number) + 1], boolean: ['true'], null: [0], array: [{}], object: ['x', []] };
+  const other: Record<string, unknown[]> = {
+    string: [42, 'other'],
+    number: ['1', (value as number) + 1],
+    boolean: ['true'],
+    null: [0],
+    array: [{}],
+    object: ['x', []],
+  };
   out.push(...(other[kind(value)] ?? []));
   if (kind(value) === 'object') {
     const o = value as Record<string, unknown>;
@@ -65,15 +94,37 @@ const variants = (value: unknown): unknown[] => {
 };
 
 // Real events, as the decider makes them, plus the v1 shapes.
-const add = { type: 'AddPresetVersion' as const, workspaceId: 'ws', slug: 'bot', actorUserId: 'u', config: { model: 'm' }, systemPrompt: 'S', newPresetId: 'p', newVersionId: 'v', now: new Date(0) };
-const one = (e: E.Either<unknown, PresetEvent[]>) => (E.isRight(e) ? e.right[0]! : (() => { throw new Error('no event'); })());
+const add = {
+  type: 'AddPresetVersion' as const,
+  workspaceId: 'ws',
+  slug: 'bot',
+  actorUserId: 'u',
+  config: { model: 'm' },
+  systemPrompt: 'S',
+  newPresetId: 'p',
+  newVersionId: 'v',
+  now: new Date(0),
+};
+const one = (e: E.Either<unknown, PresetEvent[]>) =>
+  E.isRight(e)
+    ? e.right[0]!
+    : (() => {
+        throw new Error('no event');
+      })();
 const created = one(decide(add, initialState()));
 const added = one(decide({ ...add, newVersionId: 'v2' }, evolve(initialState(), created)));
 const designated = one(decide({ ...add, type: 'DesignateVersion', version: 1 }, [created, added].reduce(evolve, initialState())));
 const history = [created, added].reduce(evolve, initialState());
-const all = (e: E.Either<unknown, PresetEvent[]>) => (E.isRight(e) ? e.right : (() => { throw new Error('no events'); })());
+const all = (e: E.Either<unknown, PresetEvent[]>) =>
+  E.isRight(e)
+    ? e.right
+    : (() => {
+        throw new Error('no events');
+      })();
 const base = { workspaceId: 'ws', slug: 'bot', actorUserId: 'u', now: new Date(0) };
-const [renamed, disabled] = all(decide({ ...base, type: 'ChangePreset', name: 'Bot', description: 'Answers.', status: 'disabled', note: 'why' }, history));
+const [renamed, disabled] = all(
+  decide({ ...base, type: 'ChangePreset', name: 'Bot', description: 'Answers.', status: 'disabled', note: 'why' }, history),
+);
 const [undescribed] = all(decide({ ...base, type: 'ChangePreset', description: null }, evolve(history, renamed!)));
 const labelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 2, note: 'ship it' }, history));
 const relabelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 1 }, evolve(history, labelled)));
@@ -82,16 +133,25 @@ const notedAdd = one(decide({ ...add, newVersionId: 'v3', note: 'faster model' }
 const withoutCreator = (e: PresetEvent) => ({ ...e.data, version: { ...(e.data as { version: object }).version, creatorId: undefined } });
 const samples: Record<number, Record<string, unknown[]>> = {
   1: {
-    EventMetadata: [{ requestId: 'r', actorUserId: 'u', schemaVersion: 1 }, { requestId: 'r', actorUserId: 'u', schemaVersion: 1, sourceFormat: 'messages' }],
+    EventMetadata: [
+      { requestId: 'r', actorUserId: 'u', schemaVersion: 1 },
+      { requestId: 'r', actorUserId: 'u', schemaVersion: 1, sourceFormat: 'messages' },
+    ],
     PresetCreated: [JSON.parse(JSON.stringify(withoutCreator(created))), created.data],
     PresetVersionAdded: [JSON.parse(JSON.stringify(withoutCreator(added))), added.data],
     PresetVersionDesignated: [designated.data],
   },
   2: {
-    EventMetadata: [{ requestId: 'r', actorUserId: 'u', schemaVersion: 2 }, { requestId: 'r', actorUserId: 'u', schemaVersion: 2, sourceFormat: 'responses' }],
+    EventMetadata: [
+      { requestId: 'r', actorUserId: 'u', schemaVersion: 2 },
+      { requestId: 'r', actorUserId: 'u', schemaVersion: 2, sourceFormat: 'responses' },
+    ],
     PresetCreated: [created.data, one(decide({ ...add, note: 'first' }, initialState())).data],
     PresetVersionAdded: [added.data, notedAdd.data],
-    PresetVersionDesignated: [designated.data, one(decide({ ...add, type: 'DesignateVersion', version: 1, note: 'roll back' }, history)).data],
+    PresetVersionDesignated: [
+      designated.data,
+      one(decide({ ...add, type: 'DesignateVersion', version: 1, note: 'roll back' }, history)).data,
+    ],
     PresetDetailsChanged: [renamed!.data, undescribed!.data],
     PresetStatusChanged: [disabled!.data],
     PresetLabelMoved: [labelled.data, relabelled.data],

@@ -10,7 +10,14 @@ const WS = '0b7c3f5e-1d2a-4e8b-9c6d-2f1e0a9b8c7d';
 type Req = { actorUserId?: string; requestId?: string };
 /** Adds a version as user `actorUserId` in request `requestId`. */
 const addVersion = (deps: Parameters<typeof createPresetCommandHandler>[0], { actorUserId = 'u1', requestId = 'req-1' }: Req = {}) => {
-  const command: PresetCommandRequest = { type: 'AddPresetVersion', workspaceId: WS, slug: 'bot', actorUserId, config: { model: 'm' }, systemPrompt: 'S' };
+  const command: PresetCommandRequest = {
+    type: 'AddPresetVersion',
+    workspaceId: WS,
+    slug: 'bot',
+    actorUserId,
+    config: { model: 'm' },
+    systemPrompt: 'S',
+  };
   const context: CommandContext = { requestId, sourceFormat: 'responses' };
   return createPresetCommandHandler(deps)(command, context);
 };
@@ -49,21 +56,34 @@ describe('the add-version command handler', () => {
     };
     await expect(addVersion({ eventStore: racing }, { requestId: 'loser' })).rejects.toBeInstanceOf(ConcurrencyConflict);
     const events = (await store.read(presetStreamName(request().workspaceId, 'bot'))).map(decodeEvent);
-    expect(events.map((e) => [e.metadata.requestId, e.event.type])).toEqual([['req-1', 'PresetCreated'], ['competitor', 'PresetVersionAdded']]);
+    expect(events.map((e) => [e.metadata.requestId, e.event.type])).toEqual([
+      ['req-1', 'PresetCreated'],
+      ['competitor', 'PresetVersionAdded'],
+    ]);
   });
 
   it('uses ids from its id source for the preset, the version and the event', async () => {
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     let i = 0;
     const outcome = await addVersion({ eventStore: store, newId: () => ids[i++]!, clock: () => new Date('2026-05-05T05:05:05.000Z') });
-    expect(outcome.events[0]).toMatchObject({ type: 'PresetCreated', data: { presetId: ids[0], version: { id: ids[1] }, occurredAt: '2026-05-05T05:05:05.000Z' } });
+    expect(outcome.events[0]).toMatchObject({
+      type: 'PresetCreated',
+      data: { presetId: ids[0], version: { id: ids[1] }, occurredAt: '2026-05-05T05:05:05.000Z' },
+    });
     expect((await store.read(presetStreamName(request().workspaceId, 'bot')))[0]!.id).toBe(ids[2]);
   });
 
   it('sees versions written by another process despite its state cache (it reads forward from the cached revision)', async () => {
     const here = createPresetCommandHandler({ eventStore: store, states: withStateCache(presetStates(store), 100) });
     const elsewhere = createPresetCommandHandler({ eventStore: store, states: withStateCache(presetStates(store), 100) });
-    const command: PresetCommandRequest = { type: 'AddPresetVersion', workspaceId: WS, slug: 'bot', actorUserId: 'u1', config: {}, systemPrompt: '' };
+    const command: PresetCommandRequest = {
+      type: 'AddPresetVersion',
+      workspaceId: WS,
+      slug: 'bot',
+      actorUserId: 'u1',
+      config: {},
+      systemPrompt: '',
+    };
     await here(command, { requestId: 'a' });
     await elsewhere(command, { requestId: 'b' });
     await elsewhere(command, { requestId: 'c' });

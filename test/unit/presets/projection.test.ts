@@ -5,27 +5,49 @@ import { presetViewJson, versionViewJson } from '../../../projections/readmodel/
 import type { PresetRecord, PresetView } from '../../../projections/readmodel/readModel';
 
 const stored = (event: PresetEvent, revision: bigint): StoredPresetEvent => ({
-  event, revision, position: revision + 100n, id: `e${revision}`, stream: 'preset-ws-bot', recordedAt: new Date(),
+  event,
+  revision,
+  position: revision + 100n,
+  id: `e${revision}`,
+  stream: 'preset-ws-bot',
+  recordedAt: new Date(),
   metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'messages', schemaVersion: 2 },
 });
 const created: PresetEvent = {
   type: 'PresetCreated',
   data: {
-    presetId: 'p1', workspaceId: 'ws', slug: 'bot', name: 'bot', creatorUserId: 'u1', occurredAt: '2026-01-01T00:00:00.000Z',
+    presetId: 'p1',
+    workspaceId: 'ws',
+    slug: 'bot',
+    name: 'bot',
+    creatorUserId: 'u1',
+    occurredAt: '2026-01-01T00:00:00.000Z',
     version: { id: 'v1', number: 1, config: { model: 'm' }, systemPrompt: 'S1', creatorId: 'u1' },
   },
 };
 const added: PresetEvent = {
   type: 'PresetVersionAdded',
-  data: { presetId: 'p1', occurredAt: '2026-01-02T00:00:00.000Z', version: { id: 'v2', number: 2, config: { top_k: 5 }, systemPrompt: '', creatorId: 'u2' } },
+  data: {
+    presetId: 'p1',
+    occurredAt: '2026-01-02T00:00:00.000Z',
+    version: { id: 'v2', number: 2, config: { top_k: 5 }, systemPrompt: '', creatorId: 'u2' },
+  },
 };
 
 describe('the preset projection', () => {
   it('turns PresetCreated into the response document and its first version', () => {
     const changes = projectPresetEvent(null, stored(created, 0n));
     const version = {
-      id: 'v1', preset_id: 'p1', version: 1, config: { model: 'm' }, system_prompt: 'S1', note: null, source_format: 'messages', creator_id: 'u1',
-      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+      id: 'v1',
+      preset_id: 'p1',
+      version: 1,
+      config: { model: 'm' },
+      system_prompt: 'S1',
+      note: null,
+      source_format: 'messages',
+      creator_id: 'u1',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
     };
     expect(changes).toEqual([
       { kind: 'putVersion', version },
@@ -34,9 +56,19 @@ describe('the preset projection', () => {
         record: {
           revision: 0n,
           view: {
-            id: 'p1', name: 'bot', slug: 'bot', description: null, status: 'active', status_updated_at: null,
-            created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', creator_user_id: 'u1',
-            workspace_id: 'ws', labels: {}, designated_version_id: 'v1', designated_version: version,
+            id: 'p1',
+            name: 'bot',
+            slug: 'bot',
+            description: null,
+            status: 'active',
+            status_updated_at: null,
+            created_at: '2026-01-01T00:00:00.000Z',
+            updated_at: '2026-01-01T00:00:00.000Z',
+            creator_user_id: 'u1',
+            workspace_id: 'ws',
+            labels: {},
+            designated_version_id: 'v1',
+            designated_version: version,
           },
         },
       },
@@ -49,15 +81,27 @@ describe('the preset projection', () => {
     const changes = projectPresetEvent(current, stored(added, 1n));
     const record = (changes[1] as { record: PresetRecord }).record;
     expect(record.revision).toBe(1n);
-    expect(record.view).toMatchObject({ id: 'p1', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z', designated_version_id: 'v2', creator_user_id: 'u1' });
+    expect(record.view).toMatchObject({
+      id: 'p1',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-02T00:00:00.000Z',
+      designated_version_id: 'v2',
+      creator_user_id: 'u1',
+    });
     expect(record.view.designated_version).toMatchObject({ version: 2, system_prompt: '', creator_id: 'u2', config: { top_k: 5 } });
   });
 
   it('keeps the format each version was made from, from its event, and null when the event did not say', () => {
-    const [, put] = projectPresetEvent(null, { ...stored(created, 0n), metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'responses', schemaVersion: 2 } });
+    const [, put] = projectPresetEvent(null, {
+      ...stored(created, 0n),
+      metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'responses', schemaVersion: 2 },
+    });
     const current = (put as { record: PresetRecord }).record;
     expect(current.view.designated_version.source_format).toBe('responses');
-    const [version] = projectPresetEvent(current, { ...stored(added, 1n), metadata: { requestId: 'r', actorUserId: 'u2', schemaVersion: 2 } });
+    const [version] = projectPresetEvent(current, {
+      ...stored(added, 1n),
+      metadata: { requestId: 'r', actorUserId: 'u2', schemaVersion: 2 },
+    });
     expect(version).toMatchObject({ kind: 'putVersion', version: { version: 2, source_format: null } });
   });
 
@@ -88,8 +132,14 @@ describe('the lifecycle in the preset document', () => {
   it('shows the name, description, status with its time, and labels, each moving updated_at', () => {
     const record = apply([
       { type: 'PresetDetailsChanged', data: { presetId: 'p1', name: 'Support bot', description: 'Answers.', occurredAt: t(1) } },
-      { type: 'PresetLabelMoved', data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(2) } },
-      { type: 'PresetLabelMoved', data: { presetId: 'p1', label: 'staging', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(3) } },
+      {
+        type: 'PresetLabelMoved',
+        data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(2) },
+      },
+      {
+        type: 'PresetLabelMoved',
+        data: { presetId: 'p1', label: 'staging', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(3) },
+      },
       { type: 'PresetLabelRemoved', data: { presetId: 'p1', label: 'production', versionNumber: 1, occurredAt: t(4) } },
       { type: 'PresetStatusChanged', data: { presetId: 'p1', status: 'disabled', previousStatus: 'active', occurredAt: t(5) } },
     ]);
@@ -119,7 +169,12 @@ describe('the lifecycle in the preset document', () => {
   it('adds labels to a document projected before labels existed', () => {
     const { labels: _none, ...old } = start.view;
     const record = apply(
-      [{ type: 'PresetLabelMoved', data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(1) } }],
+      [
+        {
+          type: 'PresetLabelMoved',
+          data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(1) },
+        },
+      ],
       { ...start, view: old as PresetView },
     );
     expect(record.view.labels).toEqual({ production: 1 });
@@ -127,7 +182,13 @@ describe('the lifecycle in the preset document', () => {
 
   it('refuses a lifecycle event for a preset it does not hold', () => {
     expect(() =>
-      projectPresetEvent(null, stored({ type: 'PresetStatusChanged', data: { presetId: 'p1', status: 'archived', previousStatus: 'active', occurredAt: t(1) } }, 1n)),
+      projectPresetEvent(
+        null,
+        stored(
+          { type: 'PresetStatusChanged', data: { presetId: 'p1', status: 'archived', previousStatus: 'active', occurredAt: t(1) } },
+          1n,
+        ),
+      ),
     ).toThrow(ProjectionGap);
   });
 });
@@ -137,22 +198,39 @@ describe('the serialized documents', () => {
   // byte, however the projection made the document (the config inside is serialized only once).
   const text = fc.string({ unit: 'binary' });
   it('are the text JSON.stringify makes of them, for any config, prompt and names', () => {
-    fc.assert(fc.property(
-      fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), text, text, text,
-      (config1, config2, prompt, name, creator) => {
-        const first: PresetEvent = { ...created, data: { ...created.data, name, creatorUserId: creator, version: { ...created.data.version, config: config1, systemPrompt: prompt } } };
-        const second: PresetEvent = { ...added, data: { ...added.data, version: { ...added.data.version, config: config2, creatorId: creator } } };
-        const [version1, put1] = projectPresetEvent(null, stored(first, 0n));
-        const record1 = (put1 as { record: PresetRecord }).record;
-        const [version2, put2] = projectPresetEvent(record1, stored(second, 1n));
-        const record2 = (put2 as { record: PresetRecord }).record;
-        for (const change of [version1, version2]) {
-          const { version } = change as { version: PresetRecord['view']['designated_version'] };
-          expect(versionViewJson(version)).toBe(JSON.stringify(version));
-        }
-        for (const { view } of [record1, record2]) expect(presetViewJson(view)).toBe(JSON.stringify(view));
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        text,
+        text,
+        text,
+        (config1, config2, prompt, name, creator) => {
+          const first: PresetEvent = {
+            ...created,
+            data: {
+              ...created.data,
+              name,
+              creatorUserId: creator,
+              version: { ...created.data.version, config: config1, systemPrompt: prompt },
+            },
+          };
+          const second: PresetEvent = {
+            ...added,
+            data: { ...added.data, version: { ...added.data.version, config: config2, creatorId: creator } },
+          };
+          const [version1, put1] = projectPresetEvent(null, stored(first, 0n));
+          const record1 = (put1 as { record: PresetRecord }).record;
+          const [version2, put2] = projectPresetEvent(record1, stored(second, 1n));
+          const record2 = (put2 as { record: PresetRecord }).record;
+          for (const change of [version1, version2]) {
+            const { version } = change as { version: PresetRecord['view']['designated_version'] };
+            expect(versionViewJson(version)).toBe(JSON.stringify(version));
+          }
+          for (const { view } of [record1, record2]) expect(presetViewJson(view)).toBe(JSON.stringify(view));
+        },
+      ),
+    );
   });
 
   it('keep the key order of a document whose designated version is not its last key', () => {

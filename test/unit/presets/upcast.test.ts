@@ -13,12 +13,40 @@ import { rebuildInto } from '../../../projections/rebuild';
 
 const WS = '6a0d2c1e-3b4f-4a5e-8d7c-9e0f1a2b3c4d';
 const version = (n: number) => ({ id: `v${n}`, number: n, config: { model: 'm' }, systemPrompt: `S${n}` });
-const meta = (actorUserId: string) => ({ requestId: `req-${actorUserId}`, actorUserId, schemaVersion: 1, sourceFormat: 'chat_completions' });
+const meta = (actorUserId: string) => ({
+  requestId: `req-${actorUserId}`,
+  actorUserId,
+  schemaVersion: 1,
+  sourceFormat: 'chat_completions',
+});
 /** Events as a v1 writer stored them: no version.creatorId. */
-const v1Created = { type: 'PresetCreated', metadata: meta('alice'), data: { presetId: 'p1', workspaceId: WS, slug: 'old', name: 'old', creatorUserId: 'alice', version: version(1), occurredAt: '2025-01-01T00:00:00.000Z' } };
-const v1Added = { type: 'PresetVersionAdded', metadata: meta('bob'), data: { presetId: 'p1', version: version(2), occurredAt: '2025-01-02T00:00:00.000Z' } };
+const v1Created = {
+  type: 'PresetCreated',
+  metadata: meta('alice'),
+  data: {
+    presetId: 'p1',
+    workspaceId: WS,
+    slug: 'old',
+    name: 'old',
+    creatorUserId: 'alice',
+    version: version(1),
+    occurredAt: '2025-01-01T00:00:00.000Z',
+  },
+};
+const v1Added = {
+  type: 'PresetVersionAdded',
+  metadata: meta('bob'),
+  data: { presetId: 'p1', version: version(2), occurredAt: '2025-01-02T00:00:00.000Z' },
+};
 
-const recorded = (raw: RawEvent, revision = 0n): RecordedEvent => ({ ...raw, id: `e${revision}`, stream: 's', revision, position: revision + 1n, recordedAt: new Date() });
+const recorded = (raw: RawEvent, revision = 0n): RecordedEvent => ({
+  ...raw,
+  id: `e${revision}`,
+  stream: 's',
+  revision,
+  position: revision + 1n,
+  recordedAt: new Date(),
+});
 
 describe('the upcasters', () => {
   it('cover every schema version below the current one', () => {
@@ -28,14 +56,22 @@ describe('the upcasters', () => {
 
   it('v1 → v2: the version creator is the actor of the event, and the metadata says 2', () => {
     const input = structuredClone(v1Added);
-    expect(upcast(input, 1, 2)).toEqual({ type: 'PresetVersionAdded', data: { ...v1Added.data, version: { ...version(2), creatorId: 'bob' } }, metadata: { ...meta('bob'), schemaVersion: 2 } });
+    expect(upcast(input, 1, 2)).toEqual({
+      type: 'PresetVersionAdded',
+      data: { ...v1Added.data, version: { ...version(2), creatorId: 'bob' } },
+      metadata: { ...meta('bob'), schemaVersion: 2 },
+    });
     expect(input).toEqual(v1Added); // pure: the stored event is not changed
   });
 
   it('keeps a creatorId that a v1 event already carries, and leaves other event types to the codec', () => {
     const withCreator = { ...v1Created, data: { ...v1Created.data, version: { ...version(1), creatorId: 'carol' } } };
     expect(upcast(withCreator, 1, 2).data).toEqual(withCreator.data);
-    const designated = { type: 'PresetVersionDesignated', metadata: meta('dave'), data: { presetId: 'p1', versionId: 'v1', versionNumber: 1, previousVersionNumber: 2, occurredAt: 'x' } };
+    const designated = {
+      type: 'PresetVersionDesignated',
+      metadata: meta('dave'),
+      data: { presetId: 'p1', versionId: 'v1', versionNumber: 1, previousVersionNumber: 2, occurredAt: 'x' },
+    };
     expect(upcast(designated, 1, 2)).toEqual({ ...designated, metadata: { ...meta('dave'), schemaVersion: 2 } });
   });
 
@@ -55,7 +91,11 @@ describe('the upcasters', () => {
 });
 
 describe('decodeEvent', () => {
-  const v2Added = { ...v1Added, data: { ...v1Added.data, version: { ...version(2), creatorId: 'bob' } }, metadata: { ...meta('bob'), schemaVersion: 2 } };
+  const v2Added = {
+    ...v1Added,
+    data: { ...v1Added.data, version: { ...version(2), creatorId: 'bob' } },
+    metadata: { ...meta('bob'), schemaVersion: 2 },
+  };
   // The decoder's answer, as the codecs' decode gives it (decodeEvent takes a faster path for valid events).
   const byDecode = (raw: RawEvent) => {
     const data = (eventDataCodecs[raw.type as keyof typeof eventDataCodecs] as t.Mixed).decode(raw.data);
@@ -66,7 +106,11 @@ describe('decodeEvent', () => {
   const versionFields = ['id', 'number', 'config', 'systemPrompt', 'creatorId'] as const;
 
   it('accepts exactly what the codecs accept, and answers what they answer', () => {
-    const mutated = fc.tuple(fc.constantFrom(...fields, ...versionFields, 'meta.actorUserId', 'meta.sourceFormat'), fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)))
+    const mutated = fc
+      .tuple(
+        fc.constantFrom(...fields, ...versionFields, 'meta.actorUserId', 'meta.sourceFormat'),
+        fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)),
+      )
       .map(([field, value]) => {
         const raw = structuredClone(v2Added) as { data: Record<string, unknown>; metadata: Record<string, unknown>; type: string };
         if (field.startsWith('meta.')) raw.metadata[field.slice(5)] = value;
@@ -74,11 +118,15 @@ describe('decodeEvent', () => {
         else raw.data[field] = value;
         return raw as RawEvent;
       });
-    fc.assert(fc.property(mutated, (raw) => {
-      const expected = byDecode(raw);
-      if (expected === null) expect(() => decodeEvent(recorded(raw))).toThrow(MalformedEvent);
-      else expect(decodeEvent(recorded(raw))).toMatchObject({ event: { type: raw.type, data: expected.data }, metadata: expected.metadata });
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(mutated, (raw) => {
+        const expected = byDecode(raw);
+        if (expected === null) expect(() => decodeEvent(recorded(raw))).toThrow(MalformedEvent);
+        else
+          expect(decodeEvent(recorded(raw))).toMatchObject({ event: { type: raw.type, data: expected.data }, metadata: expected.metadata });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -96,7 +144,10 @@ describe('v1 events in a store', () => {
 
   it('are read by the command handler, which appends current ones after them', async () => {
     const handle = createPresetCommandHandler({ eventStore: store });
-    const added = await handle({ type: 'AddPresetVersion', workspaceId: WS, slug: 'old', actorUserId: 'carol', config: {}, systemPrompt: '' }, { requestId: 'r3' });
+    const added = await handle(
+      { type: 'AddPresetVersion', workspaceId: WS, slug: 'old', actorUserId: 'carol', config: {}, systemPrompt: '' },
+      { requestId: 'r3' },
+    );
     expect(added.state).toMatchObject({ status: 'active', versionIds: ['v1', 'v2', expect.any(String)], designatedVersion: 3 });
     await handle({ type: 'DesignateVersion', workspaceId: WS, slug: 'old', actorUserId: 'dave', version: 1 }, { requestId: 'r4' });
     const raw = await store.read(stream);
@@ -110,7 +161,10 @@ describe('v1 events in a store', () => {
       await projectBatch(readModel, await store.read(stream), 'test');
       const creators = await Promise.all([1, 2].map(async (n) => (await readModel.getVersion('p1', n))?.creator_id));
       expect(creators).toEqual(['alice', 'bob']);
-      expect((await readModel.getPreset(WS, 'old'))?.view).toMatchObject({ creator_user_id: 'alice', designated_version: { version: 2, creator_id: 'bob' } });
+      expect((await readModel.getPreset(WS, 'old'))?.view).toMatchObject({
+        creator_user_id: 'alice',
+        designated_version: { version: 2, creator_id: 'bob' },
+      });
     } finally {
       await readModel.close();
     }

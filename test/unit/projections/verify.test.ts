@@ -43,11 +43,16 @@ describe('verify', () => {
       },
     };
     const orphan = (await live.getPreset(A, 'summarise'))!;
-    await live.apply([{ kind: 'putPreset', record: { ...orphan, view: { ...orphan.view, slug: 'orphan' } } }], { name: 'other', position: 1n });
+    await live.apply([{ kind: 'putPreset', record: { ...orphan, view: { ...orphan.view, slug: 'orphan' } } }], {
+      name: 'other',
+      position: 1n,
+    });
     const { differences } = await verifyReadModel(store, tampered);
     expect(differences).toEqual([
       `difference: workspace ${A} preset support-bot designated_version.system_prompt: expected "Be terse.", actual "changed by hand"`,
-      expect.stringMatching(new RegExp(`^difference: workspace ${A} preset summarise versions\\[2\\]: expected \\{"id":.*…, actual \\(absent\\)$`)),
+      expect.stringMatching(
+        new RegExp(`^difference: workspace ${A} preset summarise versions\\[2\\]: expected \\{"id":.*…, actual \\(absent\\)$`),
+      ),
       `difference: workspace ${A} preset orphan (preset): expected (absent), actual "${orphan.view.id}"`,
     ]);
   });

@@ -18,13 +18,25 @@ describe('naming a preset: the three forms', () => {
   });
 
   it('"{model}@preset/{slug}" in model: the model given overrides the preset\'s', () => {
-    expect(parsed({ model: 'openai/gpt-4o@preset/support-bot' })).toEqual({ slug: 'support-bot', pin: { kind: 'designated' }, in: 'model', model: 'openai/gpt-4o' });
+    expect(parsed({ model: 'openai/gpt-4o@preset/support-bot' })).toEqual({
+      slug: 'support-bot',
+      pin: { kind: 'designated' },
+      in: 'model',
+      model: 'openai/gpt-4o',
+    });
     // Model names may hold a colon (variants) or a dot: everything before the mark is the model.
-    expect(parsed({ model: 'anthropic/claude-3.5-sonnet:beta@preset/a.b_c~d' })).toMatchObject({ slug: 'a.b_c~d', model: 'anthropic/claude-3.5-sonnet:beta' });
+    expect(parsed({ model: 'anthropic/claude-3.5-sonnet:beta@preset/a.b_c~d' })).toMatchObject({
+      slug: 'a.b_c~d',
+      model: 'anthropic/claude-3.5-sonnet:beta',
+    });
   });
 
   it('"preset": "{slug}" beside the body\'s own model, or without one', () => {
-    expect(parsed({ model: 'openai/gpt-4o', preset: 'support-bot' })).toEqual({ slug: 'support-bot', pin: { kind: 'designated' }, in: 'preset' });
+    expect(parsed({ model: 'openai/gpt-4o', preset: 'support-bot' })).toEqual({
+      slug: 'support-bot',
+      pin: { kind: 'designated' },
+      in: 'preset',
+    });
     expect(parsed({ preset: 'support-bot' })).toEqual({ slug: 'support-bot', pin: { kind: 'designated' }, in: 'preset' });
   });
 });

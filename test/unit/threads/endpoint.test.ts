@@ -5,7 +5,9 @@ import { endpoint, RemoteError } from '../../../src/threads/endpoint';
 describe('thread endpoint', () => {
   const pair = () => {
     const { port1, port2 } = new MessageChannel();
-    const parent = endpoint<{ add(a: number, b: number): number; fail(): never; slow(ms: number): Promise<string> }, { tick: [n: number] }>(port1);
+    const parent = endpoint<{ add(a: number, b: number): number; fail(): never; slow(ms: number): Promise<string> }, { tick: [n: number] }>(
+      port1,
+    );
     const child = endpoint<{ ask(): string }, Record<string, never>, { tick: [n: number] }>(port2);
     return { parent, child, close: () => port1.close() };
   };

@@ -26,18 +26,25 @@ describe('afterAttempt', () => {
   });
 
   it.each([[500], [404], [429], [301], [302], [199]])('retries after HTTP %i, the run of failures starting now', (status) => {
-    expect(afterAttempt({ status }, { failingSince: null, failedAttempts: 1 }, settings, now, top)).toEqual({ action: 'retry', delayMs: 999, failingSince: now });
+    expect(afterAttempt({ status }, { failingSince: null, failedAttempts: 1 }, settings, now, top)).toEqual({
+      action: 'retry',
+      delayMs: 999,
+      failingSince: now,
+    });
   });
 
   it('retries after no answer at all, keeping when the failures began', () => {
     const since = new Date(now.getTime() - 60_000);
-    expect(afterAttempt({ error: 'connection refused (ECONNREFUSED)' }, { failingSince: since, failedAttempts: 4 }, settings, now, top))
-      .toEqual({ action: 'retry', delayMs: 7999, failingSince: since });
+    expect(
+      afterAttempt({ error: 'connection refused (ECONNREFUSED)' }, { failingSince: since, failedAttempts: 4 }, settings, now, top),
+    ).toEqual({ action: 'retry', delayMs: 7999, failingSince: since });
   });
 
   it('disables at once on 410 Gone', () => {
-    expect(afterAttempt({ status: 410 }, { failingSince: null, failedAttempts: 1 }, settings, now, top))
-      .toEqual({ action: 'disable', reason: 'the endpoint answered 410 Gone' });
+    expect(afterAttempt({ status: 410 }, { failingSince: null, failedAttempts: 1 }, settings, now, top)).toEqual({
+      action: 'disable',
+      reason: 'the endpoint answered 410 Gone',
+    });
   });
 
   it('disables once the failures have lasted WEBHOOK_DISABLE_AFTER_MS, saying since when and what failed last', () => {

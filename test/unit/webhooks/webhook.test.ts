@@ -4,13 +4,28 @@ import { liveSecrets, newWebhook, patchWebhook, rewound, rotateSecret, ROTATION_
 
 const t0 = new Date('2026-05-01T00:00:00.000Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
-const base = () => newWebhook({ url: 'https://a.example/h' }, { id: 'w1', workspaceId: 'ws', secret: 'whsec_AAAA', now: t0, checkpoint: 7n });
+const base = () =>
+  newWebhook({ url: 'https://a.example/h' }, { id: 'w1', workspaceId: 'ws', secret: 'whsec_AAAA', now: t0, checkpoint: 7n });
 
-describe('a webhook\'s changes', () => {
+describe("a webhook's changes", () => {
   it('starts active, for every event type, after the checkpoint it is given, with one secret', () => {
     const { webhook, progress } = base();
-    expect(webhook).toMatchObject({ status: 'active', events: null, description: null, statusReason: null, secrets: [{ secret: 'whsec_AAAA', expiresAt: null }], revision: 0 });
-    expect(progress).toEqual({ checkpoint: 7n, epoch: 0, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null });
+    expect(webhook).toMatchObject({
+      status: 'active',
+      events: null,
+      description: null,
+      statusReason: null,
+      secrets: [{ secret: 'whsec_AAAA', expiresAt: null }],
+      revision: 0,
+    });
+    expect(progress).toEqual({
+      checkpoint: 7n,
+      epoch: 0,
+      failingSince: null,
+      failingEventId: null,
+      failingAttempts: 0,
+      nextAttemptAt: null,
+    });
     expect(wants(webhook.events, 'AnyTypeAddedLater')).toBe(true);
     expect(wants(['PresetCreated'], 'PresetVersionAdded')).toBe(false);
   });
@@ -19,19 +34,31 @@ describe('a webhook\'s changes', () => {
     const w = base().webhook;
     expect(patchWebhook(w, { url: w.url, events: null }, later(5))).toBeNull();
     const next = patchWebhook(w, { events: ['PresetCreated'] }, later(5))!;
-    expect(next).toEqual({ webhook: { ...w, events: ['PresetCreated'], updatedAt: later(5).toISOString(), revision: 1 }, reactivated: false });
+    expect(next).toEqual({
+      webhook: { ...w, events: ['PresetCreated'], updatedAt: later(5).toISOString(), revision: 1 },
+      reactivated: false,
+    });
   });
 
   it('setting a disabled webhook active again clears its reason and says it was reactivated', () => {
     const w = { ...base().webhook, status: 'disabled' as const, statusReason: 'the endpoint answered 410 Gone' };
-    expect(patchWebhook(w, { status: 'active' }, later(1))).toMatchObject({ webhook: { status: 'active', statusReason: null }, reactivated: true });
-    expect(patchWebhook(w, { description: 'x' }, later(1))).toMatchObject({ webhook: { status: 'disabled', statusReason: 'the endpoint answered 410 Gone' }, reactivated: false });
+    expect(patchWebhook(w, { status: 'active' }, later(1))).toMatchObject({
+      webhook: { status: 'active', statusReason: null },
+      reactivated: true,
+    });
+    expect(patchWebhook(w, { description: 'x' }, later(1))).toMatchObject({
+      webhook: { status: 'disabled', statusReason: 'the endpoint answered 410 Gone' },
+      reactivated: false,
+    });
   });
 
   it('a rotation keeps the replaced secret for 24 hours, and at most two replaced ones', () => {
     let w = base().webhook;
     w = rotateSecret(w, 'whsec_BBBB', later(0));
-    expect(w.secrets).toEqual([{ secret: 'whsec_BBBB', expiresAt: null }, { secret: 'whsec_AAAA', expiresAt: later(ROTATION_OVERLAP_MS).toISOString() }]);
+    expect(w.secrets).toEqual([
+      { secret: 'whsec_BBBB', expiresAt: null },
+      { secret: 'whsec_AAAA', expiresAt: later(ROTATION_OVERLAP_MS).toISOString() },
+    ]);
     expect(liveSecrets(w.secrets, later(ROTATION_OVERLAP_MS - 1)).map((s) => s.secret)).toEqual(['whsec_BBBB', 'whsec_AAAA']);
     expect(liveSecrets(w.secrets, later(ROTATION_OVERLAP_MS)).map((s) => s.secret)).toEqual(['whsec_BBBB']);
     w = rotateSecret(w, 'whsec_CCCC', later(1000));
@@ -43,8 +70,22 @@ describe('a webhook\'s changes', () => {
   });
 
   it('a replay moves the checkpoint back, never forward, and starts a new epoch with a fresh attempt count', () => {
-    const p = { checkpoint: 100n, epoch: 3, failingSince: t0.toISOString(), failingEventId: 'e', failingAttempts: 9, nextAttemptAt: later(9).toISOString() };
-    expect(rewound(p, 10n)).toEqual({ checkpoint: 10n, epoch: 4, failingSince: t0.toISOString(), failingEventId: null, failingAttempts: 0, nextAttemptAt: null });
+    const p = {
+      checkpoint: 100n,
+      epoch: 3,
+      failingSince: t0.toISOString(),
+      failingEventId: 'e',
+      failingAttempts: 9,
+      nextAttemptAt: later(9).toISOString(),
+    };
+    expect(rewound(p, 10n)).toEqual({
+      checkpoint: 10n,
+      epoch: 4,
+      failingSince: t0.toISOString(),
+      failingEventId: null,
+      failingAttempts: 0,
+      nextAttemptAt: null,
+    });
     expect(rewound(p, 1000n).checkpoint).toBe(100n);
     expect(rewound({ ...p, checkpoint: null }, 5n).checkpoint).toBe(5n);
   });
@@ -56,7 +97,10 @@ describe('signing', () => {
     expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(a).not.toBe(b);
     const now = new Date(); // verify checks the timestamp against the clock
-    const sign = signer([{ secret: b, expiresAt: null }, { secret: a, expiresAt: new Date(now.getTime() + 1000).toISOString() }]);
+    const sign = signer([
+      { secret: b, expiresAt: null },
+      { secret: a, expiresAt: new Date(now.getTime() + 1000).toISOString() },
+    ]);
     const body = '{"id":"e1"}';
     const headers = sign('e1', now, body);
     expect(headers['webhook-id']).toBe('e1');
@@ -67,7 +111,10 @@ describe('signing', () => {
   });
 
   it('leaves out a replaced secret once its overlap has passed', () => {
-    const sign = signer([{ secret: 'whsec_QkJCQg==', expiresAt: null }, { secret: 'whsec_QUFBQQ==', expiresAt: later(1000).toISOString() }]);
+    const sign = signer([
+      { secret: 'whsec_QkJCQg==', expiresAt: null },
+      { secret: 'whsec_QUFBQQ==', expiresAt: later(1000).toISOString() },
+    ]);
     expect(sign('e', later(999), '{}')['webhook-signature'].split(' ')).toHaveLength(2);
     expect(sign('e', later(1000), '{}')['webhook-signature'].split(' ')).toHaveLength(1);
   });
