@@ -91,6 +91,8 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     for (let i = 0; i < o.events; i += 16) {
       await Promise.all(Array.from({ length: Math.min(16, o.events - i) }, (_, j) => create(`t${i + j}`, i + j)));
     }
+    const rss = () => `peak RSS ${Math.round(procMb(service.pid, 'VmHWM'))} MB, now ${Math.round(procMb(service.pid, 'VmRSS'))} MB`;
+    log(`webhooks: ${rss()} after the writes`);
     const hooks: string[] = [];
     for (let i = 0; i < o.webhooks; i++) {
       const res = await api('POST', '/api/v1/webhooks', { url: `${receiverUrl}/hook/${i}` });
@@ -102,7 +104,7 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     await waitFor(expected, 300_000);
     const replaySeconds = (performance.now() - started) / 1000;
     const replayed = { deliveries: delivered, seconds: replaySeconds, perSecond: delivered / replaySeconds };
-    log(`webhooks: ${replayed.deliveries} deliveries in ${replaySeconds.toFixed(2)} s`);
+    log(`webhooks: ${replayed.deliveries} deliveries in ${replaySeconds.toFixed(2)} s; ${rss()}`);
 
     // Lag: steady writes, each answered write timed to its arrival at every webhook.
     arrivals.clear();
