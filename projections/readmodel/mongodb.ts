@@ -1,16 +1,5 @@
-import {
-  MongoClient,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-  type AnyBulkWriteOperation,
-  type Collection,
-  type Document,
-  type Filter,
-  type Sort,
-} from 'mongodb';
-import { StoreUnavailable } from '../../src/eventstore/eventStore';
+import { MongoClient, type AnyBulkWriteOperation, type Collection, type Document, type Filter, type Sort } from 'mongodb';
+import { mongoUnavailable } from '../../src/mongodb/unavailable';
 import {
   COLLECTIONS,
   checkpointUpdate,
@@ -31,19 +20,11 @@ import type { Page, PresetView, ProjectionChange, ReadModel } from './readModel'
  * which the idempotent writes (mongoDocuments.ts) turn into no-ops. A transaction would not even
  * help: inside one, the E11000 that says "already applied" aborts the whole transaction.
  */
-const unavailable = (error: unknown): unknown =>
-  error instanceof MongoNetworkError ||
-  error instanceof MongoServerSelectionError ||
-  error instanceof MongoNotConnectedError ||
-  error instanceof MongoTopologyClosedError
-    ? new StoreUnavailable(`MongoDB unavailable: ${(error as Error).message}`, { cause: error })
-    : error;
-
 const guard = async <T>(f: () => Promise<T>): Promise<T> => {
   try {
     return await f();
   } catch (error) {
-    throw unavailable(error);
+    throw mongoUnavailable(error);
   }
 };
 
@@ -95,7 +76,7 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
     ]);
   } catch (error) {
     await client.close().catch(() => {});
-    throw unavailable(error);
+    throw mongoUnavailable(error);
   }
 
   const getPreset: ReadModel['getPreset'] = (workspaceId, slug) =>

@@ -1,13 +1,5 @@
-import {
-  MongoClient,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-  ObjectId,
-  type Collection,
-} from 'mongodb';
-import { StoreUnavailable } from '../eventstore/eventStore';
+import { MongoClient, ObjectId, type Collection } from 'mongodb';
+import { mongoUnavailable } from '../mongodb/unavailable';
 import { rewound, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
 import { DELIVERY_LOG_SIZE, InvalidCursor, TRIM_EVERY, type DeliveryAttempt, type WebhookStore } from './webhookStore';
 
@@ -41,21 +33,13 @@ interface AttemptDocument extends Omit<DeliveryAttempt, 'id' | 'webhookId' | 'ev
   eventPosition: string;
 }
 
-const unavailable = (error: unknown): unknown =>
-  error instanceof MongoNetworkError ||
-  error instanceof MongoServerSelectionError ||
-  error instanceof MongoNotConnectedError ||
-  error instanceof MongoTopologyClosedError
-    ? new StoreUnavailable(`MongoDB unavailable: ${(error as Error).message}`, { cause: error })
-    : error;
-
 const guard =
   <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
   async (...args: A): Promise<R> => {
     try {
       return await f(...args);
     } catch (error) {
-      throw unavailable(error);
+      throw mongoUnavailable(error);
     }
   };
 
@@ -95,7 +79,7 @@ export const openMongoWebhookStore = async (options: { url: string; database?: s
     ]);
   } catch (error) {
     await client.close().catch(() => {});
-    throw unavailable(error);
+    throw mongoUnavailable(error);
   }
   const sinceTrim = new Map<string, number>();
 
