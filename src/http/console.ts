@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { Middleware } from 'koa';
 import { ApiError } from './errors';
+import { answeredNotModified, contentEtag } from './etag';
 import type { AppContext, AppState } from './types';
 
 /**
@@ -61,7 +61,7 @@ export const loadConsole = (dir: string): Map<string, ConsoleFile> | null => {
     files.set(url, {
       body,
       type: extname(name),
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+      etag: contentEtag(body),
       cacheControl: url.startsWith('/assets/') ? IMMUTABLE : REVALIDATE,
     });
   }
@@ -98,17 +98,13 @@ export const serveConsole = (dir: string): Middleware<AppState, AppContext> => {
     }
     ctx.status = 200;
     ctx.type = file.type;
-    ctx.set('ETag', file.etag);
     ctx.set('Cache-Control', file.cacheControl);
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (file.type === '.html') {
       ctx.set('Content-Security-Policy', CONSOLE_CSP);
       ctx.set('Referrer-Policy', 'no-referrer');
     }
-    if (ctx.fresh) {
-      ctx.status = 304;
-      return;
-    }
+    if (answeredNotModified(ctx, file.etag)) return;
     ctx.body = file.body;
   };
 };

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
 import { ApiError, badRequest } from './errors';
 
 /**
@@ -45,3 +47,18 @@ export const ifNoneMatchNames = (header: string, etag: string): boolean => {
   for (const match of value.matchAll(LISTED_TAG)) if (`"${match[1]}"` === opaque) return true;
   return false;
 };
+
+/**
+ * Sets the answer's ETag and, when the request's If-None-Match names it (or is `*`), answers 304
+ * without a body (RFC 9110). True when it answered 304: the caller sends nothing more.
+ */
+export const answeredNotModified = (ctx: Pick<Context, 'set' | 'get' | 'status'>, etag: string): boolean => {
+  ctx.set('ETag', etag);
+  if (!ifNoneMatchNames(ctx.get('If-None-Match'), etag)) return false;
+  ctx.status = 304;
+  return true;
+};
+
+/** A strong ETag naming these exact bytes (for files and documents that do not come from a stream). */
+export const contentEtag = (content: string | Buffer): string =>
+  `"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;

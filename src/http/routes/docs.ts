@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Router from '@koa/router';
 import { notFound } from '../errors';
-import { ifNoneMatchNames } from '../etag';
+import { answeredNotModified, contentEtag } from '../etag';
 import { openApiDocument } from '../openapi';
 import type { AppContext, AppState } from '../types';
 
@@ -63,14 +62,10 @@ export const docsRoutes = (): Router<AppState, AppContext> => {
   router.get(OPENAPI_PATH, (ctx) => {
     if (!documentJson) {
       const text = JSON.stringify(openApiDocument());
-      documentJson = { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"` };
+      documentJson = { text, etag: contentEtag(text) };
     }
-    ctx.set('ETag', documentJson.etag);
     ctx.set('Cache-Control', 'public, max-age=300');
-    if (ifNoneMatchNames(ctx.get('If-None-Match'), documentJson.etag)) {
-      ctx.status = 304;
-      return;
-    }
+    if (answeredNotModified(ctx, documentJson.etag)) return;
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = documentJson.text;
   });

@@ -1,10 +1,9 @@
 import Router from '@koa/router';
 import type * as t from 'io-ts';
-import type { ParameterizedContext } from 'koa';
 import type { Page, ReadModelQueries } from '../../../projections/readmodel/readModel';
 import type { PresetStatus } from '../../presets/events';
 import { badRequest, notFound } from '../errors';
-import { etagOf, ifNoneMatchNames } from '../etag';
+import { answeredNotModified, etagOf } from '../etag';
 import { sendDataJson } from '../jsonData';
 import { requireScope } from '../middleware/auth';
 import { queryReader } from '../query';
@@ -22,19 +21,6 @@ export interface ReadDeps {
 
 /** The header of a list answer that gives the read model's feed position (ReadDeps.projectedPosition). */
 export const FEED_POSITION_HEADER = 'Feed-Position';
-
-type Ctx = ParameterizedContext<AppState, AppContext>;
-
-/**
- * The answer is a 200 with this ETag, unless the request's If-None-Match names it (or is `*`):
- * then a 304 without a body (RFC 9110). True when it answered 304.
- */
-const notModified = (ctx: Ctx, etag: string): boolean => {
-  ctx.set('ETag', etag);
-  if (!ifNoneMatchNames(ctx.get('If-None-Match'), etag)) return false;
-  ctx.status = 304;
-  return true;
-};
 
 /** Reads, all from the read model, all scoped to the caller's workspace. */
 export const readRoutes = (router: Router<AppState, AppContext>, { readModel, projectedPosition }: ReadDeps) => {
@@ -63,7 +49,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const preset = await readModel.getPresetJson(ctx.state.caller.workspaceId, slug);
     if (!preset) throw noSuchPreset(slug);
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
-    if (notModified(ctx, etagOf(preset.revision))) return;
+    if (answeredNotModified(ctx, etagOf(preset.revision))) return;
     sendDataJson(ctx, preset.json);
   });
 
@@ -71,7 +57,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const page = parsePage(ctx.query);
     const { view, revision } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
     // Versions are only ever added, each by an event of the preset's stream: the list is as new as the revision.
-    if (notModified(ctx, etagOf(revision))) return;
+    if (answeredNotModified(ctx, etagOf(revision))) return;
     const { items, total } = await readModel.listVersions(view.id, page);
     const body: t.TypeOf<typeof VersionList> = { data: items, total_count: total };
     ctx.body = body;
@@ -86,7 +72,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const version = await readModel.getVersion(view.id, number);
     if (!version) throw notFound(`preset ${JSON.stringify(view.slug)} has no version ${number}`);
     // A version never changes: its id names it for good.
-    if (notModified(ctx, `"${version.id}"`)) return;
+    if (answeredNotModified(ctx, `"${version.id}"`)) return;
     const body: t.TypeOf<typeof VersionAnswer> = { data: version };
     ctx.body = body;
   });

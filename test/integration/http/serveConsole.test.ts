@@ -73,9 +73,13 @@ describe('a built console', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     const etag = res.headers.get('etag')!;
     expect(etag).toMatch(/^"[\w-]+"$/);
-    // As a browser revalidates from its cache (fetch() would add Cache-Control: no-cache, which asks for the page anew).
+    // As a browser revalidates from its cache.
     const again = await revalidate(`${url}/`, etag);
     expect(again).toEqual({ status: 304, body: '' });
+    // And as Node's fetch does, adding Cache-Control: no-cache: the condition is still evaluated (RFC 9110), as on the API's reads.
+    const fetched = await fetch(`${url}/`, { headers: { 'If-None-Match': etag } });
+    expect(fetched.status).toBe(304);
+    expect(fetched.headers.get('etag')).toBe(etag);
     expect((await fetch(`${url}/index.html`)).status).toBe(200);
   });
 
