@@ -5,7 +5,7 @@ import { apiPreset, faults, localStorageLength, openPreset, postVersion, session
 import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
 
 /**
- * The web console in Debian's Chromium against the real service: each flow a person relies on,
+ * The web console in a headless Chromium against the real service: each flow a person relies on,
  * checked on the page and against what the API then answers.
  */
 jest.setTimeout(60_000);

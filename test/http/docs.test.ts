@@ -1,16 +1,16 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { OPERATIONS } from '../../src/http/openapi';
+import { launchOptions } from '../support/browser';
 import { removeDir, startTestService, type TestService } from '../support/service';
 
 /**
- * GET /docs in a real browser (Debian's Chromium, driven by playwright-core; .ci/run installs it):
+ * GET /docs in a real browser (Chromium driven by playwright-core, found as test/support/chromium.ts says):
  * the page renders every operation of /api/v1/openapi.json, and everything it loads comes from the
- * service's own origin (no CDN). CHROMIUM_PATH overrides where the browser is.
+ * service's own origin (no CDN).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 jest.setTimeout(60_000);
 
 let svc: TestService;
@@ -18,14 +18,9 @@ let context: BrowserContext;
 let userDataDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium (.ci/run does), or set CHROMIUM_PATH`);
   svc = await startTestService();
   userDataDir = mkdtempSync(join(tmpdir(), 'presets-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  context = await chromium.launchPersistentContext(userDataDir, await launchOptions());
 });
 afterAll(async () => {
   await context?.close();

@@ -1,13 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type LaunchOptions, type Page } from 'playwright-core';
+import { findBrowser } from './chromium';
 
 /**
- * Debian's Chromium, headless, driven by playwright-core (no browser download): the browser tests
- * of the web console. `.ci/run` installs the `chromium` package when it is missing.
+ * A headless Chromium driven by playwright-core (no browser download): CHROMIUM_PATH, else a system
+ * Chromium or Chrome, else the one the @sparticuz/chromium dev dependency ships (see ./chromium.ts).
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 const ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -16,6 +15,17 @@ const ARGS = [
   '--no-first-run',
   '--disable-dev-shm-usage',
 ];
+
+/** How to launch the browser ./chromium.ts finds, headless, with the switches every test browser gets. */
+export const launchOptions = async (): Promise<LaunchOptions> => {
+  const found = await findBrowser();
+  return {
+    executablePath: found.executablePath,
+    headless: true,
+    args: [...new Set([...ARGS, ...found.args])],
+    ...(found.env ? { env: { ...process.env, ...found.env } } : {}),
+  };
+};
 
 export interface TestBrowser {
   /** A fresh context (its own storage) with one page at `width` × 900, and what its console logged. */
@@ -28,12 +38,7 @@ export interface TestBrowser {
  * close, and each `open` is a new context besides (its own storage: a new tab's sessionStorage).
  */
 export const launchBrowser = async (): Promise<TestBrowser> => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary`,
-    );
-  }
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const browser: Browser = await chromium.launch(await launchOptions());
   const contexts: BrowserContext[] = [];
   return {
     async open(width = 1280) {

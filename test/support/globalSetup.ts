@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { findBrowser } from './chromium';
 
 /**
  * Builds dist/ once per jest run, for the suites that start the real service as a child process
@@ -10,9 +11,10 @@ import { join } from 'node:path';
  * emits, and `npm test` type-checks first); a missing entry point does.
  *
  * The web console (dist/console/, for the browser tests) is built here too, when its sources or
- * the lock file are newer than the last build.
+ * the lock file are newer than the last build, and the browser the browser tests drive is found
+ * (./chromium.ts) once.
  */
-export default function globalSetup(): void {
+export default async function globalSetup(): Promise<void> {
   const root = join(__dirname, '..', '..');
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
@@ -26,6 +28,8 @@ export default function globalSetup(): void {
   }
   if (!existsSync(join(root, 'dist', 'src', 'main.js'))) throw new Error('globalSetup: the build did not produce dist/src/main.js');
   buildConsole(root);
+  // Unpacks the npm Chromium (when that is the browser the tests will use) before any worker starts.
+  await findBrowser();
 }
 
 const newestChange = (path: string): number => {
