@@ -31,6 +31,10 @@ export interface Config {
   webhookDisableAfterMs: number;
   /** Let webhooks reach loopback, private and link-local addresses (local development, tests). */
   webhookAllowPrivateNetworks: boolean;
+  /** Serve GET /metrics on a port of its own (on HOST) instead of the API's. */
+  metricsPort?: number;
+  /** When set, GET /metrics asks for `Authorization: Bearer <token>`. */
+  metricsToken?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -81,6 +85,10 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 10, 86_400_000),
     webhookDisableAfterMs: int('WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1000, 365 * 86_400_000),
     webhookAllowPrivateNetworks: oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'] as const, 'false') === 'true',
+    metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, 0, 65535) : undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters (a scraper presents it as a bearer token)');
   return problems.length > 0 ? E.left(problems) : E.right(config);
 };

@@ -19,6 +19,10 @@ import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
+import { watchProjector, watchSse } from './observability/gauges';
+import { instrumentCommands, instrumentEventStore, instrumentWaiter } from './observability/instrument';
+import { createMetrics, type Metrics } from './observability/metrics';
+import { startMetricsServer } from './observability/server';
 import type { WebhookStore } from './webhooks/webhookStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
 import { presetAt } from '../projections/presetAt';
@@ -35,6 +39,9 @@ export interface Service {
   /** Delivers webhooks; absent with WEBHOOKS=off. */
   deliverer?: Deliverer;
   projector?: Projector;
+  metrics: Metrics;
+  /** Where GET /metrics answers: the API's own URL, or METRICS_PORT's. */
+  metricsUrl: string;
   /** Ends open event streams, stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
   close(): Promise<void>;
 }
@@ -43,6 +50,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   await ensureWritableDataDir(config.dataDir);
   const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
+  const metrics = createMetrics();
   const eventStore = openEventStore(config, logger);
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
@@ -90,7 +98,25 @@ export const startService = async (config: Config, logger: Logger, print: (line:
 
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry();
+  watchSse(metrics, sse);
+  watchProjector(metrics, {
+    feed: eventStore,
+    streamPrefix: PRESET_STREAM_PREFIX,
+    checkpoint: () => readModel.checkpoint(PROJECTOR_NAME),
+  });
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer({
+          metrics,
+          token: config.metricsToken,
+          host: config.host,
+          port: config.metricsPort,
+          logger: logger.child({ component: 'metrics' }),
+        });
   const app = createApp({
+    metrics,
+    serveMetrics: metricsServer ? undefined : { token: config.metricsToken },
     logger,
     keyRing,
     readModel: reads,
@@ -100,8 +126,14 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     feed: eventStore,
     sse,
     sseHeartbeatMs: config.sseHeartbeatMs,
-    handle: createPresetCommandHandler({ eventStore, states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE) }),
-    waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),
+    handle: instrumentCommands(
+      createPresetCommandHandler({
+        eventStore: instrumentEventStore(eventStore, metrics),
+        states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE),
+      }),
+      metrics,
+    ),
+    waitForPreset: instrumentWaiter(createProjectionWaiter({ readModel: reads, projected: projector?.events }), metrics),
     presetAt: (workspaceId, slug, revision) => presetAt(eventStore, workspaceId, slug, revision),
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
@@ -123,8 +155,9 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url }, 'presets is listening');
+  const url = hostUrl(config.host, port);
+  const metricsUrl = `${metricsServer ? hostUrl(config.host, metricsServer.port) : url}/metrics`;
+  logger.info({ url, metrics: metricsUrl }, 'presets is listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -132,6 +165,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
       .closeAll()
       .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
       .then(async () => {
+        await metricsServer?.close();
         await deliverer?.stop();
         await walCheckpointer?.stop();
         await projector?.stop();
@@ -140,8 +174,10 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         await webhooks.close();
         logger.info('stopped');
       }));
-  return { url, port, eventStore, readModel, webhooks, deliverer, projector, close };
+  return { url, port, eventStore, readModel, webhooks, deliverer, projector, metrics, metricsUrl, close };
 };
+
+const hostUrl = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** The web console as `npm run build` writes it: dist/console/, beside the compiled dist/src/. */
 const CONSOLE_DIR = RUNNING_COMPILED ? join(__dirname, '..', 'console') : join(__dirname, '..', 'dist', 'console');

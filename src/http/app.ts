@@ -10,6 +10,8 @@ import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
 import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
+import { httpMetrics, metricsEndpoint } from '../observability/http';
+import type { Metrics } from '../observability/metrics';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
@@ -34,6 +36,10 @@ export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, Re
   rateLimitPerMinute?: number;
   /** Where the built web console is (served at `/`); unset: no console. */
   consoleDir?: string;
+  /** The service's metrics; unset: nothing is counted. */
+  metrics?: Metrics;
+  /** Serve GET /metrics on this app (when METRICS_PORT does not give it a server of its own). */
+  serveMetrics?: { token?: string };
 }
 
 /** /health/live and /health/ready, which need no key. */
@@ -64,7 +70,11 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
     await next();
   });
   readRoutes(api, deps);
-  resolveRoutes(api, deps);
+  const { metrics } = deps;
+  resolveRoutes(api, {
+    ...deps,
+    countResolution: metrics ? (format, outcome) => metrics.resolutions.inc({ format, outcome }) : undefined,
+  });
   eventRoutes(api, deps);
   writeRoutes(api, deps);
   designateRoutes(api, deps);
@@ -77,8 +87,11 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
 export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   const app = new Koa<AppState, AppContext>();
   app.proxy = false;
+  if (deps.metrics) app.use(httpMetrics(deps.metrics));
   app.use(requestContext(deps.logger));
-  app.use(errorHandler());
+  app.use(errorHandler({ onStoreFault: () => deps.metrics?.storeFaults.inc() }));
+  // Prometheus holds no API key: /metrics is open, or asks for METRICS_TOKEN.
+  if (deps.metrics && deps.serveMetrics) app.use(metricsEndpoint(deps.metrics, deps.serveMetrics.token));
 
   const health = healthRoutes(deps.readiness);
   // Consulted only for its own paths: a router costs every request it sees a dispatch.
@@ -100,7 +113,7 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
 
   const api = apiRoutes(deps);
   app.use(authenticate(deps.keyRing));
-  if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute));
+  if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute, { onRefused: () => deps.metrics?.rateLimited.inc() }));
   app.use(api.routes()).use(api.allowedMethods());
   return app;
 };

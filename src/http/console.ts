@@ -87,6 +87,7 @@ export const serveConsole = (dir: string): Middleware<AppState, AppContext> => {
     const path = fileFor(ctx.path);
     if (!path) return next();
     files ??= loadConsole(dir);
+    ctx.state.servedBy = 'console';
     if (!files && path === '/index.html') {
       throw new ApiError(503, 'the web console is not built: run "npm run build" (the API works without it)');
     }
@@ -94,6 +95,7 @@ export const serveConsole = (dir: string): Middleware<AppState, AppContext> => {
     if (!file) {
       // An asset of another build (a page loaded before a deploy): not a question for the API.
       if (path.startsWith('/assets/')) throw new ApiError(404, `no console file ${JSON.stringify(path)}: reload the page`);
+      ctx.state.servedBy = undefined;
       return next();
     }
     ctx.status = 200;

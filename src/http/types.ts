@@ -10,6 +10,8 @@ export interface AppState {
   caller: Caller;
   /** The parsed JSON body (set by the JSON body middleware). */
   body: unknown;
+  /** What answered a request no router matched (the console, /metrics): its metrics label. */
+  servedBy?: string;
 }
 
 export type AppContext = DefaultContext;

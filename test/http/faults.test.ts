@@ -8,6 +8,9 @@ import { createLogger } from '../../src/logger';
 import type { ReadModel } from '../../projections/readmodel/readModel';
 import { ConcurrencyConflict, StoreUnavailable } from '../../src/eventstore/eventStore';
 import { checkedFetch } from '../support/contract';
+import { createMetrics } from '../../src/observability/metrics';
+import { instrumentCommands } from '../../src/observability/instrument';
+import { parseScrape } from '../support/prometheus';
 
 /**
  * Faults below the HTTP layer, injected through the app factory's dependencies: a lost race is a
@@ -18,6 +21,7 @@ describe('faults below the HTTP layer', () => {
   let base: string;
   const logs: string[] = [];
   const secretDetail = 'SQLITE_CORRUPT at /var/lib/presets/events.db';
+  const metrics = createMetrics();
 
   beforeAll(async () => {
     const failing = () => {
@@ -43,7 +47,8 @@ describe('faults below the HTTP layer', () => {
         { key: 'pk_k', user_id: 'u', workspace_id: '7f0f1f3e-3b1c-4c55-9f55-0a6d1c7f1a11', scopes: ['presets:read', 'presets:write'] },
       ]),
       readModel,
-      handle: handle as never,
+      // As the service wires it: refusals by optimistic concurrency are counted.
+      handle: instrumentCommands(handle, metrics) as never,
       waitForPreset: async () => null,
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,
@@ -54,6 +59,7 @@ describe('faults below the HTTP layer', () => {
       sseHeartbeatMs: 15_000,
       webhooks: { list: failing } as never,
       destinationPolicy: { allowPrivateNetworks: false },
+      metrics,
     });
     server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -87,15 +93,21 @@ describe('faults below the HTTP layer', () => {
       headers: { authorization: 'Bearer pk_k', 'content-type': 'application/json' },
     });
 
-  it('a lost concurrency race is a 409 in the envelope', async () => {
+  it('a lost concurrency race is a 409 in the envelope, counted as a conflict', async () => {
+    const lostRaces = () =>
+      metrics.scrape().then((text) => parseScrape(text).value('presets_concurrency_conflicts_total', { kind: 'lost_race' }));
+    const before = await lostRaces();
     const res = await postTo('raced');
     expect(res.status).toBe(409);
+    expect(await lostRaces()).toBe(before + 1);
     expect(await res.json()).toEqual({ error: { code: 409, message: expect.stringMatching(/concurrent/), metadata: {} } });
   });
 
-  it('a store that cannot take writes is a 503 with Retry-After', async () => {
+  it('a store that cannot take writes is a 503 with Retry-After, counted as a store fault', async () => {
+    const before = parseScrape(await metrics.scrape()).value('presets_store_faults_total');
     const res = await postTo('disk-full');
     expect(res.status).toBe(503);
+    expect(parseScrape(await metrics.scrape()).value('presets_store_faults_total')).toBe(before + 1);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     const body = await res.json();
     expect(body.error.code).toBe(503);

@@ -8,25 +8,28 @@ import type { AppContext, AppState } from '../types';
  * The first middleware: whatever goes wrong below answers in the error envelope. Expected
  * failures map to their status; anything else is a 500 whose detail goes to the log only.
  */
-export const errorHandler = (): Middleware<AppState, AppContext> => async (ctx, next) => {
-  try {
-    await next();
-    // Nothing answered (no route) or a bare status was set (405 from allowedMethods).
-    if (ctx.status >= 400 && ctx.body == null) {
-      const status = ctx.status;
-      const message = status === 404 ? `no route for ${ctx.method} ${ctx.path}` : defaultMessage(status);
-      ctx.body = envelope(status, message);
-      ctx.status = status; // setting a body on an unset status would make it 200
+export const errorHandler =
+  ({ onStoreFault }: { onStoreFault?: () => void } = {}): Middleware<AppState, AppContext> =>
+  async (ctx, next) => {
+    try {
+      await next();
+      // Nothing answered (no route) or a bare status was set (405 from allowedMethods).
+      if (ctx.status >= 400 && ctx.body == null) {
+        const status = ctx.status;
+        const message = status === 404 ? `no route for ${ctx.method} ${ctx.path}` : defaultMessage(status);
+        ctx.body = envelope(status, message);
+        ctx.status = status; // setting a body on an unset status would make it 200
+      }
+    } catch (error) {
+      const { status, message, metadata, headers } = classify(error);
+      if (error instanceof StoreUnavailable) onStoreFault?.();
+      if (status >= 500) ctx.state.log.error({ err: error }, 'request failed');
+      else if (status === 409) ctx.state.log.info({ conflict: (error as Error).message }, 'concurrency conflict');
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = envelope(status, message, metadata);
     }
-  } catch (error) {
-    const { status, message, metadata, headers } = classify(error);
-    if (status >= 500) ctx.state.log.error({ err: error }, 'request failed');
-    else if (status === 409) ctx.state.log.info({ conflict: (error as Error).message }, 'concurrency conflict');
-    ctx.status = status;
-    ctx.set(headers);
-    ctx.body = envelope(status, message, metadata);
-  }
-};
+  };
 
 interface Classified {
   status: number;

@@ -44,11 +44,15 @@ export const createRateLimiter = (perMinute: number, now: () => number = Date.no
   };
 };
 
-export const rateLimit = (perMinute: number, now?: () => number): Middleware<AppState, AppContext> => {
+export const rateLimit = (
+  perMinute: number,
+  { now, onRefused }: { now?: () => number; onRefused?: () => void } = {},
+): Middleware<AppState, AppContext> => {
   const take = createRateLimiter(perMinute, now);
   return async (ctx, next) => {
     const wait = take(ctx.state.caller.keyId);
     if (wait > 0) {
+      onRefused?.();
       throw new ApiError(
         429,
         `this API key is over its limit of ${perMinute} requests per minute; retry in ${wait} s`,

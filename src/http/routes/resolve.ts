@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/Either';
 import type { ReadModelQueries } from '../../../projections/readmodel/readModel';
+import { statusClass } from '../../observability/metrics';
 import { resolveRequest } from '../../resolve/resolve';
 import { ApiError } from '../errors';
 import { requireScope } from '../middleware/auth';
@@ -19,12 +20,15 @@ import { FORMAT_ROUTES } from './writes';
 export interface ResolveDeps {
   readModel: Pick<ReadModelQueries, 'getPresetJson' | 'getVersion' | 'getLatestVersion'>;
   bodyLimitBytes: number;
+  /** Counts each resolution by format and outcome (`resolved`, or the refusal's status class). */
+  countResolution?: (format: string, outcome: string) => void;
 }
 
 export const resolveRoutes = (router: Router<AppState, AppContext>, deps: ResolveDeps) => {
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/resolve/${path}`, requireScope('presets:read'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
       const resolved = await resolveRequest(format, ctx.state.body, readModelSource(deps.readModel, ctx.state.caller.workspaceId));
+      deps.countResolution?.(format, E.isLeft(resolved) ? statusClass(resolved.left.status) : 'resolved');
       if (E.isLeft(resolved)) throw new ApiError(resolved.left.status, resolved.left.message, resolved.left.metadata);
       sendDataJson(ctx, resolutionJson(resolved.right));
     });

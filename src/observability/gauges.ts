@@ -1,0 +1,37 @@
+import type { EventFeed } from '../eventstore/eventFeed';
+import { LAG_COUNT_CAP, type Metrics } from './metrics';
+
+/**
+ * Gauges read from the stores at scrape time (nothing runs between scrapes). Each is one or two
+ * indexed lookups; the projector's lag reads the events it has not applied, up to LAG_COUNT_CAP.
+ */
+
+/** The read model's projector: its position, the log's head, and how far behind it is in events and in seconds. */
+export const watchProjector = (
+  metrics: Metrics,
+  {
+    feed,
+    streamPrefix,
+    checkpoint,
+    now = Date.now,
+  }: { feed: EventFeed; streamPrefix: string; checkpoint: () => Promise<bigint | null>; now?: () => number },
+) =>
+  metrics.onScrape(async () => {
+    const [head, position] = await Promise.all([feed.headPosition({ streamPrefix }), checkpoint()]);
+    metrics.headPosition.set(head === null ? -1 : Number(head));
+    metrics.projectorPosition.set(position === null ? -1 : Number(position));
+    if (head === null || (position !== null && position >= head)) {
+      metrics.projectorLagEvents.set(0);
+      metrics.projectorLagSeconds.set(0);
+      return;
+    }
+    const behind = await feed.readAll({ after: position ?? undefined, limit: LAG_COUNT_CAP, streamPrefix });
+    metrics.projectorLagEvents.set(behind.length);
+    metrics.projectorLagSeconds.set(behind[0] ? Math.max(0, (now() - behind[0].recordedAt.getTime()) / 1000) : 0);
+  });
+
+/** Open server-sent event streams. */
+export const watchSse = (metrics: Metrics, sse: { readonly size: number }) =>
+  metrics.onScrape(async () => {
+    metrics.sseConnections.set(sse.size);
+  });

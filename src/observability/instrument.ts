@@ -1,0 +1,46 @@
+import { ConcurrencyConflict, type EventStoreAdapter } from '../eventstore/eventStore';
+import { PreconditionFailed } from '../presets/handler';
+import type { ProjectionWaiter } from '../http/readYourWrites';
+import type { Metrics } from './metrics';
+
+/**
+ * Decorators that count what passes through a port, applied at the composition root
+ * (src/service.ts): the ports and their adapters know nothing of metrics.
+ */
+
+/** Appends counted and timed by event type. Reads pass through. */
+export const instrumentEventStore = (store: EventStoreAdapter, metrics: Metrics): EventStoreAdapter => ({
+  ...store,
+  async append(stream, events, expected) {
+    const type = events[0]?.type ?? '(none)';
+    const started = process.hrtime.bigint();
+    const result = await store.append(stream, events, expected);
+    metrics.appendDuration.observe({ type }, Number(process.hrtime.bigint() - started) / 1e9);
+    for (const event of events) metrics.eventsAppended.inc({ type: event.type });
+    return result;
+  },
+});
+
+/** Read-your-writes waits counted, and those that ran out of time (answered 202). */
+export const instrumentWaiter =
+  (wait: ProjectionWaiter, metrics: Metrics): ProjectionWaiter =>
+  async (workspaceId, slug, revision, timeoutMs) => {
+    metrics.readYourWritesWaits.inc();
+    const record = await wait(workspaceId, slug, revision, timeoutMs);
+    if (record === null) metrics.readYourWritesTimeouts.inc();
+    return record;
+  };
+
+/** A command handler whose refusals by optimistic concurrency are counted: a stale If-Match, or a race lost at the append. */
+export const instrumentCommands =
+  <Args extends unknown[], Result>(handle: (...args: Args) => Promise<Result>, metrics: Metrics) =>
+  async (...args: Args): Promise<Result> => {
+    try {
+      return await handle(...args);
+    } catch (error) {
+      // PreconditionFailed first: it is a ConcurrencyConflict too.
+      if (error instanceof PreconditionFailed) metrics.concurrencyConflicts.inc({ kind: 'if_match' });
+      else if (error instanceof ConcurrencyConflict) metrics.concurrencyConflicts.inc({ kind: 'lost_race' });
+      throw error;
+    }
+  };

@@ -1,0 +1,45 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import { errorHandler } from '../http/middleware/errorHandler';
+import { requestContext } from '../http/middleware/requestContext';
+import type { AppContext, AppState } from '../http/types';
+import { metricsEndpoint } from './http';
+import type { Metrics } from './metrics';
+
+/**
+ * GET /metrics on a port of its own (METRICS_PORT): scrapes stay off the API's port, which a
+ * firewall can then expose without them. Anything else there is a 404 in the error envelope.
+ */
+export const startMetricsServer = async ({
+  metrics,
+  token,
+  host,
+  port,
+  logger,
+}: {
+  metrics: Metrics;
+  token?: string;
+  host: string;
+  port: number;
+  logger: Logger;
+}): Promise<{ port: number; close(): Promise<void> }> => {
+  const app = new Koa<AppState, AppContext>();
+  app.use(requestContext(logger));
+  app.use(errorHandler());
+  app.use(metricsEndpoint(metrics, token));
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};

@@ -1,0 +1,197 @@
+import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
+import { scrape, type Scrape } from '../support/prometheus';
+import { openSse } from '../support/sse';
+
+/**
+ * GET /metrics as Prometheus reads it: the scrape is parsed by a text-format parser that is not
+ * ours, and each figure is checked to move as the requests made here say it must.
+ */
+
+const create = (
+  svc: TestService,
+  slug: string,
+  body: unknown = chatBody(),
+  init: { key?: string; headers?: Record<string, string> } = {},
+) => svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: body, ...init });
+
+describe('GET /metrics', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  });
+
+  it('answers the Prometheus text format without an API key, with the Node default metrics', async () => {
+    const res = await fetch(svc.metricsUrl);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const s = await scrape(svc.metricsUrl);
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+    ])
+      expect(s.families.has(name)).toBe(true);
+    expect(svc.metricsUrl).toBe(`${svc.url}/metrics`);
+  });
+
+  it('counts requests by route template, method and status class, and times them', async () => {
+    const before = await scrape(svc.metricsUrl);
+    const labels = { route: '/api/v1/presets', method: 'GET', status_class: '2xx' };
+    for (let i = 0; i < 3; i++) expect((await svc.request('/api/v1/presets')).status).toBe(200);
+    expect((await svc.request('/api/v1/presets/no-such-preset')).status).toBe(404);
+    const after = await scrape(svc.metricsUrl);
+    expect(after.value('presets_http_requests_total', labels) - before.value('presets_http_requests_total', labels)).toBe(3);
+    expect(
+      after.count('presets_http_request_duration_seconds', labels) - before.count('presets_http_request_duration_seconds', labels),
+    ).toBe(3);
+    const notFound = { route: '/api/v1/presets/:slug', method: 'GET', status_class: '4xx' };
+    expect(after.value('presets_http_requests_total', notFound) - before.value('presets_http_requests_total', notFound)).toBe(1);
+  });
+
+  it('counts appends by event type, resolutions by format and outcome', async () => {
+    const before = await scrape(svc.metricsUrl);
+    expect((await create(svc, 'counted')).status).toBe(200);
+    expect((await create(svc, 'counted', chatBody({ temperature: 0.9 }))).status).toBe(200);
+    const resolved = await svc.request('/api/v1/resolve/chat/completions', {
+      method: 'POST',
+      json: { model: '@preset/counted', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(resolved.status).toBe(200);
+    const missing = await svc.request('/api/v1/resolve/chat/completions', {
+      method: 'POST',
+      json: { model: '@preset/nowhere', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(missing.status).toBe(404);
+    const after = await scrape(svc.metricsUrl);
+    const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
+    // As many of each type as the preset's own history holds.
+    const stored = (await (await svc.request('/api/v1/presets/counted/events')).json()).data as { type: string }[];
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    for (const type of new Set(stored.map((e) => e.type)))
+      expect(delta('presets_events_appended_total', { type })).toBe(stored.filter((e) => e.type === type).length);
+    expect(after.count('presets_append_duration_seconds') - before.count('presets_append_duration_seconds')).toBe(2);
+    expect(delta('presets_resolutions_total', { format: 'chat_completions', outcome: 'resolved' })).toBe(1);
+    expect(delta('presets_resolutions_total', { format: 'chat_completions', outcome: '4xx' })).toBe(1);
+    // Each answered write waited for the read model to show it.
+    expect(delta('presets_read_your_writes_waits_total', {})).toBe(2);
+    expect(delta('presets_read_your_writes_timeouts_total', {})).toBe(0);
+  });
+
+  it('counts a write refused for a stale If-Match as a concurrency conflict', async () => {
+    expect((await create(svc, 'contested')).status).toBe(200);
+    const etag = (await svc.request('/api/v1/presets/contested')).headers.get('etag')!;
+    expect((await create(svc, 'contested', chatBody({ temperature: 0.5 }))).status).toBe(200);
+    const before = await scrape(svc.metricsUrl);
+    const stale = await create(svc, 'contested', chatBody({ temperature: 0.7 }), { headers: { 'if-match': etag } });
+    expect(stale.status).toBe(412);
+    const after = await scrape(svc.metricsUrl);
+    expect(
+      after.value('presets_concurrency_conflicts_total', { kind: 'if_match' }) -
+        before.value('presets_concurrency_conflicts_total', { kind: 'if_match' }),
+    ).toBe(1);
+  });
+
+  it('shows the server-sent event streams open now', async () => {
+    const stream = await openSse(`${svc.url}/api/v1/events`, { authorization: `Bearer ${KEYS.writer}` });
+    expect((await scrape(svc.metricsUrl)).value('presets_sse_connections_open')).toBe(1);
+    stream.close();
+    let open = 1;
+    for (let i = 0; i < 100 && open !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      open = (await scrape(svc.metricsUrl)).value('presets_sse_connections_open');
+    }
+    expect(open).toBe(0);
+  });
+
+  it('never puts a slug, a key, a user or a workspace in a label value', async () => {
+    const slugs = ['Zq7.unusual~slug_x', 'zz-9.9~metric-probe', 'UPPER.lower~tilde'];
+    for (const slug of slugs) expect((await create(svc, slug)).status).toBe(200);
+    for (const slug of slugs) {
+      expect((await svc.request(`/api/v1/presets/${slug}`)).status).toBe(200);
+      expect((await svc.request(`/api/v1/presets/${slug}/versions`)).status).toBe(200);
+    }
+    expect((await svc.request('/api/v1/Zq7.unusual~slug_x/nowhere')).status).toBe(404);
+    expect((await svc.request('/api/v1/presets', { key: 'pk_not_a_key_zz-9' })).status).toBe(401);
+    const s = await scrape(svc.metricsUrl);
+    const forbidden = [...slugs, 'zz-9', 'Zq7', KEYS.writer, 'pk_not_a_key', 'user-writer', WORKSPACE_A];
+    const values = [...s.families.values()].flatMap((f) => f.metrics.flatMap((m) => Object.values(m.labels ?? {})));
+    expect(values.length).toBeGreaterThan(0);
+    for (const value of values) for (const word of forbidden) expect(value).not.toContain(word);
+    // Requests refused before any route matched are counted under one label, not their path.
+    expect(s.value('presets_http_requests_total', { route: '(none)', status_class: '4xx' })).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('the projector in the metrics', () => {
+  it('shows the lag rising while no projector runs, and falling to 0 once one catches up', async () => {
+    let svc = await startTestService({ PROJECTOR: 'off', READ_YOUR_WRITES_TIMEOUT_MS: '50' });
+    try {
+      for (const slug of ['lag-a', 'lag-b', 'lag-c']) expect((await create(svc, slug)).status).toBe(202);
+      await new Promise((r) => setTimeout(r, 30));
+      const paused = await scrape(svc.metricsUrl);
+      expect(paused.value('presets_projector_lag_events')).toBe(3);
+      expect(paused.value('presets_projector_lag_seconds')).toBeGreaterThan(0.02);
+      expect(paused.value('presets_projector_position')).toBe(-1);
+      expect(paused.value('presets_log_head_position')).toBeGreaterThan(0);
+      expect(paused.value('presets_read_your_writes_timeouts_total')).toBe(3);
+
+      svc = await svc.restart({ PROJECTOR: 'on' });
+      let s: Scrape = await scrape(svc.metricsUrl);
+      for (let i = 0; i < 200 && s.value('presets_projector_lag_events') !== 0; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        s = await scrape(svc.metricsUrl);
+      }
+      expect(s.value('presets_projector_lag_events')).toBe(0);
+      expect(s.value('presets_projector_lag_seconds')).toBe(0);
+      expect(s.value('presets_projector_position')).toBe(s.value('presets_log_head_position'));
+    } finally {
+      await svc.stop();
+      removeDir(svc.dataDir);
+    }
+  });
+});
+
+describe('METRICS_PORT, METRICS_TOKEN and RATE_LIMIT_PER_MINUTE', () => {
+  const TOKEN = 'scrape-token-0123456789abcdef';
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '2' });
+  });
+  afterAll(async () => {
+    await svc.stop();
+    removeDir(svc.dataDir);
+  });
+
+  it('serves /metrics on its own port, not on the API port', async () => {
+    expect(new URL(svc.metricsUrl).port).not.toBe(String(svc.port));
+    expect((await fetch(`${svc.url}/metrics`)).status).toBe(401); // the API asks for a key: no route there
+    expect((await fetch(new URL('/', svc.metricsUrl))).status).toBe(404);
+  });
+
+  it('asks for the token, in the error envelope', async () => {
+    const none = await fetch(svc.metricsUrl);
+    expect(none.status).toBe(401);
+    expect((await none.json()).error.code).toBe(401);
+    expect((await fetch(svc.metricsUrl, { headers: { authorization: 'Bearer scrape-token-0123456789abcdeX' } })).status).toBe(401);
+    expect((await fetch(svc.metricsUrl, { headers: { authorization: `Bearer ${KEYS.writer}` } })).status).toBe(401);
+    expect((await fetch(svc.metricsUrl, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+  });
+
+  it('counts the requests refused by the rate limit', async () => {
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push((await svc.request('/api/v1/presets')).status);
+    expect(answers).toEqual([200, 200, 429, 429]);
+    expect((await scrape(svc.metricsUrl, TOKEN)).value('presets_rate_limited_total')).toBe(2);
+  });
+});
+
+describe('METRICS_TOKEN in the configuration', () => {
+  it('refuses a token shorter than 16 characters at start', async () => {
+    await expect(startTestService({ METRICS_TOKEN: 'short' })).rejects.toThrow(/METRICS_TOKEN must be at least 16 characters/);
+  });
+});
