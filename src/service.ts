@@ -19,8 +19,8 @@ import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
-import { watchProjector, watchSse } from './observability/gauges';
-import { instrumentCommands, instrumentEventStore, instrumentWaiter } from './observability/instrument';
+import { watchProjector, watchSse, watchWebhooks } from './observability/gauges';
+import { countDeliveryAttempts, instrumentCommands, instrumentEventStore, instrumentWaiter } from './observability/instrument';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { startMetricsServer } from './observability/server';
 import type { WebhookStore } from './webhooks/webhookStore';
@@ -72,6 +72,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
           retryMaxMs: config.webhookRetryMaxMs,
           disableAfterMs: config.webhookDisableAfterMs,
           policy: destinationPolicy,
+          onAttempt: countDeliveryAttempts(metrics),
         },
       })
     : undefined;
@@ -99,6 +100,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry();
   watchSse(metrics, sse);
+  watchWebhooks(metrics, { store: webhooks, feed: eventStore });
   watchProjector(metrics, {
     feed: eventStore,
     streamPrefix: PRESET_STREAM_PREFIX,

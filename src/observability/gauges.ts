@@ -1,4 +1,6 @@
 import type { EventFeed } from '../eventstore/eventFeed';
+import { workspaceStreamPrefix } from '../presets/streamName';
+import type { WebhookStore } from '../webhooks/webhookStore';
 import { LAG_COUNT_CAP, type Metrics } from './metrics';
 
 /**
@@ -34,4 +36,29 @@ export const watchProjector = (
 export const watchSse = (metrics: Metrics, sse: { readonly size: number }) =>
   metrics.onScrape(async () => {
     metrics.sseConnections.set(sse.size);
+  });
+
+/** The most events of one webhook the backlog gauge counts. */
+export const BACKLOG_COUNT_CAP = 1000;
+
+/**
+ * Webhooks disabled, and the backlog of the active ones: the events of their workspace (of the
+ * types they take) after their checkpoint, each webhook's counted up to BACKLOG_COUNT_CAP.
+ */
+export const watchWebhooks = (metrics: Metrics, { store, feed }: { store: WebhookStore; feed: EventFeed }) =>
+  metrics.onScrape(async () => {
+    const [counts, active] = await Promise.all([store.countByStatus(), store.listActive()]);
+    metrics.webhooksDisabled.set(counts.disabled);
+    const backlogs = await Promise.all(
+      active.map(async ({ webhook, progress }) => {
+        const pending = await feed.readAll({
+          after: progress.checkpoint ?? undefined,
+          limit: BACKLOG_COUNT_CAP,
+          streamPrefix: workspaceStreamPrefix(webhook.workspaceId),
+          types: webhook.events ?? undefined,
+        });
+        return pending.length;
+      }),
+    );
+    metrics.webhookBacklog.set(backlogs.reduce((sum, n) => sum + n, 0));
   });

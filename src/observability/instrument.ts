@@ -1,6 +1,7 @@
 import { ConcurrencyConflict, type EventStoreAdapter } from '../eventstore/eventStore';
 import { PreconditionFailed } from '../presets/handler';
 import type { ProjectionWaiter } from '../http/readYourWrites';
+import type { NewDeliveryAttempt } from '../webhooks/webhookStore';
 import type { Metrics } from './metrics';
 
 /**
@@ -42,5 +43,20 @@ export const instrumentCommands =
       if (error instanceof PreconditionFailed) metrics.concurrencyConflicts.inc({ kind: 'if_match' });
       else if (error instanceof ConcurrencyConflict) metrics.concurrencyConflicts.inc({ kind: 'lost_race' });
       throw error;
+    }
+  };
+
+/**
+ * Webhook attempts by outcome (delivered: a 2xx; failed: another status; error: no answer), and
+ * for each delivery the time from its event being stored to the receiver's answer.
+ */
+export const countDeliveryAttempts =
+  (metrics: Metrics) =>
+  (attempt: NewDeliveryAttempt, recordedAt: Date): void => {
+    const outcome = attempt.outcome === 'succeeded' ? 'delivered' : attempt.httpStatus === null ? 'error' : 'failed';
+    metrics.webhookAttempts.inc({ outcome });
+    if (outcome === 'delivered') {
+      const answeredAt = Date.parse(attempt.attemptedAt) + attempt.latencyMs;
+      metrics.webhookDeliveryLag.observe(Math.max(0, answeredAt - recordedAt.getTime()) / 1000);
     }
   };

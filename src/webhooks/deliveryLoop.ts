@@ -21,6 +21,8 @@ export interface DeliverySettings extends RetrySettings {
   /** WEBHOOK_TIMEOUT_MS: the most one attempt may take, connecting included. */
   timeoutMs: number;
   policy: DestinationPolicy;
+  /** Told of every attempt made, with when its event was stored (the operators' metrics). */
+  onAttempt?: (attempt: NewDeliveryAttempt, recordedAt: Date) => void;
 }
 
 export interface DeliveryLoopDeps {
@@ -177,6 +179,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
         latencyMs,
         nextRetryAt: null,
       };
+      settings.onAttempt?.(attempt, recorded.recordedAt);
       failed++;
       const next = afterAttempt(
         result,

@@ -1,5 +1,5 @@
 import { NO_FAILURE, rewound, type StoredWebhook } from './webhook';
-import { DELIVERY_LOG_SIZE, InvalidCursor, type DeliveryAttempt, type WebhookStore } from './webhookStore';
+import { DELIVERY_LOG_SIZE, InvalidCursor, statusCounts, type DeliveryAttempt, type WebhookStore } from './webhookStore';
 
 /**
  * Webhooks in memory, held to the same contract as the stored ones (test/contract): for tests
@@ -23,6 +23,9 @@ export const openMemoryWebhookStore = (): WebhookStore => {
     },
     async list(workspaceId) {
       return [...webhooks.values()].filter((s) => s.webhook.workspaceId === workspaceId).map(copy);
+    },
+    async countByStatus() {
+      return statusCounts([...webhooks.values()].map((s) => ({ status: s.webhook.status, count: 1 })));
     },
     async listActive() {
       return [...webhooks.values()].filter((s) => s.webhook.status === 'active').map(copy);

@@ -1,7 +1,7 @@
 import { MongoClient, ObjectId, type Collection } from 'mongodb';
 import { mongoUnavailable } from '../mongodb/unavailable';
 import { rewound, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
-import { DELIVERY_LOG_SIZE, InvalidCursor, TRIM_EVERY, type DeliveryAttempt, type WebhookStore } from './webhookStore';
+import { DELIVERY_LOG_SIZE, InvalidCursor, statusCounts, TRIM_EVERY, type DeliveryAttempt, type WebhookStore } from './webhookStore';
 
 /**
  * Webhooks on MongoDB (used when MONGODB_URL is set), in two collections of their own: one
@@ -115,6 +115,13 @@ export const openMongoWebhookStore = async (options: { url: string; database?: s
       (await webhooks.find({ workspace_id: workspaceId }).sort({ created_seq: 1, _id: 1 }).toArray()).map(storedOf),
     ),
     listActive: guard(async () => (await webhooks.find({ status: 'active' }).toArray()).map(storedOf)),
+    countByStatus: guard(async () =>
+      statusCounts(
+        (await webhooks.aggregate<{ _id: string; count: number }>([{ $group: { _id: '$status', count: { $sum: 1 } } }]).toArray()).map(
+          (r) => ({ status: r._id, count: r.count }),
+        ),
+      ),
+    ),
     update: guard(async (webhook, expectedRevision, { resetFailures = false } = {}) => {
       const result = await webhooks.updateOne(
         { _id: webhook.id, workspace_id: webhook.workspaceId, revision: expectedRevision },

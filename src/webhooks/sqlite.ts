@@ -1,6 +1,7 @@
 import { openDatabase, storeFault } from '../sqlite/connection';
 import { rewound, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
 import {
+  statusCounts,
   DELIVERY_LOG_SIZE,
   InvalidCursor,
   TRIM_EVERY,
@@ -103,6 +104,7 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     get: registrations.prepare('SELECT * FROM webhooks WHERE id = ? AND workspace_id = ?'),
     list: registrations.prepare('SELECT * FROM webhooks WHERE workspace_id = ? ORDER BY seq'),
     listActive: registrations.prepare(`SELECT * FROM webhooks WHERE status = 'active' ORDER BY seq`),
+    countByStatus: registrations.prepare('SELECT status, COUNT(*) AS count FROM webhooks GROUP BY status'),
     update: registrations.prepare(
       'UPDATE webhooks SET status = ?, revision = ?, config = ? WHERE id = ? AND workspace_id = ? AND revision = ?',
     ),
@@ -184,6 +186,7 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     }),
     list: guard(async (workspaceId) => (q.list.all(workspaceId) as Row[]).map(storedOf)),
     listActive: guard(async () => (q.listActive.all() as Row[]).map(storedOf)),
+    countByStatus: guard(async () => statusCounts(q.countByStatus.all() as { status: string; count: number }[])),
     update: guard(async (webhook, expectedRevision, { resetFailures = false } = {}) =>
       update.immediate(webhook, expectedRevision, resetFailures),
     ),

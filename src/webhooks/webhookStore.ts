@@ -1,4 +1,5 @@
-import type { DeliveryProgress, StoredWebhook, Webhook } from './webhook';
+import type { DeliveryProgress, StoredWebhook, Webhook, WebhookStatus } from './webhook';
+import { WEBHOOK_STATUSES } from './webhook';
 
 /**
  * Where webhooks, their secrets, their delivery progress and their recent attempts are kept:
@@ -44,6 +45,8 @@ export interface WebhookStore {
   list(workspaceId: string): Promise<StoredWebhook[]>;
   /** Every active webhook of every workspace, with its progress: what the deliverer runs. */
   listActive(): Promise<StoredWebhook[]>;
+  /** How many webhooks of every workspace are in each status (the operators' metrics). */
+  countByStatus(): Promise<Record<WebhookStatus, number>>;
   /**
    * Replaces the configuration if it is still at `expectedRevision` (false otherwise, or when it
    * is gone). `resetFailures` also clears the failure record.
@@ -62,3 +65,10 @@ export interface WebhookStore {
   delete(workspaceId: string, id: string): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** Counts by status, every status present (0 when none), from rows of (status, count). */
+export const statusCounts = (rows: Iterable<{ status: string; count: number }>): Record<WebhookStatus, number> => {
+  const counts = Object.fromEntries(WEBHOOK_STATUSES.map((s) => [s, 0])) as Record<WebhookStatus, number>;
+  for (const { status, count } of rows) if (status in counts) counts[status as WebhookStatus] += count;
+  return counts;
+};

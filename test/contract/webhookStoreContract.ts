@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newWebhook, patchWebhook, rotateSecret, type StoredWebhook } from '../../src/webhooks/webhook';
+import { disableWebhook, newWebhook, patchWebhook, rotateSecret, type StoredWebhook } from '../../src/webhooks/webhook';
 import { DELIVERY_LOG_SIZE, InvalidCursor, TRIM_EVERY, type NewDeliveryAttempt, type WebhookStore } from '../../src/webhooks/webhookStore';
 
 /** What every webhook store must do. Each test uses fresh workspace ids, so a shared server can hold old data. */
@@ -63,6 +63,24 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
     expect(await store.get(workspace, randomUUID())).toBeNull();
     const active = (await store.listActive()).map((s) => s.webhook.id);
     expect(active).toEqual(expect.arrayContaining([a.webhook.id, b.webhook.id, other.webhook.id]));
+  });
+
+  it('counts webhooks by status across workspaces', async () => {
+    const before = await store.countByStatus();
+    const [a, b, c] = [made(workspace, 0), made(workspace, 1), made(randomUUID(), 2)];
+    for (const w of [a, b, c]) await store.insert(w);
+    expect(await store.update(patchWebhook(b.webhook, { status: 'paused' }, at(30))!.webhook, 0)).toBe(true);
+    expect(await store.update(disableWebhook(c.webhook, 'failing since yesterday', at(31)), 0)).toBe(true);
+    const after = await store.countByStatus();
+    expect({
+      active: after.active - before.active,
+      paused: after.paused - before.paused,
+      disabled: after.disabled - before.disabled,
+    }).toEqual({
+      active: 1,
+      paused: 1,
+      disabled: 1,
+    });
   });
 
   it('changes the configuration only at the revision it was read at, and never touches the progress', async () => {

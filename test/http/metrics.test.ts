@@ -1,6 +1,8 @@
 import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
 import { scrape, type Scrape } from '../support/prometheus';
 import { openSse } from '../support/sse';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookHelpers } from '../support/webhooks';
 
 /**
  * GET /metrics as Prometheus reads it: the scrape is parsed by a text-format parser that is not
@@ -193,5 +195,66 @@ describe('METRICS_PORT, METRICS_TOKEN and RATE_LIMIT_PER_MINUTE', () => {
 describe('METRICS_TOKEN in the configuration', () => {
   it('refuses a token shorter than 16 characters at start', async () => {
     await expect(startTestService({ METRICS_TOKEN: 'short' })).rejects.toThrow(/METRICS_TOKEN must be at least 16 characters/);
+  });
+});
+
+describe('webhooks in the metrics', () => {
+  let svc: TestService;
+  let receiver: Receiver;
+  const hooks = webhookHelpers(() => svc);
+  beforeAll(async () => {
+    svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
+    // 1st and 2nd attempts fail (503), then deliveries succeed; /gone answers 410 (which disables a webhook).
+    receiver = await startReceiver((n) => (n <= 2 ? 503 : 204));
+  });
+  afterAll(async () => {
+    await svc.stop();
+    await receiver.close();
+    removeDir(svc.dataDir);
+  });
+
+  it('counts attempts by outcome, times deliveries from the append, and shows the backlog and disabled webhooks', async () => {
+    const paused = await hooks.createHook({ url: receiver.url });
+    expect((await hooks.patchHook(paused.id, { status: 'paused' })).status).toBe(200);
+    await hooks.createHook({ url: receiver.url });
+    const before = await scrape(svc.metricsUrl);
+    for (const slug of ['hooked-a', 'hooked-b', 'hooked-c']) await hooks.write(slug);
+    await receiver.until((r) => r.filter((x) => x.answered === 204).length >= 3);
+    const after = await eventually(async () => {
+      const s = await scrape(svc.metricsUrl);
+      return s.value('presets_webhook_attempts_total', { outcome: 'delivered' }) >= 3 ? s : undefined;
+    }, 'three deliveries counted');
+    const delta = (outcome: string) =>
+      after.value('presets_webhook_attempts_total', { outcome }) - before.value('presets_webhook_attempts_total', { outcome });
+    expect(delta('delivered')).toBe(3);
+    expect(delta('failed')).toBe(2);
+    expect(after.count('presets_webhook_delivery_lag_seconds') - before.count('presets_webhook_delivery_lag_seconds')).toBe(3);
+    expect(after.value('presets_webhook_backlog_events')).toBe(0);
+
+    // A paused webhook holds its workspace's events until it resumes: its backlog, made active with the receiver down.
+    await receiver.down();
+    expect((await hooks.patchHook(paused.id, { status: 'active' })).status).toBe(200);
+    await hooks.write('hooked-d');
+    const backlog = await eventually(async () => {
+      const s = await scrape(svc.metricsUrl);
+      return s.value('presets_webhook_backlog_events') >= 5 ? s : undefined;
+    }, 'the backlog of both webhooks');
+    // The resumed webhook has the four events; the other one the newest.
+    expect(backlog.value('presets_webhook_backlog_events')).toBe(5);
+    const errors = await eventually(async () => {
+      const s = await scrape(svc.metricsUrl);
+      return s.value('presets_webhook_attempts_total', { outcome: 'error' }) > 0 ? s : undefined;
+    }, 'an attempt with no answer');
+    expect(errors.value('presets_webhook_attempts_total', { outcome: 'error' })).toBeGreaterThan(0);
+    await receiver.up();
+
+    expect(after.value('presets_webhooks_disabled')).toBe(0);
+    receiver.behave(() => 410);
+    await hooks.write('hooked-e');
+    const disabled = await eventually(async () => {
+      const s = await scrape(svc.metricsUrl);
+      return s.value('presets_webhooks_disabled') === 2 ? s : undefined;
+    }, 'both webhooks disabled by a 410');
+    expect(disabled.value('presets_webhooks_disabled')).toBe(2);
   });
 });
