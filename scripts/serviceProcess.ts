@@ -30,7 +30,7 @@ export const writeChildKeys = (dir: string): ChildKeys => {
   const workspaceId = randomUUID();
   const plain = `pk_child_plain_${randomUUID().replace(/-/g, '')}`;
   const hashed = `pk_child_hashed_${randomUUID().replace(/-/g, '')}`;
-  const scopes = ['presets:read', 'presets:write', 'webhooks:manage'];
+  const scopes = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume'];
   const file = join(dir, 'keys.json');
   writeFileSync(
     file,

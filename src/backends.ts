@@ -7,6 +7,8 @@ import type { ReadModel } from '../projections/readmodel/readModel';
 import { openSqliteReadModel, READ_MODEL_FILE } from '../projections/readmodel/sqlite';
 import { openSqliteWebhookStore, WEBHOOKS_FILE } from './webhooks/sqlite';
 import type { WebhookStore } from './webhooks/webhookStore';
+import { openSqliteConsumerGroupStore } from './consumerGroups/sqlite';
+import type { ConsumerGroupStore } from './consumerGroups/store';
 
 /** Chooses each store by configuration: a URL selects the server, none the embedded file. */
 export { EVENTS_FILE, READ_MODEL_FILE, WEBHOOKS_FILE };
@@ -52,3 +54,11 @@ export const openWebhookStore = async (config: Pick<Config, 'mongodbUrl' | 'data
   config.mongodbUrl
     ? mongoWebhooks().openMongoWebhookStore({ url: config.mongodbUrl })
     : openSqliteWebhookStore({ file: join(config.dataDir, WEBHOOKS_FILE) });
+
+const mongoConsumerGroups = (): typeof import('./consumerGroups/mongodb') => require('./consumerGroups/mongodb');
+
+/** Consumer groups live beside the webhooks' delivery progress: in MongoDB when it is there, else in the webhooks' SQLite file. */
+export const openConsumerGroupStore = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<ConsumerGroupStore> =>
+  config.mongodbUrl
+    ? mongoConsumerGroups().openMongoConsumerGroupStore({ url: config.mongodbUrl })
+    : openSqliteConsumerGroupStore({ file: join(config.dataDir, WEBHOOKS_FILE) });

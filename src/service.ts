@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ensureKeysFile } from './auth/devKey';
 import { loadKeyRing } from './auth/apiKeys';
-import { describeBackends, openEventStore, openReadModel, openWebhookStore, sqliteFiles } from './backends';
+import { describeBackends, openConsumerGroupStore, openEventStore, openReadModel, openWebhookStore, sqliteFiles } from './backends';
+import { createConsumerGroups } from './consumerGroups/consumerGroups';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { withPresetCache } from './http/presetCache';
@@ -19,7 +20,7 @@ import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
-import { watchProjector, watchSse, watchWebhooks } from './observability/gauges';
+import { watchConsumerGroups, watchProjector, watchSse, watchWebhooks } from './observability/gauges';
 import { countDeliveryAttempts, instrumentCommands, instrumentEventStore, instrumentWaiter } from './observability/instrument';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { startMetricsServer } from './observability/server';
@@ -54,6 +55,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const eventStore = openEventStore(config, logger);
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
+  const consumerGroupStore = await openConsumerGroupStore(config);
+  const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed: eventStore });
   const files = sqliteFiles(config);
   const walCheckpointer =
     files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
@@ -101,6 +104,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const sse = createSseRegistry();
   watchSse(metrics, sse);
   watchWebhooks(metrics, { store: webhooks, feed: eventStore });
+  watchConsumerGroups(metrics, { groups: consumerGroups, store: consumerGroupStore });
   watchProjector(metrics, {
     feed: eventStore,
     streamPrefix: PRESET_STREAM_PREFIX,
@@ -143,6 +147,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     webhooks,
     destinationPolicy,
     webhookChanged: deliverer?.changed,
+    consumerGroups,
     consoleDir: CONSOLE_DIR,
   });
   let inFlight = 0;
@@ -165,6 +170,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const close = () =>
     (closing ??= sse
       .closeAll()
+      .then(() => consumerGroups.close())
       .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
       .then(async () => {
         await metricsServer?.close();
@@ -174,6 +180,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         await eventStore.close();
         await readModel.close();
         await webhooks.close();
+        await consumerGroupStore.close();
         logger.info('stopped');
       }));
   return { url, port, eventStore, readModel, webhooks, deliverer, projector, metrics, metricsUrl, close };

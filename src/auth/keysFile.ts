@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
 
 /** `webhooks:manage`: the webhooks API (registrations, secrets, deliveries, replay). */
-export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage'] as const;
+export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** One entry of the keys file, as validated: exactly one of `key` / `key_sha256` is present. */

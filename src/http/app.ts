@@ -13,6 +13,7 @@ import { requestContext } from './middleware/requestContext';
 import { httpMetrics, metricsEndpoint } from '../observability/http';
 import type { Metrics } from '../observability/metrics';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
+import { consumerGroupRoutes, type ConsumerGroupRouteDeps } from './routes/consumerGroups';
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { lifecycleRoutes } from './routes/lifecycle';
@@ -27,6 +28,8 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 export { SLUG };
 
 export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps {
+  /** Consumer groups (absent: no /api/v1/consumer-groups routes). */
+  consumerGroups?: ConsumerGroupRouteDeps['consumerGroups'];
   readModel: ReadModelQueries;
   logger: Logger;
   keyRing: KeyRing;
@@ -80,6 +83,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
   webhookRoutes(api, deps);
+  if (deps.consumerGroups) consumerGroupRoutes(api, { ...deps, consumerGroups: deps.consumerGroups });
   return api;
 };
 

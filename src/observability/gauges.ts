@@ -1,6 +1,8 @@
 import type { EventFeed } from '../eventstore/eventFeed';
 import { workspaceStreamPrefix } from '../presets/streamName';
 import type { WebhookStore } from '../webhooks/webhookStore';
+import type { ConsumerGroups } from '../consumerGroups/consumerGroups';
+import type { ConsumerGroupStore } from '../consumerGroups/store';
 import { LAG_COUNT_CAP, type Metrics } from './metrics';
 
 /**
@@ -61,4 +63,17 @@ export const watchWebhooks = (metrics: Metrics, { store, feed }: { store: Webhoo
       }),
     );
     metrics.webhookBacklog.set(backlogs.reduce((sum, n) => sum + n, 0));
+  });
+
+/** Consumer groups of every workspace and their lag: summed, and the largest (a group's name is no label). */
+export const watchConsumerGroups = (
+  metrics: Metrics,
+  { groups, store }: { groups: Pick<ConsumerGroups, 'lag'>; store: Pick<ConsumerGroupStore, 'listAll'> },
+) =>
+  metrics.onScrape(async () => {
+    const all = await store.listAll();
+    const lags = await Promise.all(all.map(async (group) => (await groups.lag(group, LAG_COUNT_CAP)).events));
+    metrics.consumerGroups.set(all.length);
+    metrics.consumerGroupLag.set(lags.reduce((sum, n) => sum + n, 0));
+    metrics.consumerGroupMaxLag.set(Math.max(0, ...lags));
   });

@@ -32,6 +32,9 @@ export interface Metrics {
   readonly webhooksDisabled: Gauge;
   readonly webhookAttempts: Counter<'outcome'>;
   readonly webhookDeliveryLag: Histogram;
+  readonly consumerGroups: Gauge;
+  readonly consumerGroupLag: Gauge;
+  readonly consumerGroupMaxLag: Gauge;
 }
 
 /** Seconds, from 1 ms to 10 s: an API request's or an append's latency. */
@@ -158,6 +161,17 @@ export const createMetrics = (): Metrics => {
       name: 'presets_webhook_delivery_lag_seconds',
       help: 'Time from an event being stored to its delivery to a webhook (2xx)',
       buckets: DELIVERY_LAG_BUCKETS,
+      registers,
+    }),
+    consumerGroups: new Gauge({ name: 'presets_consumer_groups', help: 'Consumer groups defined, in every workspace', registers }),
+    consumerGroupLag: new Gauge({
+      name: 'presets_consumer_group_lag_events',
+      help: `Events not yet acknowledged by consumer groups, summed over groups (each counted up to ${LAG_COUNT_CAP})`,
+      registers,
+    }),
+    consumerGroupMaxLag: new Gauge({
+      name: 'presets_consumer_group_max_lag_events',
+      help: `The largest lag of one consumer group, in events (counted up to ${LAG_COUNT_CAP})`,
       registers,
     }),
   };

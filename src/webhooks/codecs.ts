@@ -1,7 +1,5 @@
 import * as t from 'io-ts';
-import * as E from 'fp-ts/Either';
-import { listOf, maxChars, nullable, refine } from '../formats/codecs';
-import { withJsonSchema } from '../jsonSchema';
+import { closed, listOf, maxChars, nullable, refine } from '../formats/codecs';
 import { PRESET_EVENT_TYPES } from '../presets/events';
 import { WEBHOOK_STATUSES, type StoredWebhook } from './webhook';
 import type { DeliveryAttempt } from './webhookStore';
@@ -15,43 +13,6 @@ import type { DeliveryAttempt } from './webhookStore';
 /** The preset event types a webhook can name: every type the service stores, now and as types are added. */
 export const EVENT_TYPES: readonly string[] = PRESET_EVENT_TYPES;
 export const EventType = refine(t.string, (s) => EVENT_TYPES.includes(s), `one of ${EVENT_TYPES.join(', ')}`, { enum: [...EVENT_TYPES] });
-
-/**
- * An object with these properties and no others: a misspelt field is a 400, not silently ignored.
- * A refinement of the intersection, so error paths see through it (`$.url`, `$.secret`).
- */
-const closed = <R extends t.Props, O extends t.Props>(name: string, required: R, optional: O) => {
-  const known = new Set([...Object.keys(required), ...Object.keys(optional)]);
-  const first = t.type(required);
-  const shape = t.intersection([first, t.partial(optional)]);
-  type A = t.TypeOf<typeof shape>;
-  const onlyKnown = (u: A) => Object.keys(u).every((k) => known.has(k));
-  const refined = new t.RefinementType<typeof shape, A, t.OutputOf<typeof shape>, unknown>(
-    name,
-    (u): u is A => shape.is(u) && onlyKnown(u),
-    (u, c) => {
-      const result = shape.validate(u, c);
-      if (E.isLeft(result)) return result;
-      const unknown = Object.keys(result.right).filter((k) => !known.has(k));
-      const message = `unknown field; the fields are ${[...known].join(', ')}`;
-      // Placed under the intersection's first member, as its own errors are, so the path reads `$.<field>`.
-      const under = t.appendContext(c, '0', first, u);
-      return unknown.length === 0
-        ? result
-        : t.failures(
-            unknown.map((k) => ({
-              value: (u as Record<string, unknown>)[k],
-              context: t.appendContext(under, k, t.unknown, (u as Record<string, unknown>)[k]),
-              message,
-            })),
-          );
-    },
-    shape.encode,
-    shape,
-    onlyKnown,
-  );
-  return withJsonSchema(refined, { additionalProperties: false });
-};
 
 export const WebhookUrl = maxChars(2048);
 const Events = nullable(refine(listOf(EventType), (a) => a.length > 0, 'non-empty list of event types', { minItems: 1 }));

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import * as E from 'fp-ts/Either';
+import type { EventFeed } from '../eventstore/eventFeed';
+import type { RecordedEvent } from '../eventstore/eventStore';
+import { workspaceStreamPrefix } from '../presets/streamName';
+import {
+  acknowledged,
+  DEFAULT_LEASE_MS,
+  groupStreamPrefix,
+  leased,
+  MAX_GROUPS_PER_WORKSPACE,
+  openLease,
+  retryAfterSeconds,
+  type AckRefusal,
+  type ConsumerGroup,
+  type ConsumerGroupFilter,
+} from './group';
+import type { ConsumerGroupStore } from './store';
+
+/**
+ * The consumer groups' use cases over their store and the event feed: define, list, remove,
+ * fetch (lease the next batch, waiting for new events up to `waitMs`) and acknowledge. Refusals
+ * are values (`Refused`), which the routes turn into answers.
+ */
+export type Start = 'beginning' | 'now' | { after: bigint };
+
+export interface GroupDefinition {
+  filter: ConsumerGroupFilter;
+  /** Only on creation, or to move an existing group (which drops its lease). */
+  start?: Start;
+  leaseMs?: number;
+}
+
+export type Refused =
+  | { kind: 'not_found'; message: string }
+  | { kind: 'too_many'; message: string }
+  | { kind: 'lease_open'; message: string; retryAfterSeconds: number }
+  | { kind: 'conflict'; message: string; retryAfterSeconds: number }
+  | AckRefusal;
+
+export interface Fetched {
+  group: ConsumerGroup;
+  events: RecordedEvent[];
+}
+
+export interface ConsumerGroups {
+  /** Creates the group (true) or changes its filter, lease time, and position when `start` is given (false). */
+  define(
+    workspaceId: string,
+    name: string,
+    definition: GroupDefinition,
+  ): Promise<E.Either<Refused, { group: ConsumerGroup; created: boolean }>>;
+  get(workspaceId: string, name: string): Promise<ConsumerGroup | null>;
+  list(workspaceId: string): Promise<ConsumerGroup[]>;
+  remove(workspaceId: string, name: string): Promise<boolean>;
+  fetch(workspaceId: string, name: string, options: { max: number; waitMs: number }): Promise<E.Either<Refused, Fetched>>;
+  ack(workspaceId: string, name: string, ack: { leaseId?: string; position?: bigint }): Promise<E.Either<Refused, ConsumerGroup>>;
+  /** Events after the group's position, counted up to `cap`, and the workspace's head. */
+  lag(group: ConsumerGroup, cap: number): Promise<{ events: number; head: bigint | null }>;
+  /** Ends the long polls waiting now (they answer what they have: nothing). */
+  close(): void;
+}
+
+export interface ConsumerGroupDeps {
+  store: ConsumerGroupStore;
+  feed: EventFeed;
+  now?: () => Date;
+  newId?: () => string;
+}
+
+export const createConsumerGroups = ({ store, feed, now = () => new Date(), newId = randomUUID }: ConsumerGroupDeps): ConsumerGroups => {
+  const closing = new AbortController();
+  const notFound = (name: string): Refused => ({
+    kind: 'not_found',
+    message: `no consumer group ${JSON.stringify(name)} in this workspace`,
+  });
+
+  const startPosition = async (workspaceId: string, start: Start): Promise<bigint | null> =>
+    start === 'beginning' ? null : start === 'now' ? feed.headPosition({ streamPrefix: workspaceStreamPrefix(workspaceId) }) : start.after;
+
+  const read = (group: ConsumerGroup, max: number) =>
+    feed.readAll({
+      after: group.checkpoint ?? undefined,
+      limit: max,
+      streamPrefix: groupStreamPrefix(group),
+      types: group.filter.types ?? undefined,
+    });
+
+  /** Resolves when an event of the group's streams is stored after its position, after `ms`, or on close. */
+  const waitForEvents = (group: ConsumerGroup, ms: number) =>
+    new Promise<void>((resolve) => {
+      if (closing.signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        closing.signal.removeEventListener('abort', done);
+        void subscription.stop();
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      closing.signal.addEventListener('abort', done);
+      const types = group.filter.types;
+      const subscription = feed.subscribe(
+        group.checkpoint === null ? 'start' : { after: group.checkpoint },
+        async (event) => {
+          if (!types || types.includes(event.type)) done();
+        },
+        { streamPrefix: groupStreamPrefix(group), onError: done },
+      );
+    });
+
+  return {
+    async define(workspaceId, name, { filter, start, leaseMs }) {
+      const at = now();
+      const existing = await store.get(workspaceId, name);
+      if (!existing) {
+        if ((await store.list(workspaceId)).length >= MAX_GROUPS_PER_WORKSPACE) {
+          return E.left({ kind: 'too_many', message: `a workspace has at most ${MAX_GROUPS_PER_WORKSPACE} consumer groups` });
+        }
+        const group: ConsumerGroup = {
+          workspaceId,
+          name,
+          filter,
+          leaseMs: leaseMs ?? DEFAULT_LEASE_MS,
+          checkpoint: await startPosition(workspaceId, start ?? 'beginning'),
+          lease: null,
+          revision: 0,
+          createdAt: at.toISOString(),
+          updatedAt: at.toISOString(),
+        };
+        if (await store.insert(group)) return E.right({ group, created: true });
+        return E.left({ kind: 'conflict', message: 'the group was created by a concurrent request; retry', retryAfterSeconds: 1 });
+      }
+      const moved = start !== undefined;
+      const group: ConsumerGroup = {
+        ...existing,
+        filter,
+        leaseMs: leaseMs ?? existing.leaseMs,
+        checkpoint: moved ? await startPosition(workspaceId, start) : existing.checkpoint,
+        lease: moved ? null : existing.lease,
+        revision: existing.revision + 1,
+        updatedAt: at.toISOString(),
+      };
+      if (await store.update(group, existing.revision)) return E.right({ group, created: false });
+      return E.left({ kind: 'conflict', message: 'the group was changed by a concurrent request; retry', retryAfterSeconds: 1 });
+    },
+
+    get: (workspaceId, name) => store.get(workspaceId, name),
+    list: (workspaceId) => store.list(workspaceId),
+    remove: (workspaceId, name) => store.delete(workspaceId, name),
+
+    async fetch(workspaceId, name, { max, waitMs }) {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const group = await store.get(workspaceId, name);
+        if (!group) return E.left(notFound(name));
+        const held = openLease(group, now());
+        if (held) {
+          return E.left({
+            kind: 'lease_open',
+            message: `lease ${held.id} is open on this group until ${held.expiresAt}: acknowledge it, or retry after it expires`,
+            retryAfterSeconds: retryAfterSeconds(held, now()),
+          });
+        }
+        // An expired lease's events come again: the position did not move.
+        const events = await read(group, max);
+        if (events.length > 0) {
+          const next = leased(
+            group,
+            { id: newId(), first: events[0]!.position, last: events.at(-1)!.position, count: events.length },
+            now(),
+          );
+          if (await store.update(next, group.revision)) return E.right({ group: next, events });
+          return E.left({
+            kind: 'conflict',
+            message: 'another consumer of this group fetched at the same time; retry',
+            retryAfterSeconds: 1,
+          });
+        }
+        const left = deadline - Date.now();
+        if (left <= 0 || closing.signal.aborted) return E.right({ group, events: [] });
+        await waitForEvents(group, left);
+      }
+    },
+
+    async ack(workspaceId, name, ack) {
+      const group = await store.get(workspaceId, name);
+      if (!group) return E.left(notFound(name));
+      const next = acknowledged(group, ack, now());
+      if (E.isLeft(next)) return next;
+      if (await store.update(next.right, group.revision)) return next;
+      return E.left({ kind: 'lease_lost', message: 'the group changed while acknowledging (the lease was handed out again); fetch again' });
+    },
+
+    async lag(group, cap) {
+      const [pending, head] = await Promise.all([read(group, cap), feed.headPosition({ streamPrefix: groupStreamPrefix(group) })]);
+      return { events: pending.length, head };
+    },
+
+    close: () => closing.abort(),
+  };
+};

@@ -1,0 +1,65 @@
+import { MongoClient, MongoServerError, type Collection } from 'mongodb';
+import { mongoUnavailable } from '../mongodb/unavailable';
+import { fromDocument, toDocument, type ConsumerGroupStore, type GroupDocument } from './store';
+
+/**
+ * Consumer groups on MongoDB (with MONGODB_URL), beside the webhooks: one document per group,
+ * changed only at the revision it was read at (a filter on `revision`), with majority write
+ * concern so an acknowledged position survives a primary's failover.
+ */
+export const CONSUMER_GROUPS_COLLECTION = 'consumer_groups';
+
+type Stored = GroupDocument & { _id: string };
+const DUPLICATE_KEY = 11000;
+
+const guard =
+  <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+  async (...args: A): Promise<R> => {
+    try {
+      return await f(...args);
+    } catch (error) {
+      throw mongoUnavailable(error);
+    }
+  };
+
+const idOf = (workspaceId: string, name: string) => `${workspaceId}/${name}`;
+const stripId = ({ _id: _, ...document }: Stored): GroupDocument => document;
+
+export const openMongoConsumerGroupStore = async (options: { url: string; database?: string }): Promise<ConsumerGroupStore> => {
+  const client = new MongoClient(options.url);
+  const groups: Collection<Stored> = client
+    .db(options.database)
+    .collection(CONSUMER_GROUPS_COLLECTION, { writeConcern: { w: 'majority' } });
+  try {
+    await client.connect();
+    await groups.createIndex({ workspace_id: 1, name: 1 });
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw mongoUnavailable(error);
+  }
+  return {
+    get: guard(async (workspaceId, name) => {
+      const d = await groups.findOne({ _id: idOf(workspaceId, name) });
+      return d ? fromDocument(stripId(d)) : null;
+    }),
+    list: guard(async (workspaceId) =>
+      (await groups.find({ workspace_id: workspaceId }).sort({ name: 1 }).toArray()).map((d) => fromDocument(stripId(d))),
+    ),
+    listAll: guard(async () => (await groups.find({}).toArray()).map((d) => fromDocument(stripId(d)))),
+    insert: guard(async (group) => {
+      try {
+        await groups.insertOne({ _id: idOf(group.workspaceId, group.name), ...toDocument(group) });
+        return true;
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+        throw error;
+      }
+    }),
+    update: guard(async (group, expectedRevision) => {
+      const result = await groups.replaceOne({ _id: idOf(group.workspaceId, group.name), revision: expectedRevision }, toDocument(group));
+      return result.matchedCount === 1;
+    }),
+    delete: guard(async (workspaceId, name) => (await groups.deleteOne({ _id: idOf(workspaceId, name) })).deletedCount === 1),
+    close: () => client.close(),
+  };
+};

@@ -1,0 +1,155 @@
+import Router from '@koa/router';
+import * as E from 'fp-ts/Either';
+import type * as t from 'io-ts';
+import type { ParameterizedContext } from 'koa';
+import {
+  AckBody,
+  FETCH_MAX,
+  FetchBody,
+  GROUP_NAME_RULE,
+  groupView,
+  isGroupName,
+  LAG_CAP,
+  leaseView,
+  PutConsumerGroupBody,
+  type ConsumerGroupAnswer,
+  type ConsumerGroupList,
+  type FetchAnswer,
+} from '../../consumerGroups/codecs';
+import type { ConsumerGroups, Refused, Start } from '../../consumerGroups/consumerGroups';
+import type { ConsumerGroup } from '../../consumerGroups/group';
+import { formatErrors } from '../../validation';
+import { ApiError, badRequest } from '../errors';
+import { eventJson } from '../eventJson';
+import { requireScope } from '../middleware/auth';
+import { jsonBody } from '../middleware/jsonBody';
+import type { AppContext, AppState } from '../types';
+
+/**
+ * Consumer groups (scope events:consume): durable, server-side positions in the workspace's
+ * events for analytics consumers, with leased batches (src/consumerGroups/). Another workspace's
+ * group of the same name is a different group.
+ */
+export interface ConsumerGroupRouteDeps {
+  consumerGroups: ConsumerGroups;
+  bodyLimitBytes: number;
+  now?: () => Date;
+}
+
+type Ctx = ParameterizedContext<AppState, AppContext>;
+
+export const consumerGroupLocation = (name: string) => `/api/v1/consumer-groups/${name}`;
+
+const STATUS: Record<Refused['kind'], number> = {
+  not_found: 404,
+  too_many: 409,
+  lease_open: 409,
+  conflict: 409,
+  no_lease: 409,
+  lease_lost: 409,
+  out_of_range: 400,
+};
+
+const refused = (r: Refused): ApiError => {
+  const retry = 'retryAfterSeconds' in r ? r.retryAfterSeconds : undefined;
+  return new ApiError(
+    STATUS[r.kind],
+    r.message,
+    { reason: r.kind, ...(retry !== undefined ? { retry_after_seconds: retry } : {}) },
+    retry !== undefined ? { 'Retry-After': String(retry) } : {},
+  );
+};
+
+export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: ConsumerGroupRouteDeps) => {
+  const consume = requireScope('events:consume');
+  const body = jsonBody(deps.bodyLimitBytes);
+  const now = deps.now ?? (() => new Date());
+  const groups = deps.consumerGroups;
+
+  const decode = <C extends t.Any>(codec: C, ctx: Ctx, what: string): t.TypeOf<C> => {
+    const r = codec.decode(ctx.state.body ?? {});
+    if (E.isLeft(r)) throw badRequest(`the body is not ${what}`, formatErrors(r.left));
+    return r.right;
+  };
+  const name = (ctx: Ctx): string => {
+    const n = ctx.params.name!;
+    if (!isGroupName(n)) throw badRequest('invalid consumer group name', [{ path: 'name', message: GROUP_NAME_RULE }]);
+    return n;
+  };
+  const view = async (group: ConsumerGroup) => groupView(group, await groups.lag(group, LAG_CAP), now());
+  const unwrap = <A>(r: E.Either<Refused, A>): A => {
+    if (E.isLeft(r)) throw refused(r.left);
+    return r.right;
+  };
+
+  router.put('/api/v1/consumer-groups/:name', consume, body, async (ctx) => {
+    const n = name(ctx);
+    const b = decode(PutConsumerGroupBody, ctx, 'a consumer group: {"filter"?: {"types"?, "slug_prefix"?}, "start"?, "lease_ms"?}');
+    const start: Start | undefined =
+      b.start === undefined || b.start === 'beginning' || b.start === 'now' ? b.start : { after: BigInt(b.start) };
+    const { group, created } = unwrap(
+      await groups.define(ctx.state.caller.workspaceId, n, {
+        filter: { types: b.filter?.types ?? null, slugPrefix: b.filter?.slug_prefix ?? null },
+        start,
+        leaseMs: b.lease_ms,
+      }),
+    );
+    ctx.status = created ? 201 : 200;
+    if (created) ctx.set('Location', consumerGroupLocation(n));
+    const answer: t.TypeOf<typeof ConsumerGroupAnswer> = { data: await view(group) };
+    ctx.body = answer;
+  });
+
+  router.get('/api/v1/consumer-groups', consume, async (ctx) => {
+    const list = await groups.list(ctx.state.caller.workspaceId);
+    const answer: t.TypeOf<typeof ConsumerGroupList> = { data: await Promise.all(list.map(view)) };
+    ctx.body = answer;
+  });
+
+  router.get('/api/v1/consumer-groups/:name', consume, async (ctx) => {
+    const n = name(ctx);
+    const group = await groups.get(ctx.state.caller.workspaceId, n);
+    if (!group) throw refused({ kind: 'not_found', message: `no consumer group ${JSON.stringify(n)} in this workspace` });
+    const answer: t.TypeOf<typeof ConsumerGroupAnswer> = { data: await view(group) };
+    ctx.body = answer;
+  });
+
+  router.delete('/api/v1/consumer-groups/:name', consume, async (ctx) => {
+    const n = name(ctx);
+    if (!(await groups.remove(ctx.state.caller.workspaceId, n)))
+      throw refused({ kind: 'not_found', message: `no consumer group ${JSON.stringify(n)} in this workspace` });
+    ctx.status = 204;
+  });
+
+  router.post('/api/v1/consumer-groups/:name/fetch', consume, body, async (ctx) => {
+    const n = name(ctx);
+    const b = decode(FetchBody, ctx, 'a fetch: {"max"?: 1–1000, "wait_ms"?: 0–30000}');
+    // The caller gone: the wait ends with it (what was leased meanwhile expires and is handed out again).
+    const fetched = unwrap(
+      await groups.fetch(ctx.state.caller.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0 }),
+    );
+    const answer: t.TypeOf<typeof FetchAnswer> = {
+      data: fetched.events.map((e) => eventJson(e)),
+      lease: fetched.events.length > 0 && fetched.group.lease ? leaseView(fetched.group.lease) : null,
+    };
+    ctx.body = answer;
+  });
+
+  router.post('/api/v1/consumer-groups/:name/ack', consume, body, async (ctx) => {
+    const n = name(ctx);
+    const b = decode(AckBody, ctx, 'an acknowledgement: {"lease_id"} or {"position"} or both');
+    if (b.lease_id === undefined && b.position === undefined) {
+      throw badRequest('an acknowledgement names the lease or the last position handled', [
+        { path: '$', message: 'give "lease_id", "position", or both' },
+      ]);
+    }
+    const group = unwrap(
+      await groups.ack(ctx.state.caller.workspaceId, n, {
+        leaseId: b.lease_id,
+        position: b.position === undefined ? undefined : BigInt(b.position),
+      }),
+    );
+    const answer: t.TypeOf<typeof ConsumerGroupAnswer> = { data: await view(group) };
+    ctx.body = answer;
+  });
+};

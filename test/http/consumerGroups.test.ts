@@ -1,0 +1,246 @@
+import { chatBody, KEYS, removeDir, startTestService, type TestService } from '../support/service';
+
+/**
+ * Consumer groups over HTTP: server-side positions, leased batches, at-least-once and in order.
+ * What each consumer sees is compared with the workspace's feed (GET /api/v1/events), the record
+ * of what was stored.
+ */
+jest.setTimeout(60_000);
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => {
+  await svc.stop();
+  removeDir(svc.dataDir);
+});
+
+interface Event {
+  id: string;
+  type: string;
+  stream: string;
+  position: string;
+}
+interface Batch {
+  data: Event[];
+  lease: { id: string; expires_at: string; first_position: string; last_position: string; count: number } | null;
+}
+
+const write = async (slug: string, n = 0, key = KEYS.writer) => {
+  const res = await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', key, json: chatBody({ seed: n }) });
+  expect(res.status).toBe(200);
+};
+const put = (name: string, json: unknown = {}, key = KEYS.writer) =>
+  svc.request(`/api/v1/consumer-groups/${name}`, { method: 'PUT', json, key });
+const fetchBatch = (name: string, json: unknown = {}, key = KEYS.writer) =>
+  svc.request(`/api/v1/consumer-groups/${name}/fetch`, { method: 'POST', json, key });
+const ack = (name: string, json: unknown, key = KEYS.writer) =>
+  svc.request(`/api/v1/consumer-groups/${name}/ack`, { method: 'POST', json, key });
+const feed = async (key = KEYS.writer): Promise<Event[]> => (await (await svc.request('/api/v1/events?limit=1000', { key })).json()).data;
+const group = async (name: string, key = KEYS.writer) =>
+  (await (await svc.request(`/api/v1/consumer-groups/${name}`, { key })).json()).data;
+
+/** Fetches and acknowledges until a fetch answers nothing; what was handled, in order. */
+const drain = async (name: string, max = 3): Promise<Event[]> => {
+  const seen: Event[] = [];
+  for (;;) {
+    const res = await fetchBatch(name, { max });
+    expect(res.status).toBe(200);
+    const batch: Batch = await res.json();
+    if (batch.data.length === 0) return seen;
+    seen.push(...batch.data);
+    expect((await ack(name, { lease_id: batch.lease!.id })).status).toBe(200);
+  }
+};
+
+describe('defining consumer groups', () => {
+  it('creates with 201 and a Location, changes with 200, lists with position, head and lag, and deletes', async () => {
+    await write('cg-define-a');
+    const created = await put('defined', { filter: { types: ['PresetCreated'] }, lease_ms: 5000 });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe('/api/v1/consumer-groups/defined');
+    const body = (await created.json()).data;
+    expect(body).toMatchObject({
+      name: 'defined',
+      filter: { types: ['PresetCreated'], slug_prefix: null },
+      lease_ms: 5000,
+      position: null,
+      lease: null,
+    });
+    const createdEvents = (await feed()).filter((e) => e.type === 'PresetCreated');
+    expect(body.lag).toBe(createdEvents.length);
+    expect(body.head).toBe((await feed()).at(-1)!.position);
+
+    const changed = await put('defined', { filter: { types: ['PresetCreated', 'PresetVersionAdded'] } });
+    expect(changed.status).toBe(200);
+    expect((await changed.json()).data).toMatchObject({ lease_ms: 5000, filter: { types: ['PresetCreated', 'PresetVersionAdded'] } });
+
+    const list = (await (await svc.request('/api/v1/consumer-groups')).json()).data as Array<{ name: string }>;
+    expect(list.map((g) => g.name)).toContain('defined');
+    expect((await svc.request('/api/v1/consumer-groups/defined', { method: 'DELETE' })).status).toBe(204);
+    expect((await svc.request('/api/v1/consumer-groups/defined')).status).toBe(404);
+    expect((await svc.request('/api/v1/consumer-groups/defined', { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it.each([
+    [{ filter: { types: ['NoSuchEvent'] } }, '$.filter.types.0'],
+    [{ filter: { types: [] } }, '$.filter.types'],
+    [{ filter: { slug_prefix: 'has space' } }, '$.filter.slug_prefix'],
+    [{ start: 'yesterday' }, '$.start'],
+    [{ lease_ms: 10 }, '$.lease_ms'],
+    [{ filter: {}, colour: 'red' }, '$.colour'],
+  ])('refuses %j with a 400 naming %s, and stores nothing', async (json, path) => {
+    const res = await put('refused', json);
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error.metadata.errors.map((e: { path: string }) => e.path)).toContain(path);
+    expect((await svc.request('/api/v1/consumer-groups/refused')).status).toBe(404);
+  });
+
+  it('refuses a name that is not URL-safe, and a fetch body out of range', async () => {
+    expect((await put('-leading-dash')).status).toBe(400);
+    expect((await put('bounds')).status).toBe(201);
+    for (const json of [{ max: 0 }, { max: 1001 }, { wait_ms: 30_001 }, { max: 'ten' }]) {
+      const res = await fetchBatch('bounds', json);
+      expect(res.status).toBe(400);
+    }
+    expect((await ack('bounds', {})).status).toBe(400);
+  });
+});
+
+describe('fetching and acknowledging', () => {
+  it('hands out every event once, in the order of the feed, across batches', async () => {
+    for (let i = 0; i < 7; i++) await write(`cg-all-${i % 3}`, i);
+    expect((await put('all')).status).toBe(201);
+    const seen = await drain('all', 3);
+    expect(seen.map((e) => e.id)).toEqual((await feed()).map((e) => e.id));
+    const after = await group('all');
+    expect(after).toMatchObject({ lag: 0, lease: null, position: seen.at(-1)!.position });
+  });
+
+  it('hands a batch out again when its consumer died before acknowledging (the lease expired)', async () => {
+    expect((await put('dying', { start: 'now', lease_ms: 1000 })).status).toBe(201);
+    for (let i = 0; i < 4; i++) await write('cg-dying', i);
+    const first: Batch = await (await fetchBatch('dying', { max: 3 })).json();
+    expect(first.data).toHaveLength(3);
+    // The consumer dies mid-batch. Until the lease expires nobody else gets these events.
+    const blocked = await fetchBatch('dying');
+    expect(blocked.status).toBe(409);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await blocked.json()).error.metadata).toMatchObject({ reason: 'lease_open', retry_after_seconds: expect.any(Number) });
+    await new Promise((r) => setTimeout(r, 1100));
+    const again: Batch = await (await fetchBatch('dying', { max: 3 })).json();
+    expect(again.data.map((e) => e.id)).toEqual(first.data.map((e) => e.id));
+    expect(again.lease!.id).not.toBe(first.lease!.id);
+    // The dead consumer's lease is not the group's any more.
+    const stale = await ack('dying', { lease_id: first.lease!.id });
+    expect(stale.status).toBe(409);
+    expect((await stale.json()).error.metadata.reason).toBe('lease_lost');
+    expect((await ack('dying', { lease_id: again.lease!.id })).status).toBe(200);
+    const rest = await drain('dying');
+    expect([...again.data, ...rest].map((e) => e.id)).toEqual(
+      (await feed()).filter((e) => e.stream.endsWith('-cg-dying')).map((e) => e.id),
+    );
+  });
+
+  it('acknowledges part of a batch by position: the rest comes again', async () => {
+    expect((await put('partial', { start: 'now' })).status).toBe(201);
+    for (let i = 0; i < 3; i++) await write('cg-partial', i);
+    const batch: Batch = await (await fetchBatch('partial')).json();
+    expect(batch.data).toHaveLength(3);
+    expect((await ack('partial', { lease_id: batch.lease!.id, position: batch.data[0]!.position })).status).toBe(200);
+    const rest: Batch = await (await fetchBatch('partial')).json();
+    expect(rest.data.map((e) => e.id)).toEqual(batch.data.slice(1).map((e) => e.id));
+    const outside = await ack('partial', { lease_id: rest.lease!.id, position: batch.data[0]!.position });
+    expect(outside.status).toBe(400);
+  });
+
+  it('gives one lease to one of two consumers racing for a group', async () => {
+    expect((await put('raced', { start: 'now' })).status).toBe(201);
+    await write('cg-raced');
+    const answers = await Promise.all([fetchBatch('raced'), fetchBatch('raced'), fetchBatch('raced')]);
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409]);
+  });
+
+  it('waits for new events up to wait_ms (a long poll), and answers an empty batch when none come', async () => {
+    expect((await put('waiting', { start: 'now' })).status).toBe(201);
+    const started = Date.now();
+    const empty: Batch = await (await fetchBatch('waiting', { wait_ms: 300 })).json();
+    expect(empty).toEqual({ data: [], lease: null });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    const polling = fetchBatch('waiting', { wait_ms: 10_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    await write('cg-waiting');
+    const got: Batch = await (await polling).json();
+    expect(got.data.map((e) => e.stream)).toEqual([expect.stringMatching(/-cg-waiting$/)]);
+  });
+});
+
+describe('filters and start positions', () => {
+  it('hands out only the filtered types of the presets with the slug prefix', async () => {
+    expect((await put('filtered', { filter: { types: ['PresetVersionAdded'], slug_prefix: 'cg-filter-yes' }, start: 'now' })).status).toBe(
+      201,
+    );
+    for (const slug of ['cg-filter-yes-1', 'cg-filter-no-1', 'cg-filter-yes-2']) {
+      await write(slug, 1);
+      await write(slug, 2);
+    }
+    const seen = await drain('filtered');
+    const expected = (await feed()).filter((e) => e.type === 'PresetVersionAdded' && /-cg-filter-yes-/.test(e.stream));
+    expect(expected).toHaveLength(2);
+    expect(seen.map((e) => e.id)).toEqual(expected.map((e) => e.id));
+  });
+
+  it('starts at the beginning, now, or after a position', async () => {
+    await write('cg-start', 1);
+    const all = await feed();
+    const middle = all[Math.floor(all.length / 2)]!;
+    expect((await put('from-start', { start: 'beginning' })).status).toBe(201);
+    expect((await put('from-now', { start: 'now' })).status).toBe(201);
+    expect((await put('from-middle', { start: middle.position })).status).toBe(201);
+    await write('cg-start', 2);
+    const now = await feed();
+    expect((await drain('from-start', 1000)).map((e) => e.id)).toEqual(now.map((e) => e.id));
+    expect((await drain('from-now', 1000)).map((e) => e.id)).toEqual([now.at(-1)!.id]);
+    expect((await drain('from-middle', 1000)).map((e) => e.id)).toEqual(
+      now.filter((e) => BigInt(e.position) > BigInt(middle.position)).map((e) => e.id),
+    );
+  });
+
+  it('moves an existing group when PUT names a start again', async () => {
+    expect((await put('rewound')).status).toBe(201);
+    await drain('rewound', 1000);
+    expect((await group('rewound')).lag).toBe(0);
+    expect((await put('rewound', { start: 'beginning' })).status).toBe(200);
+    expect((await drain('rewound', 1000)).map((e) => e.id)).toEqual((await feed()).map((e) => e.id));
+  });
+});
+
+describe('workspaces and scopes', () => {
+  it("keeps each workspace's groups and events apart", async () => {
+    expect((await put('shared-name')).status).toBe(201);
+    expect((await svc.request('/api/v1/consumer-groups/shared-name', { key: KEYS.otherWorkspace })).status).toBe(404);
+    expect((await put('shared-name', {}, KEYS.otherWorkspace)).status).toBe(201);
+    await write('cg-other-ws', 1, KEYS.otherWorkspace);
+    const theirs = await drain('shared-name').then(() => undefined);
+    expect(theirs).toBeUndefined();
+    const res = await fetchBatch('shared-name', { max: 1000 }, KEYS.otherWorkspace);
+    const batch: Batch = await res.json();
+    expect(batch.data.map((e) => e.id)).toEqual((await feed(KEYS.otherWorkspace)).map((e) => e.id));
+    expect(batch.data.every((e) => e.stream.includes('-cg-other-ws'))).toBe(true);
+  });
+
+  it('needs the events:consume scope', async () => {
+    for (const res of [
+      await svc.request('/api/v1/consumer-groups', { key: KEYS.readerOnly }),
+      await put('scoped', {}, KEYS.readerOnly),
+      await fetchBatch('scoped', {}, KEYS.writerOnly),
+    ]) {
+      expect(res.status).toBe(403);
+      expect((await res.json()).error.metadata.required_scope).toBe('events:consume');
+    }
+    expect((await svc.request('/api/v1/consumer-groups', { key: null })).status).toBe(401);
+  });
+});
