@@ -14,6 +14,9 @@ const composition = [
   '**/src/logger',
 ];
 
+const CONSOLE_IMPORTS =
+  'The console knows the API by its documented shapes (src/apiTypes/event.ts is the one module of the service it may import): keep its code in src/console/.';
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
@@ -128,15 +131,36 @@ export default tseslint.config(
     },
   },
   {
-    // The web console is a client of the public API: it never imports the service's code, nor the service its.
-    files: ['src/console/**/*.{ts,tsx,mts}'],
+    // The web console is a client of the public API: it never imports the service's code, nor the service its;
+    // only the API's shapes the service declares for its clients (src/apiTypes/event.ts, types only).
+    files: ['src/console/*.{ts,tsx,mts}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!apiTypes/event$)', message: CONSOLE_IMPORTS }] }],
+    },
+  },
+  {
+    files: ['src/console/*/**/*.{ts,tsx,mts}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./\\.\\./(?!apiTypes/event$)', message: CONSOLE_IMPORTS }] }],
+    },
+  },
+  {
+    // The API's shapes for its clients (the console, presets/client): types only, importing nothing.
+    files: ['src/apiTypes/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
+        { patterns: [{ regex: '.', message: 'src/apiTypes/ imports nothing: its clients take it alone.' }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
         {
-          patterns: [
-            { regex: '^\\.\\./\\.\\./', message: 'The console knows the API by its documented shapes: keep its code in src/console/.' },
-          ],
+          selector: 'Program > :not(ExportNamedDeclaration, TSTypeAliasDeclaration, TSInterfaceDeclaration)',
+          message: 'src/apiTypes/ declares types only.',
+        },
+        {
+          selector: 'ExportNamedDeclaration > :not(TSTypeAliasDeclaration, TSInterfaceDeclaration)',
+          message: 'src/apiTypes/ declares types only.',
         },
       ],
     },
