@@ -17,6 +17,9 @@ const composition = [
 const CONSOLE_IMPORTS =
   'The console knows the API by its documented shapes (src/apiTypes/event.ts is the one module of the service it may import): keep its code in src/console/.';
 
+const UNIT_PURE =
+  'test/unit/ is pure (no disk, thread, child process or port): a suite that needs one goes in test/integration/ or test/http/.';
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
@@ -161,6 +164,40 @@ export default tseslint.config(
         {
           selector: 'ExportNamedDeclaration > :not(TSTypeAliasDeclaration, TSInterfaceDeclaration)',
           message: 'src/apiTypes/ declares types only.',
+        },
+      ],
+    },
+  },
+  {
+    // test/unit/ is pure: no disk, thread, child process or port (such suites live in test/integration/ or test/http/).
+    files: ['test/unit/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'better-sqlite3'].flatMap((name) => [
+              { name, message: UNIT_PURE },
+              { name: `node:${name}`, message: UNIT_PURE },
+            ]),
+            ...['worker_threads', 'node:worker_threads'].map((name) => ({ name, importNames: ['Worker'], message: UNIT_PURE })),
+          ],
+          patterns: [
+            {
+              group: [
+                '**/support/service',
+                '**/support/process',
+                '**/support/reference',
+                '**/support/receiver',
+                '**/support/browser',
+                '**/support/consolePage',
+                '**/support/threads',
+                '**/sqlite',
+                '**/sqlite/**',
+              ],
+              message: UNIT_PURE,
+            },
+          ],
         },
       ],
     },
