@@ -28,8 +28,7 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 export { SLUG };
 
 export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps {
-  /** Consumer groups (absent: no /api/v1/consumer-groups routes). */
-  consumerGroups?: ConsumerGroupRouteDeps['consumerGroups'];
+  consumerGroups: ConsumerGroupRouteDeps['consumerGroups'];
   readModel: ReadModelQueries;
   logger: Logger;
   keyRing: KeyRing;
@@ -83,7 +82,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
   webhookRoutes(api, deps);
-  if (deps.consumerGroups) consumerGroupRoutes(api, { ...deps, consumerGroups: deps.consumerGroups });
+  consumerGroupRoutes(api, deps);
   return api;
 };
 

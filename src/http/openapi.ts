@@ -12,6 +12,7 @@ import {
   type Operation,
   type Schemas,
 } from './operations';
+import { CONSUMER_GROUP_OPERATIONS, CONSUMER_GROUP_PARAMETERS, CONSUMER_GROUP_SCHEMAS } from './routes/consumerGroups.openapi';
 import { DESIGNATE_OPERATIONS, DESIGNATE_SCHEMAS } from './routes/designate.openapi';
 import { DOCS_OPERATIONS, DOCS_PARAMETERS } from './routes/docs.openapi';
 import { EVENT_OPERATIONS, EVENT_PARAMETERS, EVENT_SCHEMAS } from './routes/events.openapi';
@@ -45,6 +46,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...EVENT_OPERATIONS,
   ...RESOLVE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...CONSUMER_GROUP_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...DOCS_OPERATIONS,
   ...CONSOLE_OPERATIONS,
@@ -60,6 +62,7 @@ const SCHEMAS: Schemas = [
   ...EVENT_SCHEMAS,
   ...RESOLVE_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
+  ...CONSUMER_GROUP_SCHEMAS,
   ...HEALTH_SCHEMAS,
 ];
 
@@ -70,6 +73,7 @@ const PARAMETERS = {
   ...LIFECYCLE_PARAMETERS,
   ...EVENT_PARAMETERS,
   ...WEBHOOK_PARAMETERS,
+  ...CONSUMER_GROUP_PARAMETERS,
   ...DOCS_PARAMETERS,
   ...CONSOLE_PARAMETERS,
 };

@@ -1,5 +1,6 @@
 import type * as t from 'io-ts';
 import type { JsonSchema } from '../jsonSchema';
+import type { Scope } from '../auth/keysFile';
 import { PresetView, VersionView } from '../../projections/readmodel/readModel';
 import { ErrorEnvelope } from './errors';
 import { FEED_POSITION_HEADER } from './routes/reads';
@@ -33,7 +34,7 @@ export interface Operation {
   description: string;
   tag: 'Presets' | 'Events' | 'Webhooks' | 'Service';
   /** The scope the bearer key needs; none: no key needed. */
-  scope?: 'presets:read' | 'presets:write' | 'webhooks:manage';
+  scope?: Scope;
   /** Names of the document's parameters. */
   parameters?: string[];
   /** A schema name of the document's schemas. */

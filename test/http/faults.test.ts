@@ -58,6 +58,7 @@ describe('faults below the HTTP layer', () => {
       sse: createSseRegistry(),
       sseHeartbeatMs: 15_000,
       webhooks: { list: failing } as never,
+      consumerGroups: { list: failing } as never,
       destinationPolicy: { allowPrivateNetworks: false },
       metrics,
     });

@@ -84,6 +84,20 @@ describe('GET /metrics', () => {
     expect(delta('presets_read_your_writes_timeouts_total', {})).toBe(0);
   });
 
+  it('shows the consumer groups and their lag, without their names', async () => {
+    const before = await scrape(svc.metricsUrl);
+    const group = await svc.request('/api/v1/consumer-groups/metrics-probe-group', { method: 'PUT', json: { start: 'now' } });
+    expect(group.status).toBe(201);
+    expect((await create(svc, 'lagging-for-groups')).status).toBe(200);
+    const after = await scrape(svc.metricsUrl);
+    expect(after.value('presets_consumer_groups') - before.value('presets_consumer_groups')).toBe(1);
+    const listed = (await (await svc.request('/api/v1/consumer-groups')).json()).data as { lag: number }[];
+    expect(after.value('presets_consumer_group_lag_events')).toBe(listed.reduce((sum, g) => sum + g.lag, 0));
+    expect(after.value('presets_consumer_group_max_lag_events')).toBe(Math.max(...listed.map((g) => g.lag)));
+    expect(after.value('presets_consumer_group_max_lag_events')).toBeGreaterThanOrEqual(1);
+    expect(after.text).not.toContain('metrics-probe-group');
+  });
+
   it('counts a write refused for a stale If-Match as a concurrency conflict', async () => {
     expect((await create(svc, 'contested')).status).toBe(200);
     const etag = (await svc.request('/api/v1/presets/contested')).headers.get('etag')!;

@@ -45,6 +45,7 @@ beforeAll(async () => {
     eventStore: store,
     feed: store,
     webhooks: openMemoryWebhookStore(),
+    consumerGroups: {} as never,
     destinationPolicy: { allowPrivateNetworks: false },
     sse: createSseRegistry(),
     sseHeartbeatMs: 15_000,

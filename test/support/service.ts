@@ -132,6 +132,12 @@ export const useTestService = (env: Record<string, string> | (() => Record<strin
     get webhooks() {
       return running().webhooks;
     },
+    get metrics() {
+      return running().metrics;
+    },
+    get metricsUrl() {
+      return running().metricsUrl;
+    },
     get deliverer() {
       return running().deliverer;
     },
