@@ -17,6 +17,7 @@ export { EVENTS_FILE, READ_MODEL_FILE, WEBHOOKS_FILE };
 const eventStoreDb = (): typeof import('./eventstore/eventstoredb/store') => require('./eventstore/eventstoredb/store');
 const mongo = (): typeof import('../projections/readmodel/mongodb') => require('../projections/readmodel/mongodb');
 const mongoWebhooks = (): typeof import('./webhooks/mongodb') => require('./webhooks/mongodb');
+const mongoConsumerGroups = (): typeof import('./consumerGroups/mongodb') => require('./consumerGroups/mongodb');
 
 export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>) => ({
   eventStore: config.eventstoreUrl ? 'eventstoredb' : `sqlite (${join(config.dataDir, EVENTS_FILE)})`,
@@ -54,8 +55,6 @@ export const openWebhookStore = async (config: Pick<Config, 'mongodbUrl' | 'data
   config.mongodbUrl
     ? mongoWebhooks().openMongoWebhookStore({ url: config.mongodbUrl })
     : openSqliteWebhookStore({ file: join(config.dataDir, WEBHOOKS_FILE) });
-
-const mongoConsumerGroups = (): typeof import('./consumerGroups/mongodb') => require('./consumerGroups/mongodb');
 
 /** Consumer groups live beside the webhooks' delivery progress: in MongoDB when it is there, else in the webhooks' SQLite file. */
 export const openConsumerGroupStore = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<ConsumerGroupStore> =>
