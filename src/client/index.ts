@@ -18,6 +18,8 @@ import { followFeed, type Feed } from './feed';
  */
 export type { FormatName, Resolution };
 export { PresetServiceError };
+export { consume, type Consumer, type ConsumerOptions } from './consume';
+export type { ApiEvent } from '../apiTypes/event';
 
 export interface PresetClientOptions {
   /** The service, e.g. `http://localhost:8080`. */

@@ -53,7 +53,12 @@ export interface ConsumerGroups {
   get(workspaceId: string, name: string): Promise<ConsumerGroup | null>;
   list(workspaceId: string): Promise<ConsumerGroup[]>;
   remove(workspaceId: string, name: string): Promise<boolean>;
-  fetch(workspaceId: string, name: string, options: { max: number; waitMs: number }): Promise<E.Either<Refused, Fetched>>;
+  /** `signal`: the caller went away; a wait ends, and nothing is leased to nobody. */
+  fetch(
+    workspaceId: string,
+    name: string,
+    options: { max: number; waitMs: number; signal?: AbortSignal },
+  ): Promise<E.Either<Refused, Fetched>>;
   ack(workspaceId: string, name: string, ack: { leaseId?: string; position?: bigint }): Promise<E.Either<Refused, ConsumerGroup>>;
   /** Events after the group's position, counted up to `cap`, and the workspace's head. */
   lag(group: ConsumerGroup, cap: number): Promise<{ events: number; head: bigint | null }>;
@@ -87,17 +92,17 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
     });
 
   /** Resolves when an event of the group's streams is stored after its position, after `ms`, or on close. */
-  const waitForEvents = (group: ConsumerGroup, ms: number) =>
+  const waitForEvents = (group: ConsumerGroup, ms: number, signal: AbortSignal) =>
     new Promise<void>((resolve) => {
-      if (closing.signal.aborted) return resolve();
+      if (signal.aborted) return resolve();
       const done = () => {
         clearTimeout(timer);
-        closing.signal.removeEventListener('abort', done);
+        signal.removeEventListener('abort', done);
         void subscription.stop();
         resolve();
       };
       const timer = setTimeout(done, ms);
-      closing.signal.addEventListener('abort', done);
+      signal.addEventListener('abort', done);
       const types = group.filter.types;
       const subscription = feed.subscribe(
         group.checkpoint === null ? 'start' : { after: group.checkpoint },
@@ -148,8 +153,9 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
     list: (workspaceId) => store.list(workspaceId),
     remove: (workspaceId, name) => store.delete(workspaceId, name),
 
-    async fetch(workspaceId, name, { max, waitMs }) {
+    async fetch(workspaceId, name, { max, waitMs, signal }) {
       const deadline = Date.now() + waitMs;
+      const stop = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal;
       for (;;) {
         const group = await store.get(workspaceId, name);
         if (!group) return E.left(notFound(name));
@@ -162,7 +168,7 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
           });
         }
         // An expired lease's events come again: the position did not move.
-        const events = await read(group, max);
+        const events = stop.aborted ? [] : await read(group, max);
         if (events.length > 0) {
           const next = leased(
             group,
@@ -177,8 +183,8 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
           });
         }
         const left = deadline - Date.now();
-        if (left <= 0 || closing.signal.aborted) return E.right({ group, events: [] });
-        await waitForEvents(group, left);
+        if (left <= 0 || stop.aborted) return E.right({ group, events: [] });
+        await waitForEvents(group, left, stop);
       }
     },
 

@@ -124,9 +124,16 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
   router.post('/api/v1/consumer-groups/:name/fetch', consume, body, async (ctx) => {
     const n = name(ctx);
     const b = decode(FetchBody, ctx, 'a fetch: {"max"?: 1–1000, "wait_ms"?: 0–30000}');
-    // The caller gone: the wait ends with it (what was leased meanwhile expires and is handed out again).
+    // The caller gone: the wait ends with it, and nothing is leased to nobody.
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableFinished) gone.abort();
+    };
+    ctx.res.once('close', onClose);
     const fetched = unwrap(
-      await groups.fetch(ctx.state.caller.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0 }),
+      await groups
+        .fetch(ctx.state.caller.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal })
+        .finally(() => ctx.res.off('close', onClose)),
     );
     const answer: t.TypeOf<typeof FetchAnswer> = {
       data: fetched.events.map((e) => eventJson(e)),

@@ -1,0 +1,117 @@
+import type { ApiEvent } from '../apiTypes/event';
+import { PresetServiceError } from './api';
+import { backoffDelay } from './feed';
+
+/**
+ * `consume(name, handler)`: follows a consumer group (POST /api/v1/consumer-groups/{name}/fetch
+ * and /ack, scope events:consume) from any number of processes. Each event of a fetched batch is
+ * handed to `handler` in order; what was handled is acknowledged (up to the last event handled,
+ * so an event whose handler threw comes again, with the ones after it). Failures back off
+ * exponentially with full jitter; a group leased to another consumer is waited on for the
+ * Retry-After the service gives. At least once, in order: a handler should be idempotent.
+ */
+export interface ConsumerOptions {
+  baseUrl: string;
+  /** A key with the events:consume scope. */
+  apiKey: string;
+  fetch?: typeof fetch;
+  /** Events per batch (1–1000, default 100). */
+  max?: number;
+  /** How long one fetch waits for new events (default 20 s). */
+  waitMs?: number;
+  /** Waits after a failure: a random time up to `initialMs`·2^attempt, at most `maxMs` (defaults 500 ms, 30 s). */
+  backoff?: { initialMs?: number; maxMs?: number };
+  /** Told of each failure the consumer recovers from by itself: a handler that threw, an answer it did not expect. */
+  onError?: (error: unknown) => void;
+  random?: () => number;
+}
+
+export interface Consumer {
+  /** Stops after the event being handled; its batch is acknowledged up to there. */
+  stop(): Promise<void>;
+}
+
+interface Batch {
+  data: ApiEvent[];
+  lease: { id: string } | null;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+export const consume = (name: string, handler: (event: ApiEvent) => Promise<void>, options: ConsumerOptions): Consumer => {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const base = `${options.baseUrl.replace(/\/+$/, '')}/api/v1/consumer-groups/${encodeURIComponent(name)}`;
+  const headers = { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' };
+  const backoff = { initialMs: options.backoff?.initialMs ?? 500, maxMs: options.backoff?.maxMs ?? 30_000 };
+  const report = options.onError ?? (() => {});
+  const stopping = new AbortController();
+  const post = (path: string, body: unknown) =>
+    fetchImpl(`${base}/${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: stopping.signal });
+  const unexpected = async (res: Response, what: string) =>
+    new PresetServiceError(res.status, `${what} ${name}: ${res.status} ${(await res.text().catch(() => '')).slice(0, 500)}`);
+
+  const run = async () => {
+    let attempt = 0;
+    const failed = async (error: unknown) => {
+      report(error);
+      await sleep(backoffDelay(attempt++, backoff, options.random), stopping.signal);
+    };
+    while (!stopping.signal.aborted) {
+      try {
+        const res = await post('fetch', { max: options.max ?? 100, wait_ms: options.waitMs ?? 20_000 });
+        if (res.status === 409) {
+          // Leased to another consumer (or to this one before a restart): wait until it may expire.
+          const retry = Number(res.headers.get('retry-after') ?? '1');
+          await res.body?.cancel().catch(() => {});
+          await sleep(Math.min(Math.max(retry, 1), 600) * 1000, stopping.signal);
+          continue;
+        }
+        if (res.status !== 200) throw await unexpected(res, 'fetch from');
+        const batch = (await res.json()) as Batch;
+        let handled: ApiEvent | undefined;
+        let failure: unknown;
+        for (const event of batch.data) {
+          if (stopping.signal.aborted) break;
+          try {
+            await handler(event);
+            handled = event;
+          } catch (error) {
+            failure = error;
+            break;
+          }
+        }
+        if (handled && batch.lease) {
+          const acked = await fetchImpl(`${base}/ack`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ lease_id: batch.lease.id, position: handled.position }),
+          });
+          if (acked.status !== 200) throw await unexpected(acked, 'acknowledge');
+          await acked.body?.cancel().catch(() => {});
+        }
+        if (failure !== undefined) await failed(failure);
+        else attempt = 0;
+      } catch (error) {
+        if (stopping.signal.aborted) break;
+        await failed(error);
+      }
+    }
+  };
+  const running = run();
+  return {
+    async stop() {
+      stopping.abort();
+      await running;
+    },
+  };
+};
