@@ -18,13 +18,23 @@ export const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'appli
 
 export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `presets-${prefix}-`));
 
-/** A keys file with one key for the bench's workspace, with every scope. */
-export const writeKeysFile = (dir: string): string => {
+/**
+ * A keys file with one key for the bench's workspace, with the scopes every release knows (a
+ * `--compare` checkout reads it too), and any `extraScopes` a newer scenario needs.
+ */
+export const writeKeysFile = (dir: string, extraScopes: string[] = []): string => {
   const file = join(dir, 'bench-keys.json');
   writeFileSync(
     file,
     JSON.stringify({
-      keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['presets:read', 'presets:write', 'webhooks:manage'] }],
+      keys: [
+        {
+          key: API_KEY,
+          user_id: 'bench',
+          workspace_id: WORKSPACE_ID,
+          scopes: ['presets:read', 'presets:write', 'webhooks:manage', ...extraScopes],
+        },
+      ],
     }),
   );
   return file;
@@ -48,8 +58,13 @@ export interface Child {
   output(): string;
 }
 
-/** Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET /health/ready is 200. */
-export const startChild = async (script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> => {
+/** Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET `readyPath` (/health/ready) is 200. */
+export const startChild = async (
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  readyPath = '/health/ready',
+): Promise<Child> => {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, resolve(ROOT, script)], {
     cwd: ROOT,
@@ -75,7 +90,7 @@ export const startChild = async (script: string, env: Record<string, string>, no
       child.kill('SIGKILL');
       throw new Error(`${script} not ready within 30 s:\n${tail}`);
     }
-    const ok = await fetch(`${url}/health/ready`).then(
+    const ok = await fetch(`${url}${readyPath}`).then(
       (r) => r.status === 200,
       () => false,
     );

@@ -5,6 +5,8 @@
  * `--compare DIR`: another checkout, built (`npm run build` there), runs as a fourth target and a
  * second rebuild in the same alternation, and the report ends with this service against it.
  * `--webhooks N` (0: none): webhook delivery, once, after the rounds (bench/webhooks.ts).
+ * `--consumer-events N` (0: none): one consumer group drains N events with `max: 1000`; `--scrape-rounds N` (0: none): read
+ *   throughput with and without a /metrics scrape every second, alternated N times (bench/consumerGroups.ts).
  * `--resolve-rounds N` (0: none): using a preset (bench/resolve.ts): HTTP resolve against raw Koa, N rounds; then the
  * in-process client for `--client-seconds`, and propagation of `--propagation-writes` writes to it.
  */
@@ -17,6 +19,7 @@ import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
 import { growthSizes, runGrowth, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
 import { runWebhookBench, type WebhookBenchResult } from './webhooks';
+import { runConsumerBench, type ConsumerBenchResult } from './consumerGroups';
 import { runResolveBench, type ResolveBenchResult } from './resolve';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
@@ -36,6 +39,8 @@ const opts = flags({
   'resolve-rounds': 3,
   'client-seconds': 5,
   'propagation-writes': 200,
+  'consumer-events': 1_000_000,
+  'scrape-rounds': 3,
 });
 if (opts.compare) compareWith(opts.compare);
 const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
@@ -126,6 +131,19 @@ const main = async () => {
           log,
         )
       : undefined;
+  const consumers =
+    opts['consumer-events'] > 0 || opts['scrape-rounds'] > 0
+      ? await runConsumerBench(
+          {
+            events: opts['consumer-events'],
+            rounds: opts['scrape-rounds'],
+            duration: opts.duration,
+            warmup: opts.warmup,
+            connections: opts.connections,
+          },
+          log,
+        )
+      : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
   report({
@@ -137,6 +155,7 @@ const main = async () => {
     growth,
     webhooks,
     resolve,
+    consumers,
     profile,
     seconds: (Date.now() - began) / 1000,
     load: [loadAtStart, loadavg()[0]!],
@@ -164,12 +183,26 @@ interface Run {
   growth?: GrowthResult;
   webhooks?: WebhookBenchResult;
   resolve?: ResolveBenchResult;
+  consumers?: ConsumerBenchResult;
   profile?: ProfileSummary;
   seconds: number;
   load: number[];
 }
 
-const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, resolve, profile, seconds, load }: Run) => {
+const report = ({
+  rows,
+  rebuilds,
+  comparedRebuilds,
+  rebuildFailures,
+  scale,
+  growth,
+  webhooks,
+  resolve,
+  consumers,
+  profile,
+  seconds,
+  load,
+}: Run) => {
   const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
   const med = (s: Scenario, t: Target) => {
     const rs = of(s, t);
@@ -254,6 +287,17 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
           `webhooks (${webhooks.webhooks} webhooks → one receiver on loopback answering 204, one service process, peak RSS ${f(webhooks.peakRssMb)} MB):`,
           `webhooks: replay of ${f(webhooks.replayed.deliveries / webhooks.webhooks)} events to each: ${f(webhooks.replayed.perSecond)} deliveries/s (${f(webhooks.replayed.deliveries)} in ${f(webhooks.replayed.seconds, 2)} s)`,
           `webhooks: ${f(opts['webhook-rate'])} writes/s for ${f(opts['webhook-seconds'])} s: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
+        ]
+      : []),
+    ...(consumers?.drain
+      ? [
+          '',
+          `consumer group: ${f(consumers.drain.events)} events drained over HTTP with max 1000 (fetch + ack per batch, ${f(consumers.drain.batches)} batches): ${f(consumers.drain.perSecond)} events/s (${f(consumers.drain.seconds, 1)} s)`,
+        ]
+      : []),
+    ...(consumers?.scrape
+      ? [
+          `metrics: reads with a /metrics scrape every second ${f(consumers.scrape.ratio, 3)}× reads without (medians of ${consumers.scrape.rounds} alternated rounds: ${consumers.scrape.withRps.map((r) => f(r)).join(', ')} vs ${consumers.scrape.withoutRps.map((r) => f(r)).join(', ')} req/s; ${consumers.scrape.scrapes} scrapes, p50 ${f(consumers.scrape.scrapeMsP50, 1)} ms each)`,
         ]
       : []),
     ...(resolve
@@ -354,6 +398,12 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
           ['resolve: 0 errors and 0 non-2xx', resolve.http.rows.every((r) => r.errors === 0 && r.non2xx === 0)],
         ] as Array<[string, boolean]>)
       : []),
+    ...(consumers?.drain
+      ? [['consumer group drains ≥ 50,000 events/s (max 1000)', consumers.drain.perSecond >= 50_000] as [string, boolean]]
+      : []),
+    ...(consumers?.scrape
+      ? [['scraping /metrics every second costs < 2 % of read throughput', consumers.scrape.ratio > 0.98] as [string, boolean]]
+      : []),
     [
       '0 errors and 0 non-2xx (every target, every round)',
       [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0),
@@ -388,6 +438,7 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
         growth,
         webhooks,
         resolve,
+        consumers,
         ratios,
         roundRatios,
         targets: Object.fromEntries(targets),

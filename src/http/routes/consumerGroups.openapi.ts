@@ -1,4 +1,5 @@
 import {
+  AckAnswer,
   AckBody,
   ConsumerGroupAnswer,
   ConsumerGroupList,
@@ -99,7 +100,7 @@ export const CONSUMER_GROUP_OPERATIONS: Operation[] = [
       'A lease handed out again to another consumer is a 409 (`lease_lost`).',
     parameters: ['consumerGroupName'],
     requestBody: 'ConsumerGroupAck',
-    answers: { '200': { description: 'The group at its new position.', content: json('ConsumerGroupAnswer') } },
+    answers: { '200': { description: 'The group at its new position.', content: json('ConsumerGroupAcknowledged') } },
     errors: BODY_ERRORS,
   },
 ];
@@ -113,6 +114,7 @@ export const CONSUMER_GROUP_SCHEMAS: Schemas = [
   ['ConsumerGroupAnswer', ConsumerGroupAnswer],
   ['ConsumerGroupList', ConsumerGroupList],
   ['ConsumerGroupBatch', FetchAnswer],
+  ['ConsumerGroupAcknowledged', AckAnswer],
 ];
 
 export const CONSUMER_GROUP_PARAMETERS: Parameters = {

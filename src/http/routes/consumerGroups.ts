@@ -3,6 +3,7 @@ import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
 import type { ParameterizedContext } from 'koa';
 import {
+  AckAnswer,
   AckBody,
   FETCH_MAX,
   FetchBody,
@@ -156,7 +157,13 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
         position: b.position === undefined ? undefined : BigInt(b.position),
       }),
     );
-    const answer: t.TypeOf<typeof ConsumerGroupAnswer> = { data: await view(group) };
+    const answer: t.TypeOf<typeof AckAnswer> = {
+      data: {
+        name: group.name,
+        position: group.checkpoint === null ? null : group.checkpoint.toString(),
+        acknowledged_at: group.updatedAt,
+      },
+    };
     ctx.body = answer;
   });
 };

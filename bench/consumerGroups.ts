@@ -1,0 +1,139 @@
+/**
+ * Consumer groups and metrics (`npm run bench` runs both after the webhooks):
+ * - drain: `events` events written straight through the event store (as the rebuild's data set),
+ *   then one consumer group read from the beginning to the end over HTTP with `max: 1000`, each
+ *   batch acknowledged before the next fetch; events per second from the first fetch to the last ack.
+ *   The service runs with PROJECTOR=off: a consumer group reads the event store, not the read model.
+ * - scrape cost: a service over `scrapePresets` presets serves reads (autocannon) alternately with
+ *   and without a scraper fetching /metrics every second, `rounds` times; the ratio of the medians.
+ */
+import { rmSync } from 'node:fs';
+import type { Options } from 'autocannon';
+import { generateEvents } from './rebuild';
+import { AUTH, load, median, sleep, startChild, tempDir, writeKeysFile } from './lib';
+
+export interface ConsumerBenchOptions {
+  events: number;
+  rounds: number;
+  duration: number;
+  warmup: number;
+  connections: number;
+}
+
+export interface ConsumerBenchResult {
+  drain?: { events: number; seconds: number; perSecond: number; batches: number };
+  scrape?: { rounds: number; withoutRps: number[]; withRps: number[]; ratio: number; scrapes: number; scrapeMsP50: number };
+}
+
+const SCRAPE_PRESETS = 10_000;
+
+export const runConsumerBench = async (o: ConsumerBenchOptions, log: (line: string) => void): Promise<ConsumerBenchResult> => {
+  const result: ConsumerBenchResult = {};
+  if (o.events > 0) result.drain = await drain(o.events, log);
+  if (o.rounds > 0) result.scrape = await scrapeCost(o, log);
+  return result;
+};
+
+const post = async (url: string, body: unknown) => {
+  const res = await fetch(url, { method: 'POST', headers: AUTH, body: JSON.stringify(body) });
+  if (res.status !== 200) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<{ data: Array<{ position: string }>; lease: { id: string } | null }>;
+};
+
+const drain = async (events: number, log: (line: string) => void) => {
+  const dir = tempDir('consumer');
+  try {
+    log(`consumer group: writing ${events.toLocaleString('en-US')} events…`);
+    await generateEvents(dir, events);
+    const service = await startChild(
+      'dist/src/main.js',
+      { DATA_DIR: dir, API_KEYS_FILE: writeKeysFile(dir, ['events:consume']), LOG_LEVEL: 'warn', PROJECTOR: 'off', WEBHOOKS: 'off' },
+      [],
+      '/health/live',
+    );
+    try {
+      const group = `${service.url}/api/v1/consumer-groups/bench`;
+      const put = await fetch(group, { method: 'PUT', headers: AUTH, body: JSON.stringify({ start: 'beginning' }) });
+      if (put.status !== 201) throw new Error(`PUT group: ${put.status} ${await put.text()}`);
+      const started = performance.now();
+      let seen = 0;
+      let batches = 0;
+      for (;;) {
+        const batch = await post(`${group}/fetch`, { max: 1000 });
+        if (batch.data.length === 0) break;
+        seen += batch.data.length;
+        batches++;
+        await post(`${group}/ack`, { lease_id: batch.lease!.id });
+      }
+      const seconds = (performance.now() - started) / 1000;
+      if (seen !== events) throw new Error(`the group handed out ${seen} events of ${events}`);
+      log(
+        `consumer group: drained ${seen.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s (${Math.round(seen / seconds).toLocaleString('en-US')} events/s)`,
+      );
+      return { events: seen, seconds, perSecond: seen / seconds, batches };
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const scrapeCost = async (o: ConsumerBenchOptions, log: (line: string) => void) => {
+  const dir = tempDir('scrape');
+  try {
+    await generateEvents(dir, SCRAPE_PRESETS, 1);
+    const service = await startChild('dist/src/main.js', {
+      DATA_DIR: dir,
+      API_KEYS_FILE: writeKeysFile(dir),
+      LOG_LEVEL: 'warn',
+      WEBHOOKS: 'off',
+    });
+    try {
+      const reads: Options = {
+        url: service.url,
+        connections: o.connections,
+        headers: AUTH,
+        requests: [
+          {
+            method: 'GET',
+            path: '/api/v1/presets/p0',
+            setupRequest: (req) => ({ ...req, path: `/api/v1/presets/p${Math.floor(Math.random() * SCRAPE_PRESETS)}` }),
+          },
+        ],
+      };
+      if (o.warmup) await load({ ...reads, duration: o.warmup });
+      const withoutRps: number[] = [];
+      const withRps: number[] = [];
+      const scrapeMs: number[] = [];
+      for (let round = 0; round < o.rounds; round++) {
+        // Alternate which condition goes first.
+        for (const scraping of round % 2 === 0 ? [false, true] : [true, false]) {
+          let stop = false;
+          const scraper = (async () => {
+            while (scraping && !stop) {
+              const t = performance.now();
+              const res = await fetch(`${service.url}/metrics`);
+              await res.text();
+              scrapeMs.push(performance.now() - t);
+              await sleep(1000);
+            }
+          })();
+          const r = await load({ ...reads, duration: o.duration });
+          stop = true;
+          await scraper;
+          (scraping ? withRps : withoutRps).push(r.rps);
+          log(
+            `scrape cost round ${round + 1} ${scraping ? 'scraping every 1 s' : 'no scraper       '} ${Math.round(r.rps).toLocaleString('en-US')} req/s`,
+          );
+        }
+      }
+      const ratio = median(withRps) / median(withoutRps);
+      return { rounds: o.rounds, withoutRps, withRps, ratio, scrapes: scrapeMs.length, scrapeMsP50: median(scrapeMs) };
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
