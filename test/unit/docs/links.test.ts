@@ -174,7 +174,7 @@ describe('the README and docs/', () => {
   const files = [join(ROOT, 'README.md'), ...markdownUnder(join(ROOT, 'docs'))];
 
   it('are found, with links to check', () => {
-    expect(files.map((file) => relative(ROOT, file))).toContain('docs/events.md');
+    expect(files.map((file) => relative(ROOT, file))).toContain('docs/api.md');
     expect(linksOf(readFileSync(join(ROOT, 'README.md'), 'utf8')).length).toBeGreaterThan(20);
   });
 
