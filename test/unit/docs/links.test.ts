@@ -178,6 +178,15 @@ describe('the README and docs/', () => {
     expect(linksOf(readFileSync(join(ROOT, 'README.md'), 'utf8')).length).toBeGreaterThan(20);
   });
 
+  it('are the manual: the README links to every page under docs/ and fits in one sitting (450 lines)', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const linked = new Set(linksOf(readme).map(({ target }) => resolve(ROOT, decodeURI(target.split('#')[0]!))));
+    expect(files.filter((file) => !linked.has(file)).map((file) => relative(ROOT, file))).toEqual([
+      relative(ROOT, join(ROOT, 'README.md')),
+    ]);
+    expect(readme.split('\n').length).toBeLessThanOrEqual(450);
+  });
+
   it.each(files.map((file) => [relative(ROOT, file), file]))('%s: every link leads to a file and heading that exist', (_, file) => {
     expect(brokenLinks(file, disk)).toEqual([]);
   });
