@@ -14,6 +14,12 @@ const composition = [
   '**/src/logger',
 ];
 
+const CONSOLE_IMPORTS =
+  'The console knows the API by its documented shapes (src/apiTypes/event.ts is the one module of the service it may import): keep its code in src/console/.';
+
+const UNIT_PURE =
+  'test/unit/ is pure (no disk, thread, child process or port): a suite that needs one goes in test/integration/ or test/http/.';
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
@@ -128,14 +134,69 @@ export default tseslint.config(
     },
   },
   {
-    // The web console is a client of the public API: it never imports the service's code, nor the service its.
-    files: ['src/console/**/*.{ts,tsx,mts}'],
+    // The web console is a client of the public API: it never imports the service's code, nor the service its;
+    // only the API's shapes the service declares for its clients (src/apiTypes/event.ts, types only).
+    files: ['src/console/*.{ts,tsx,mts}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!apiTypes/event$)', message: CONSOLE_IMPORTS }] }],
+    },
+  },
+  {
+    files: ['src/console/*/**/*.{ts,tsx,mts}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./\\.\\./(?!apiTypes/event$)', message: CONSOLE_IMPORTS }] }],
+    },
+  },
+  {
+    // The API's shapes for its clients (the console, presets/client): types only, importing nothing.
+    files: ['src/apiTypes/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '.', message: 'src/apiTypes/ imports nothing: its clients take it alone.' }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Program > :not(ExportNamedDeclaration, TSTypeAliasDeclaration, TSInterfaceDeclaration)',
+          message: 'src/apiTypes/ declares types only.',
+        },
+        {
+          selector: 'ExportNamedDeclaration > :not(TSTypeAliasDeclaration, TSInterfaceDeclaration)',
+          message: 'src/apiTypes/ declares types only.',
+        },
+      ],
+    },
+  },
+  {
+    // test/unit/ is pure: no disk, thread, child process or port (such suites live in test/integration/ or test/http/).
+    files: ['test/unit/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
+          paths: [
+            ...['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'better-sqlite3'].flatMap((name) => [
+              { name, message: UNIT_PURE },
+              { name: `node:${name}`, message: UNIT_PURE },
+            ]),
+            ...['worker_threads', 'node:worker_threads'].map((name) => ({ name, importNames: ['Worker'], message: UNIT_PURE })),
+          ],
           patterns: [
-            { regex: '^\\.\\./\\.\\./', message: 'The console knows the API by its documented shapes: keep its code in src/console/.' },
+            {
+              group: [
+                '**/support/service',
+                '**/support/process',
+                '**/support/reference',
+                '**/support/receiver',
+                '**/support/browser',
+                '**/support/consolePage',
+                '**/support/threads',
+                '**/sqlite',
+                '**/sqlite/**',
+              ],
+              message: UNIT_PURE,
+            },
           ],
         },
       ],

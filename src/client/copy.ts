@@ -4,6 +4,7 @@ import type { PresetRecord, PresetView, VersionView } from '../../projections/re
 import { decodeEvent } from '../presets/events';
 import { parsePresetStreamName } from '../presets/streamName';
 import type { PresetSource } from '../resolve/presetSource';
+import type { ApiEvent } from '../apiTypes/event';
 import type { ClientApi } from './api';
 
 /**
@@ -23,16 +24,7 @@ interface Held {
 }
 
 /** What the feed delivers: the event as /api/v1/events shows it. */
-export interface FeedEvent {
-  id: string;
-  type: string;
-  stream: string;
-  revision: number;
-  position: string;
-  recorded_at: string;
-  data: unknown;
-  metadata: unknown;
-}
+export type FeedEvent = ApiEvent;
 
 export const PAGE_SIZE = 100;
 

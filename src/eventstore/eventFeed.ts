@@ -1,4 +1,4 @@
-import type { RecordedEvent } from './eventStore';
+import type { RecordedEvent } from './types';
 
 /**
  * The log as its consumers read it, every stream in position order: the projector, the event

@@ -1,45 +1,15 @@
 import type { EventFeed } from './eventFeed';
 import type { StreamReader } from './streamReader';
+import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamName } from './types';
+
+export type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamName } from './types';
 
 /**
  * The event store, as the command side sees it: append to a stream with an expected revision,
  * read one stream. Consumers of the whole log use its feed (eventFeed.ts), a rebuild its stream
- * reader (streamReader.ts); each adapter (sqlite/, eventstoredb/, memory.ts) is all three.
- *
- * Numbers: a stream revision counts from 0n (the first event of a stream), as EventStoreDB does;
- * a position is an event's place in the whole store, strictly increasing in commit order.
- * Both are bigints here and leave the process only as decimal strings.
+ * reader (streamReader.ts); each adapter (sqlite/, eventstoredb/, memory.ts) is all three. The
+ * types they share are in types.ts (re-exported here).
  */
-export type StreamName = string;
-
-/** What the writer believes about the stream: it must not exist yet, or must end at this revision. */
-export type ExpectedRevision = 'no_stream' | bigint;
-
-export interface NewEvent {
-  id: string; // a UUID chosen by the writer, so a retried append can be recognised
-  type: string;
-  data: unknown;
-  metadata: unknown;
-}
-
-export interface RecordedEvent {
-  id: string;
-  type: string;
-  stream: StreamName;
-  revision: bigint;
-  position: bigint;
-  data: unknown;
-  metadata: unknown;
-  recordedAt: Date;
-}
-
-export interface AppendResult {
-  /** Revision of the last event written. */
-  revision: bigint;
-  /** Position of the last event written. */
-  position: bigint;
-}
-
 export interface EventStore {
   /** Throws ConcurrencyConflict when the stream is not at the expected revision. */
   append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;

@@ -1,4 +1,4 @@
-import type { RecordedEvent, StreamName } from './eventStore';
+import type { RecordedEvent, StreamName } from './types';
 
 /** How a rebuild reads the store: stream by stream, split between readers, no cross-stream order. */
 export interface ReadStreamsOptions {

@@ -1,3 +1,4 @@
+import type { ApiEvent } from '../apiTypes/event';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import * as t from 'io-ts';
 import { refine } from '../formats/codecs';
@@ -40,6 +41,8 @@ const covered = new Set(
 const missing = PRESET_EVENT_TYPES.filter((type) => !covered.has(type));
 if (missing.length > 0) throw new Error(`EventJson has no variant for ${missing.join(', ')}`);
 export type EventJson = t.TypeOf<typeof EventJson>;
+/** The shape the service's clients import (src/apiTypes/event.ts) is this codec's: if one changes and the other does not, this fails to compile. */
+const _clientsShape = (event: EventJson): ApiEvent => event;
 
 /** A revision as a JSON number; throws rather than round a revision past 2^53. */
 export const revisionNumber = (revision: bigint): number => {

@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, focused, openPreset, pageWidth, postVersion, signedIn } from '../support/consolePage';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /**
  * The console for people who use a keyboard or a screen reader: axe finds no serious or critical
@@ -11,10 +11,9 @@ import { KEYS, removeDir, startTestService, type TestService } from '../support/
  */
 jest.setTimeout(90_000);
 
-let svc: TestService;
+const svc = useTestService();
 let browser: TestBrowser;
 beforeAll(async () => {
-  svc = await startTestService();
   browser = await launchBrowser();
   for (let n = 1; n <= 3; n++) await postVersion(svc, 'support-bot', n, `note ${n}`);
   expect((await svc.request('/api/v1/presets/support-bot/labels/production', { method: 'PUT', json: { version: 2 } })).status).toBe(200);
@@ -25,8 +24,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
-  if (svc) removeDir(svc.dataDir);
 });
 
 const seriousViolations = async (page: Page) => {

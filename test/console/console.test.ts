@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, screenshotDir, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, localStorageLength, openPreset, postVersion, sessionKey, signedIn, signIn } from '../support/consolePage';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, removeDir, startTestService, useTestService } from '../support/service';
 
 /**
  * The web console in a headless Chromium against the real service: each flow a person relies on,
@@ -10,16 +10,13 @@ import { KEYS, removeDir, startTestService, type TestService } from '../support/
  */
 jest.setTimeout(60_000);
 
-let svc: TestService;
+const svc = useTestService();
 let browser: TestBrowser;
 beforeAll(async () => {
-  svc = await startTestService();
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
-  if (svc) removeDir(svc.dataDir);
 });
 
 let page: Page;
@@ -397,9 +394,8 @@ describe('events', () => {
 
 describe('screenshots', () => {
   // A workspace of its own, as a team would have it, for the pictures the README shows.
-  let team: TestService;
+  const team = useTestService();
   beforeAll(async () => {
-    team = await startTestService();
     const prompts = [
       'You are the support assistant of Acme.\nAnswer in one short paragraph.\nNever promise refunds.',
       'You are the support assistant of Acme.\nAnswer in one short paragraph.\nOffer a refund link when the order is late.',
@@ -454,10 +450,6 @@ describe('screenshots', () => {
       },
     });
     await write('/api/v1/presets/triage/labels/production', { method: 'PUT', json: { version: 1 } });
-  });
-  afterAll(async () => {
-    await team.stop();
-    removeDir(team.dataDir);
   });
 
   it('of the list, a preset with its history, and a diff, at 1280 px; a preset at 390 px', async () => {

@@ -1,6 +1,6 @@
 import { createPresetClient, PresetResolveError, type PresetClient } from '../../src/client';
 import { checkResponse } from '../support/contract';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /**
  * The in-process client (`presets/client`) against the real service on loopback: it resolves from
@@ -8,14 +8,7 @@ import { KEYS, removeDir, startTestService, type TestService } from '../support/
  * revalidation) brings every change to it. Its requests go through a fetch that records them and
  * can cut the feed, as a network would.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const user = (content: string) => ({ role: 'user', content });
 const write = async (slug: string, body: Record<string, unknown>) => {

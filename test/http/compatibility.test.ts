@@ -1,18 +1,11 @@
-import { removeDir, startTestService, type TestService } from '../support/service';
+import { useTestService } from '../support/service';
 import { validRequest } from '../support/reference';
 
 /**
  * Issue 13, as a new user tried it: bodies OpenRouter's reference accepts were refused or lost
  * fields. Each is checked against the reference too, so these are the reference's bodies.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const post = (path: string, json: Record<string, unknown>) => svc.request(`/api/v1/presets/${path}`, { method: 'POST', json });
 const configOf = async (res: Response) => {

@@ -1,14 +1,7 @@
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /** The real service serves the real console build (dist/console/, built by the jest global setup). */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 describe('GET / (the web console)', () => {
   it('answers the page without a key, with its CSP, and every file it names from this origin', async () => {

@@ -1,16 +1,9 @@
 import { ConcurrencyConflict, type EventStore } from '../../src/eventstore/eventStore';
 import { createPresetCommandHandler, PreconditionFailed, type PresetCommandRequest } from '../../src/presets/handler';
 import { presetStreamName } from '../../src/presets/streamName';
-import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
+import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_A } from '../support/service';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const post = (slug: string, prompt = 'p', headers: Record<string, string> = {}) =>
   svc.request(`/api/v1/presets/${slug}/chat/completions`, {

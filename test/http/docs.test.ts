@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { OPERATIONS } from '../../src/http/openapi';
 import { launchOptions } from '../support/browser';
-import { removeDir, startTestService, type TestService } from '../support/service';
+import { removeDir, useTestService } from '../support/service';
 
 /**
  * GET /docs in a real browser (Chromium driven by playwright-core, found as test/support/chromium.ts says):
@@ -13,22 +13,17 @@ import { removeDir, startTestService, type TestService } from '../support/servic
  */
 jest.setTimeout(60_000);
 
-let svc: TestService;
+const svc = useTestService();
 let context: BrowserContext;
 let userDataDir: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
   userDataDir = mkdtempSync(join(tmpdir(), 'presets-chromium-'));
   context = await chromium.launchPersistentContext(userDataDir, await launchOptions());
 });
 afterAll(async () => {
   await context?.close();
   if (userDataDir) removeDir(userDataDir);
-  if (svc) {
-    await svc.stop();
-    removeDir(svc.dataDir);
-  }
 });
 
 it('serves a page whose HTML names only same-origin URLs', async () => {

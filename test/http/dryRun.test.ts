@@ -1,17 +1,10 @@
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /**
  * `?dry_run=true` on the three create-or-version routes answers what the POST would store as the
  * version's config and system prompt, and stores nothing.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const FORMATS = [
   {

@@ -1,14 +1,7 @@
-import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
+import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service';
 import { presetStreamName } from '../../src/presets/streamName';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ BODY_LIMIT_BYTES: '4096' });
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService({ BODY_LIMIT_BYTES: '4096' });
 
 /** Every error answers in the envelope, with nothing internal in it. */
 const expectError = async (res: Response, status: number) => {

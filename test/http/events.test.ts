@@ -1,17 +1,10 @@
-import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, WORKSPACE_B, type TestService } from '../support/service';
+import { chatBody, KEYS, useTestService, WORKSPACE_A, WORKSPACE_B } from '../support/service';
 import { CURRENT_SCHEMA_VERSION } from '../../src/presets/events';
 import { presetStreamName, workspaceStreamPrefix } from '../../src/presets/streamName';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 type Format = 'chat/completions' | 'messages' | 'responses';
 const BODIES: Record<Format, unknown> = {

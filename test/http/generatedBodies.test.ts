@@ -8,7 +8,7 @@ import { part8Problems, withinPart8 } from '../support/part8';
 import Ajv2020 from 'ajv/dist/2020';
 import { openApiDocument } from '../../src/http/openapi';
 import { REFERENCE_FILE, REQUEST_SCHEMA, validRequest } from '../support/reference';
-import { removeDir, startTestService, type TestService } from '../support/service';
+import { useTestService } from '../support/service';
 
 /**
  * Bodies generated from OpenRouter's reference request schemas (json-schema-faker, seeded), kept
@@ -23,7 +23,7 @@ const SEED = 13;
 const GENERATED = 900; // per format; about a third to a half are valid under the reference
 const AT_LEAST = 150;
 
-let svc: TestService;
+const svc = useTestService();
 let bodies: Record<FormatName, Record<string, unknown>[]>;
 
 beforeAll(async () => {
@@ -43,12 +43,7 @@ beforeAll(async () => {
       return [format, valid.map((b, i) => (i % 2 === 0 ? withinPart8(format, b) : b)).filter((b) => validRequest(format, b))];
     }),
   ) as typeof bodies;
-  svc = await startTestService();
 }, 60_000);
-afterAll(async () => {
-  await svc?.stop();
-  if (svc) removeDir(svc.dataDir);
-});
 
 const textOfParts = (parts: unknown[]) =>
   parts

@@ -1,15 +1,8 @@
 import { presetStreamName } from '../../src/presets/streamName';
-import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
+import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_A } from '../support/service';
 
 /** The preset lifecycle over HTTP: details, statuses, labels and notes, each change an event. */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 type Init = { key?: string; headers?: Record<string, string> };
 const post = (slug: string, prompt = 'p', headers: Record<string, string> = {}) =>

@@ -1,22 +1,17 @@
-import { removeDir, startTestService, chatBody, type TestService } from '../support/service';
+import { chatBody, useTestService } from '../support/service';
 
 /**
  * Conditional reads (RFC 9110): a preset, its versions and one version carry an ETag, and
  * If-None-Match naming it gets a 304 without a body, so a cache can revalidate what it holds
  * without reading it again. The request helper checks each answer against the OpenAPI document.
  */
-let svc: TestService;
+const svc = useTestService();
 beforeAll(async () => {
-  svc = await startTestService();
   for (const temperature of [0.1, 0.2]) {
     expect((await svc.request('/api/v1/presets/cached/chat/completions', { method: 'POST', json: chatBody({ temperature }) })).status).toBe(
       200,
     );
   }
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
 });
 
 const get = (path: string, ifNoneMatch?: string) =>

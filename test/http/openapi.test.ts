@@ -15,7 +15,7 @@ import * as responses from '../../src/formats/responses';
 import { SOURCE_FORMATS } from '../../src/presets/events';
 import type { FormatName } from '../../src/formats';
 import { referenceFields } from '../support/reference';
-import { removeDir, startTestService, type TestService } from '../support/service';
+import { useTestService } from '../support/service';
 
 /**
  * The service's own contract: a valid OpenAPI 3.1 document (checked by @readme/openapi-parser),
@@ -132,14 +132,7 @@ describe('the request schemas of the document say what the codecs accept', () =>
 });
 
 describe('GET /api/v1/openapi.json', () => {
-  let svc: TestService;
-  beforeAll(async () => {
-    svc = await startTestService();
-  });
-  afterAll(async () => {
-    await svc.stop();
-    removeDir(svc.dataDir);
-  });
+  const svc = useTestService();
 
   it('serves the document without a key, cacheable, with an ETag', async () => {
     const res = await svc.request('/api/v1/openapi.json', { key: null });

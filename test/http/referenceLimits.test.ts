@@ -1,7 +1,7 @@
 import type { FormatName } from '../../src/formats';
 import { SOURCE_FORMATS } from '../../src/presets/events';
 import { FORMAT_ROUTES } from '../../src/http/routes/writes';
-import { removeDir, startTestService, type TestService } from '../support/service';
+import { useTestService } from '../support/service';
 import { REQUEST_SCHEMA, sampleOf, statedLimits, validRequest, type StatedLimit } from '../support/reference';
 
 /**
@@ -12,14 +12,7 @@ import { REQUEST_SCHEMA, sampleOf, statedLimits, validRequest, type StatedLimit 
  * the reference still accepts it (a catch-all variant elsewhere makes the limit bind nothing),
  * so does the service. Both bodies at the bound are valid under the reference and answered 200.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const BASE: Record<FormatName, Record<string, unknown>> = {
   chat_completions: { messages: [{ role: 'user', content: 'hi' }] },

@@ -2,21 +2,14 @@ import type { FormatName } from '../../src/formats';
 import { FORMAT_CODECS } from '../../src/formats';
 import { SOURCE_FORMATS } from '../../src/presets/events';
 import { validRequest } from '../support/reference';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /**
  * Using a preset over HTTP: POST /api/v1/resolve/{chat/completions,messages,responses}. Every
  * answer is also checked against the service's OpenAPI document by the request helper, which for
  * a 200 includes the resolved request against the target format's published request schema.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const ROUTE: Record<FormatName, string> = { chat_completions: 'chat/completions', messages: 'messages', responses: 'responses' };
 const create = async (slug: string, format: FormatName, body: unknown) => {

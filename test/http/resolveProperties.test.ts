@@ -8,7 +8,7 @@ import { SOURCE_FORMATS } from '../../src/presets/events';
 import { REFERENCE_FILE, REQUEST_SCHEMA, referenceValidator, validRequest } from '../support/reference';
 import { withinPart8 } from '../support/part8';
 import { RICH_BODIES } from '../support/richBodies';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /**
  * The issue's property: for any preset made from any format and any valid request of any format,
@@ -28,8 +28,12 @@ const GENERATED = 300; // per format
 const PRESETS_PER_FORMAT = 40;
 const ROUTE: Record<FormatName, string> = { chat_completions: 'chat/completions', messages: 'messages', responses: 'responses' };
 
-let svc: TestService;
 let client: PresetClient;
+// Declared before the service's hooks, so the client lets go of the feed before the service stops.
+afterAll(async () => {
+  await client?.close();
+});
+const svc = useTestService();
 let pool: Record<FormatName, Array<Record<string, unknown>>>;
 const presets: Record<FormatName, string[]> = { chat_completions: [], messages: [], responses: [] };
 
@@ -64,7 +68,6 @@ beforeAll(async () => {
       ),
     ]),
   ) as typeof pool;
-  svc = await startTestService();
   for (const format of SOURCE_FORMATS) {
     for (const [i, body] of pool[format].slice(0, PRESETS_PER_FORMAT * 2).entries()) {
       if (presets[format].length === PRESETS_PER_FORMAT) break;
@@ -82,11 +85,6 @@ beforeAll(async () => {
   client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly });
   await client.ready();
 }, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await svc?.stop();
-  if (svc) removeDir(svc.dataDir);
-});
 
 it('draws from enough of each: valid bodies and presets of every format', () => {
   for (const format of SOURCE_FORMATS) {

@@ -1,9 +1,8 @@
-import { chatBody, KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { chatBody, KEYS, useTestService } from '../support/service';
 
 /** GET /api/v1/presets?q=: the presets whose slug or name contains the search, ignoring case. */
-let svc: TestService;
+const svc = useTestService();
 beforeAll(async () => {
-  svc = await startTestService();
   const named = {
     'support-bot': 'Support bot',
     billing: 'Billing support',
@@ -20,10 +19,6 @@ beforeAll(async () => {
     (await svc.request('/api/v1/presets/support-bot/chat/completions', { method: 'POST', json: chatBody(), key: KEYS.otherWorkspace }))
       .status,
   ).toBe(200);
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
 });
 
 const listed = async (query: string) => {

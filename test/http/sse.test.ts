@@ -1,18 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_B, type TestService } from '../support/service';
+import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_B } from '../support/service';
 import { openSse } from '../support/sse';
 import { createSseRegistry } from '../../src/http/sse';
 import { workspaceStreamPrefix } from '../../src/presets/streamName';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ SSE_HEARTBEAT_MS: '50' });
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService({ SSE_HEARTBEAT_MS: '50' });
 
 const auth = (key: string = KEYS.writer) => ({ authorization: `Bearer ${key}` });
 const write = async (slug: string, key: string = KEYS.writer) => {

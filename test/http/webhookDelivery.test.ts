@@ -1,4 +1,4 @@
-import { KEYS, removeDir, startTestService, WORKSPACE_B, type TestService } from '../support/service';
+import { KEYS, useTestService, WORKSPACE_B } from '../support/service';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { eventually, sleep, webhookHelpers } from '../support/webhooks';
 
@@ -9,7 +9,7 @@ import { eventually, sleep, webhookHelpers } from '../support/webhooks';
  */
 jest.setTimeout(60_000);
 
-let svc: TestService;
+const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' });
 const receivers: Receiver[] = [];
 /** Every secret the API handed out in this suite: none may ever reach a log line. */
 const secrets: string[] = [];
@@ -25,17 +25,10 @@ const receiver = async (...args: Parameters<typeof startReceiver>) => {
   return r;
 };
 
-beforeAll(async () => {
-  svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' });
-});
 afterEach(async () => {
   await deleteAll();
   await deleteAll(KEYS.otherWorkspace);
   await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
 });
 
 describe('webhook delivery', () => {

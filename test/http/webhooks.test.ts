@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, removeDir, startTestService, useTestService } from '../support/service';
 import { startReceiver } from '../support/receiver';
 import { eventually, webhookHelpers } from '../support/webhooks';
 
@@ -7,16 +7,9 @@ import { eventually, webhookHelpers } from '../support/webhooks';
 jest.setTimeout(60_000);
 
 describe('webhooks API (private networks allowed)', () => {
-  let svc: TestService;
+  const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
   const { createHook, getHook, patchHook, write, deleteAll } = webhookHelpers(() => svc);
-  beforeAll(async () => {
-    svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
-  });
   afterEach(async () => deleteAll());
-  afterAll(async () => {
-    await svc.stop();
-    removeDir(svc.dataDir);
-  });
 
   it('registers a webhook: 201 with Location, the secret once, every event type by default, starting after the last event', async () => {
     await write('before-the-hook');
@@ -209,14 +202,7 @@ describe('webhooks API (private networks allowed)', () => {
 
 describe('webhook addresses when private networks are not allowed (the default)', () => {
   // WEBHOOKS=off: the API works without a deliverer in this process, and nothing is sent off this machine.
-  let svc: TestService;
-  beforeAll(async () => {
-    svc = await startTestService({ WEBHOOKS: 'off' });
-  });
-  afterAll(async () => {
-    await svc.stop();
-    removeDir(svc.dataDir);
-  });
+  const svc = useTestService({ WEBHOOKS: 'off' });
 
   it.each([
     ['http://127.0.0.1/hook', /127\.0\.0\.1 is a loopback address/],

@@ -1,17 +1,10 @@
-import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
+import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service';
 import { presetStreamName } from '../../src/presets/streamName';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 describe('creating and versioning presets', () => {
   it('creates a preset from a chat-completions body: version 1, exactly the specified fields', async () => {

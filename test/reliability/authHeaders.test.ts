@@ -3,13 +3,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashApiKey } from '../../src/auth/keysFile';
-import { chatBody, removeDir, startTestService, type TestService } from '../support/service';
+import { chatBody, removeDir, useTestService } from '../support/service';
 
 /** A keys file holding only hashes works end to end; answers carry safe headers everywhere. */
 const KEY = `pk_hashed_${randomUUID()}`;
-let svc: TestService;
 let keysDir: string;
-beforeAll(async () => {
+const svc = useTestService(() => {
   keysDir = mkdtempSync(join(tmpdir(), 'presets-hashkeys-'));
   const file = join(keysDir, 'keys.json');
   writeFileSync(
@@ -20,13 +19,9 @@ beforeAll(async () => {
       ],
     }),
   );
-  svc = await startTestService({ API_KEYS_FILE: file });
+  return { API_KEYS_FILE: file };
 });
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-  removeDir(keysDir);
-});
+afterAll(() => removeDir(keysDir));
 
 it('a key known only by its SHA-256 writes and reads over HTTP; the key is in no log and not in the file', async () => {
   const created = await svc.request('/api/v1/presets/hashed/chat/completions', { key: KEY, method: 'POST', json: chatBody() });

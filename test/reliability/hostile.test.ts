@@ -1,15 +1,8 @@
 import { request } from 'node:http';
-import { chatBody, removeDir, startTestService, type TestService } from '../support/service';
+import { chatBody, useTestService } from '../support/service';
 
 /** Hostile bodies and slugs: each gets a 4xx in the envelope (or is kept verbatim), never a crash. */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const postRaw = (slug: string, body: string | Buffer) =>
   svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });

@@ -94,6 +94,67 @@ export const startTestService = async (
 
 export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
 
+/**
+ * The service a suite shares: started before its first test (`beforeAll`), stopped and its data
+ * directory removed after its last (`afterAll`). Call it at the top of a suite or a describe
+ * block; the handle it returns speaks to the running service once the suite's hooks have run.
+ * A restart stays the suite's own explicit call (`await svc.restart(overrides)`): the handle then
+ * speaks to the restarted service, and the one stopped at the end is whichever runs. `env` may
+ * be a function, called in that `beforeAll`, for settings that need files made first.
+ */
+export const useTestService = (env: Record<string, string> | (() => Record<string, string>) = {}): TestService => {
+  let current: TestService | undefined;
+  const running = (): TestService => {
+    if (!current) throw new Error('useTestService: the service starts in beforeAll; use it in a test or a later hook');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startTestService(typeof env === 'function' ? env() : env);
+  });
+  afterAll(async () => {
+    if (!current) return;
+    await current.stop();
+    removeDir(current.dataDir);
+  });
+  const handle: TestService = {
+    get url() {
+      return running().url;
+    },
+    get port() {
+      return running().port;
+    },
+    get eventStore() {
+      return running().eventStore;
+    },
+    get readModel() {
+      return running().readModel;
+    },
+    get webhooks() {
+      return running().webhooks;
+    },
+    get deliverer() {
+      return running().deliverer;
+    },
+    get projector() {
+      return running().projector;
+    },
+    get dataDir() {
+      return running().dataDir;
+    },
+    get logs() {
+      return running().logs;
+    },
+    request: (path, init) => running().request(path, init),
+    close: () => running().close(),
+    stop: () => running().stop(),
+    restart: async (overrides) => {
+      current = await running().restart(overrides);
+      return handle;
+    },
+  };
+  return handle;
+};
+
 export const chatBody = (overrides: Record<string, unknown> = {}) => ({
   model: 'openai/gpt-4o',
   temperature: 0.2,

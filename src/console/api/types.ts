@@ -39,25 +39,8 @@ export interface ListPage<T> {
 
 export type SourceFormat = 'chat_completions' | 'messages' | 'responses';
 
-export interface EventMetadata {
-  requestId: string;
-  actorUserId: string;
-  schemaVersion: number;
-  sourceFormat?: SourceFormat;
-}
-
-/** One stored event, as /api/v1/events and /api/v1/presets/{slug}/events show it. */
-export interface PresetEvent {
-  id: string;
-  type: string;
-  stream: string;
-  revision: number;
-  /** A decimal string: positions can exceed 2^53. */
-  position: string;
-  recorded_at: string;
-  data: Record<string, unknown> & { presetId: string; occurredAt: string };
-  metadata: EventMetadata;
-}
+/** One stored event, as /api/v1/events and /api/v1/presets/{slug}/events show it: the service declares it once for its clients. */
+export type { ApiEvent as PresetEvent, ApiEventMetadata as EventMetadata } from '../../apiTypes/event';
 
 export interface DryRun {
   config: Record<string, unknown>;

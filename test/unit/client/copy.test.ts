@@ -8,9 +8,9 @@ const WS = '11111111-1111-4111-8111-111111111111';
 const PRESET = '22222222-2222-4222-8222-222222222222';
 const at = (n: number) => `2026-01-01T00:00:0${n}.000Z`;
 const versionData = (n: number) => ({ id: `v${n}`, number: n, config: { model: `m/${n}` }, systemPrompt: '', creatorId: 'u' });
-const meta = { requestId: 'r', actorUserId: 'u', sourceFormat: 'chat_completions', schemaVersion: 2 };
+const meta = { requestId: 'r', actorUserId: 'u', sourceFormat: 'chat_completions' as const, schemaVersion: 2 };
 let position = 100;
-const event = (revision: number, type: string, data: Record<string, unknown>): FeedEvent => ({
+const event = (revision: number, type: string, data: FeedEvent['data']): FeedEvent => ({
   id: `e${revision}`,
   type,
   stream: `preset-${WS}-bot`,

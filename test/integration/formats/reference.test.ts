@@ -14,7 +14,7 @@ import {
   shallowSchema,
   validRequest,
 } from '../../support/reference';
-import { MINIMAL } from './helpers';
+import { MINIMAL } from '../../unit/formats/helpers';
 
 /**
  * Each top-level field against OpenRouter's reference, read by a JSON Schema validator rather

@@ -1,0 +1,75 @@
+import { WRITE_ERRORS, written, type Operation, type Parameters, type Schemas } from '../operations';
+import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './lifecycle';
+
+/** The operations of ./lifecycle.ts: a preset's name, description and status, archiving, and its labels. */
+export const LIFECYCLE_OPERATIONS: Operation[] = [
+  {
+    method: 'patch',
+    path: '/api/v1/presets/{slug}',
+    operationId: 'updatePreset',
+    tag: 'Presets',
+    scope: 'presets:write',
+    summary: "Change a preset's name, description or status",
+    description:
+      'Any of name, description and status; another field is a 400. Only what differs is stored (PresetDetailsChanged, PresetStatusChanged); ' +
+      'a change that changes nothing stores nothing. `archived` hides the preset from the default list and freezes it until it is set back.',
+    parameters: ['slug', 'If-Match', 'Preset-Note'],
+    requestBody: 'PresetChanges',
+    answers: written('Changed'),
+    errors: [...WRITE_ERRORS, '404'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/presets/{slug}',
+    operationId: 'archivePreset',
+    tag: 'Presets',
+    scope: 'presets:write',
+    summary: 'Archive a preset',
+    description: 'The same as PATCH {"status":"archived"}: events are never erased, and the slug stays taken.',
+    parameters: ['slug', 'If-Match', 'Preset-Note'],
+    answers: written('Archived'),
+    errors: [...WRITE_ERRORS, '404'],
+  },
+  {
+    method: 'put',
+    path: '/api/v1/presets/{slug}/labels/{label}',
+    operationId: 'movePresetLabel',
+    tag: 'Presets',
+    scope: 'presets:write',
+    summary: 'Point a label at a version',
+    description:
+      'Creates the label, or moves it (PresetLabelMoved names the version it named before); moving it to the version it names stores nothing. ' +
+      'Refused (409) while the preset is archived.',
+    parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
+    requestBody: 'LabelRequest',
+    answers: written('Moved'),
+    errors: [...WRITE_ERRORS, '404'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/presets/{slug}/labels/{label}',
+    operationId: 'removePresetLabel',
+    tag: 'Presets',
+    scope: 'presets:write',
+    summary: 'Remove a label',
+    description: 'PresetLabelRemoved names the version the label named. Refused (409) while the preset is archived.',
+    parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
+    answers: written('Removed'),
+    errors: [...WRITE_ERRORS, '404'],
+  },
+];
+
+export const LIFECYCLE_SCHEMAS: Schemas = [
+  ['PresetChanges', PatchBody],
+  ['LabelRequest', LabelBody],
+];
+
+export const LIFECYCLE_PARAMETERS: Parameters = {
+  label: {
+    name: 'label',
+    in: 'path',
+    required: true,
+    description: 'A label: 1–36 characters of a–z 0–9 _ . -, starting with a letter or digit; `latest` is reserved.',
+    schema: { type: 'string', pattern: LABEL.source, not: { enum: RESERVED_LABELS } },
+  },
+};
