@@ -5,7 +5,12 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   // Type checking is done once for the whole tree by `tsc --noEmit` (npm test runs it first),
   // so ts-jest only transpiles each file.
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // github-slugger (GitHub's heading anchors, for the docs' link check) ships ES modules only.
+    '/node_modules/github-slugger/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!github-slugger/)'],
   testTimeout: 30000,
   // Builds dist/ once for the suites that run the real service as a child process.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',

@@ -1,4 +1,4 @@
-/** Prints the persisted-fields table as Markdown, for the README: `npm run build && node dist/scripts/print-field-table.js`. */
+/** Prints the persisted-fields table as Markdown, for docs/formats.md: `npm run build && node dist/scripts/print-field-table.js`. */
 import { renderFieldTable } from '../src/formats/persistedFields';
 
 process.stdout.write(renderFieldTable());

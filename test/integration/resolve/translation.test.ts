@@ -294,9 +294,9 @@ describe('the table', () => {
     expect(unread).toEqual([]);
   });
 
-  it('is in the README, rendered', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
-    const between = /<!-- translation:begin -->\n([\s\S]*?)<!-- translation:end -->/.exec(readme);
+  it('is in docs/formats.md, rendered', () => {
+    const page = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'formats.md'), 'utf8');
+    const between = /<!-- translation:begin -->\n([\s\S]*?)<!-- translation:end -->/.exec(page);
     expect(between?.[1]).toBe(renderTranslationTable());
   });
 
