@@ -47,7 +47,7 @@ export default tseslint.config(
       // The lazy loads of the server clients (src/backends.ts) are typed `require`s.
       '@typescript-eslint/no-require-imports': [
         'error',
-        { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/', '^\\./webhooks/'] },
+        { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/', '^\\./webhooks/', '^\\./usage/'] },
       ],
       eqeqeq: ['error', 'smart'],
     },

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ensureKeysFile } from './auth/devKey';
 import { loadKeyRing } from './auth/apiKeys';
-import { describeBackends, openEventStore, openReadModel, openWebhookStore, sqliteFiles } from './backends';
+import { describeBackends, openEventStore, openReadModel, openUsageStore, openWebhookStore, sqliteFiles } from './backends';
+import { startUsageCounters } from './usage/counters';
+import type { UsageStore } from './usage/usageStore';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { withPresetCache } from './http/presetCache';
@@ -32,6 +34,7 @@ export interface Service {
   eventStore: EventStoreAdapter;
   readModel: ReadModel;
   webhooks: WebhookStore;
+  usage: UsageStore;
   /** Delivers webhooks; absent with WEBHOOKS=off. */
   deliverer?: Deliverer;
   projector?: Projector;
@@ -46,6 +49,13 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const eventStore = openEventStore(config, logger);
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
+  const usage = await openUsageStore(config);
+  const usageLog = logger.child({ component: 'usage' });
+  const usageCounters = startUsageCounters({
+    store: usage,
+    flushEveryMs: config.usageFlushMs,
+    onError: (err) => usageLog.warn({ err }, 'usage flush failed; the counts are kept for the next one'),
+  });
   const files = sqliteFiles(config);
   const walCheckpointer =
     files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
@@ -110,6 +120,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     destinationPolicy,
     webhookChanged: deliverer?.changed,
     consoleDir: CONSOLE_DIR,
+    usage,
+    usageCounters,
   });
   let inFlight = 0;
   const handle = app.callback();
@@ -133,14 +145,16 @@ export const startService = async (config: Config, logger: Logger, print: (line:
       .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
       .then(async () => {
         await deliverer?.stop();
+        await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
         await walCheckpointer?.stop();
         await projector?.stop();
         await eventStore.close();
         await readModel.close();
         await webhooks.close();
+        await usage.close();
         logger.info('stopped');
       }));
-  return { url, port, eventStore, readModel, webhooks, deliverer, projector, close };
+  return { url, port, eventStore, readModel, webhooks, usage, deliverer, projector, close };
 };
 
 /** The web console as `npm run build` writes it: dist/console/, beside the compiled dist/src/. */

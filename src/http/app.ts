@@ -16,6 +16,9 @@ import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { readRoutes, type ReadDeps } from './routes/reads';
 import { resolveRoutes } from './routes/resolve';
+import { usageRoutes } from './routes/usage';
+import type { UsageCounters } from '../usage/counters';
+import type { UsageStore } from '../usage/usageStore';
 import { webhookRoutes, type WebhookRouteDeps } from './routes/webhooks';
 import { writeRoutes, type WriteDeps } from './routes/writes';
 import type { HealthLive, HealthReady } from './schemas';
@@ -34,6 +37,9 @@ export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, Re
   rateLimitPerMinute?: number;
   /** Where the built web console is (served at `/`); unset: no console. */
   consoleDir?: string;
+  /** Usage counts (rollouts): where they are kept, and this process's counters (unset: resolutions are not counted). */
+  usage: UsageStore;
+  usageCounters?: Pick<UsageCounters, 'count'>;
 }
 
 /** /health/live and /health/ready, which need no key. */
@@ -65,6 +71,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   });
   readRoutes(api, deps);
   resolveRoutes(api, deps);
+  usageRoutes(api, deps);
   eventRoutes(api, deps);
   writeRoutes(api, deps);
   designateRoutes(api, deps);

@@ -21,7 +21,8 @@ import {
   WebhookView,
 } from '../webhooks/codecs';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './routes/events';
-import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './routes/lifecycle';
+import { LABEL, PatchBody, PutLabelBody, RESERVED_LABELS } from './routes/lifecycle';
+import { ROLLOUT_OPERATIONS, ROLLOUT_PARAMETERS, ROLLOUT_SCHEMAS } from './routes/usage.openapi';
 import { DEFAULT_LIMIT, FEED_POSITION_HEADER, MAX_LIMIT } from './routes/reads';
 import { DryRunAnswer } from './routes/dryRun';
 import { DroppedField, RESOLVE_ANSWER_CODECS, RESOLVE_REQUEST_CODECS, ResolvedPreset } from '../resolve/codecs';
@@ -64,7 +65,7 @@ const SCHEMAS: ReadonlyArray<[string, t.Any]> = [
   ['DroppedField', DroppedField],
   ['DesignateRequest', DesignateBody],
   ['PresetChanges', PatchBody],
-  ['LabelRequest', LabelBody],
+  ['LabelRequest', PutLabelBody],
   ['WebhookRequest', CreateWebhookBody],
   ['WebhookChanges', PatchWebhookBody],
   ['ReplayRequest', ReplayBody],
@@ -89,6 +90,7 @@ const SCHEMAS: ReadonlyArray<[string, t.Any]> = [
   ['Error', ErrorEnvelope],
   ['HealthLive', HealthLive],
   ['HealthReady', HealthReady],
+  ...ROLLOUT_SCHEMAS,
 ];
 
 type Status = '200' | '201' | '202' | '204' | '304' | '400' | '401' | '403' | '404' | '409' | '412' | '413' | '415' | '429' | '500' | '503';
@@ -291,6 +293,7 @@ const RESOLVE_OPERATIONS: Operation[] = RESOLVE.map(([path, operationId, request
     "The answer is the request to send: the version's config, translated to this format, under the body (a top-level field the body sets wins; tools are merged by identity), " +
     `its system prompt as ${system} unless the body has one. What could not be translated is listed in dropped. ` +
     '400: the body names no preset, names one malformed, or is not a valid request of its format; 404: no such preset, version or label; 409: the preset is disabled or archived.',
+  parameters: ['Preset-Split-Key'],
   requestBody: request,
   answers: { '200': { description: 'The request to send, the version used and what was dropped on the way.', content: json(answer) } },
   errors: ['400', '401', '403', '404', '409', '413', '415', '429', '500'],
@@ -435,6 +438,7 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Point a label at a version',
     description:
       'Creates the label, or moves it (PresetLabelMoved names the version it named before); moving it to the version it names stores nothing. ' +
+      'With {"split": [{"version", "weight"}, …]} instead, splits it between 2–10 versions by relative weight (PresetLabelSplit); moving it to one version ends the split. ' +
       'Refused (409) while the preset is archived.',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
     requestBody: 'LabelRequest',
@@ -499,6 +503,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   ...RESOLVE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...ROLLOUT_OPERATIONS,
   {
     method: 'get',
     path: '/health/live',
@@ -752,6 +757,7 @@ const PARAMETERS: Record<string, JsonSchema> = {
     required: true,
     schema: { type: 'string', enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js', 'favicon-32x32.png'] },
   },
+  ...ROLLOUT_PARAMETERS,
 };
 
 const HEADERS: Record<Header, JsonSchema> = {

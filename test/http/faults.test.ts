@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logger';
 import type { ReadModel } from '../../projections/readmodel/readModel';
 import { ConcurrencyConflict, StoreUnavailable } from '../../src/eventstore/eventStore';
 import { checkedFetch } from '../support/contract';
+import { createMemoryUsageStore } from '../../src/usage/memory';
 
 /**
  * Faults below the HTTP layer, injected through the app factory's dependencies: a lost race is a
@@ -48,6 +49,7 @@ describe('faults below the HTTP layer', () => {
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,
       readYourWritesTimeoutMs: 100,
+      usage: createMemoryUsageStore(),
       eventStore: {} as never,
       feed: {} as never,
       sse: createSseRegistry(),
