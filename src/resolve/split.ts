@@ -5,13 +5,13 @@ import type { FormatName } from '../formats';
  * Picking one version of a split label (a rollout), as one pure function shared by the resolve
  * route and `presets/client`, so both pick the same version for the same key.
  *
- * A key is hashed with MurmurHash3 (x86, 32 bits), seeded by the hash of (workspace, slug, label),
- * to a point in [0, 2^32); the versions' weights are laid out in ascending version order over that
- * range, each over its share. The same key lands on the same version for as long as the weights are
- * the same; when one weight grows, the range of its version grows on both sides and never loses a
- * point, so keys only move toward it (its bounds `C(i-1)/T` and `C(i)/T` fall and rise as `T` and
- * `C(i)` grow by the same amount). Integer arithmetic throughout: a point times the total stays
- * below 2^53 (2^32 × 10 × 10,000).
+ * Weighted rendezvous hashing: the key is hashed once per version with MurmurHash3 (x86, 32 bits),
+ * seeded by the hash of (workspace, slug, label, version), to a point u in (0, 1); each version
+ * scores -ln(u) / weight, and the lowest score wins. Each score is an exponential variable of rate
+ * `weight`, so a version wins a share of keys equal to its share of the weights. A key keeps its
+ * version while the weights stay the same; when one weight grows, only that version's scores fall,
+ * so a key can only move to it, and none leaves it (and a version added or removed moves only the
+ * keys that go to it or came from it).
  */
 export interface SplitShareView {
   version: number;
@@ -23,7 +23,7 @@ export interface SplitTarget {
   workspaceId: string;
   slug: string;
   label: string;
-  /** Its shares; any order (laid out ascending by version). */
+  /** Its shares; any order. */
   split: readonly SplitShareView[];
 }
 
@@ -34,11 +34,13 @@ const RANGE = 2 ** 32;
 
 interface Layout {
   identity: string;
-  seed: number;
+  /** Ascending by version. */
   versions: number[];
-  /** Cumulative weight up to and including each version, times 2^32. */
-  bounds: number[];
-  total: number;
+  weights: number[];
+  /** Each version's seed: the hash of (workspace, slug, label, version). */
+  seeds: number[];
+  /** Cumulative weights, for a draw at random. */
+  cumulative: number[];
 }
 
 /**
@@ -53,43 +55,43 @@ const layoutOf = (target: SplitTarget): Layout => {
   const kept = layouts.get(target.split);
   if (kept && kept.identity === identity) return kept;
   const ordered = [...target.split].sort((a, b) => a.version - b.version);
-  let cumulative = 0;
-  const bounds: number[] = [];
-  for (const share of ordered) {
-    cumulative += share.weight;
-    bounds.push(cumulative * RANGE);
-  }
+  let total = 0;
   const layout: Layout = {
     identity,
-    seed: murmur3(Buffer.from(identity, 'utf8'), 0),
-    versions: ordered.map((share) => share.version),
-    bounds,
-    total: cumulative,
+    versions: ordered.map((s) => s.version),
+    weights: ordered.map((s) => s.weight),
+    seeds: ordered.map((s) => murmur3(Buffer.from(`${identity}\n${s.version}`, 'utf8'), 0)),
+    cumulative: ordered.map((s) => (total += s.weight)),
   };
   layouts.set(target.split, layout);
   return layout;
 };
 
-/** The version at a point in [0, 2^32). */
-const versionAt = (layout: Layout, point: number): number => {
-  const scaled = point * layout.total;
-  const { bounds, versions } = layout;
-  for (let i = 0; i < bounds.length - 1; i++) if (scaled < bounds[i]!) return versions[i]!;
-  return versions[versions.length - 1]!;
-};
-
-/** The point a key hashes to for this split label, in [0, 2^32). */
-export const splitPoint = (target: SplitTarget, key: string): number => murmur3(Buffer.from(key, 'utf8'), layoutOf(target).seed);
-
 /** The version a key gets: the same for the same key while the weights stay the same. */
 export const pickSplitVersion = (target: SplitTarget, key: string): number => {
   const layout = layoutOf(target);
-  return versionAt(layout, murmur3(Buffer.from(key, 'utf8'), layout.seed));
+  const bytes = Buffer.from(key, 'utf8');
+  let best = 0;
+  let bestScore = Infinity;
+  for (let i = 0; i < layout.versions.length; i++) {
+    // A point in (0, 1), never 0: -ln stays finite.
+    const u = (murmur3(bytes, layout.seeds[i]) + 0.5) / RANGE;
+    const score = -Math.log(u) / layout.weights[i]!;
+    if (score < bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  }
+  return layout.versions[best]!;
 };
 
 /** A version drawn at random by weight, for a request that gives no key. */
-export const randomSplitVersion = (target: SplitTarget, random: () => number = Math.random): number =>
-  versionAt(layoutOf(target), Math.floor(random() * RANGE));
+export const randomSplitVersion = (target: SplitTarget, random: () => number = Math.random): number => {
+  const { versions, cumulative } = layoutOf(target);
+  const point = random() * cumulative[cumulative.length - 1]!;
+  for (let i = 0; i < versions.length - 1; i++) if (point < cumulative[i]!) return versions[i]!;
+  return versions[versions.length - 1]!;
+};
 
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== '';
 

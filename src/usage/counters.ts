@@ -3,7 +3,8 @@ import { hourOf, type UsageCount, type UsageStore } from './usageStore';
 /**
  * A process's usage counters: each resolution answered adds one to its (workspace, preset, label,
  * version, hour) in memory, and the counts are added to the store every `flushEveryMs` and at
- * shutdown. A flush that fails keeps its counts for the next one.
+ * shutdown. A flush that fails keeps its counts for the next one. The service's resolve route and
+ * `presets/client` (whose store is the service, through POST /api/v1/usage) both count with it.
  */
 export interface UsageCounters {
   count(what: Omit<UsageCount, 'hour' | 'count'>): void;
@@ -20,7 +21,8 @@ export const startUsageCounters = ({
   onError = () => {},
 }: {
   store: Pick<UsageStore, 'add'>;
-  flushEveryMs: number;
+  /** Unset: only `flush()` and `stop()` flush. */
+  flushEveryMs?: number;
   clock?: () => Date;
   onError?: (error: unknown) => void;
 }): UsageCounters => {
@@ -45,8 +47,8 @@ export const startUsageCounters = ({
   // One flush at a time, in order.
   const flush = () => (flushing = flushing.catch(() => {}).then(flushNow));
 
-  const timer = setInterval(() => flush().catch(onError), flushEveryMs);
-  timer.unref();
+  const timer = flushEveryMs === undefined ? undefined : setInterval(() => flush().catch(onError), flushEveryMs);
+  timer?.unref();
 
   return {
     count({ workspaceId, presetId, label, version }) {
