@@ -5,13 +5,13 @@ import type { FormatName } from '../formats';
  * Picking one version of a split label (a rollout), as one pure function shared by the resolve
  * route and `presets/client`, so both pick the same version for the same key.
  *
- * Weighted rendezvous hashing: the key is hashed once per version with MurmurHash3 (x86, 32 bits),
- * seeded by the hash of (workspace, slug, label, version), to a point u in (0, 1); each version
- * scores -ln(u) / weight, and the lowest score wins. Each score is an exponential variable of rate
- * `weight`, so a version wins a share of keys equal to its share of the weights. A key keeps its
- * version while the weights stay the same; when one weight grows, only that version's scores fall,
- * so a key can only move to it, and none leaves it (and a version added or removed moves only the
- * keys that go to it or came from it).
+ * Weighted rendezvous hashing: the key is hashed with MurmurHash3 (x86, 32 bits), seeded by the hash
+ * of (workspace, slug, label); that hash is hashed again once per version, seeded by the version's
+ * number, to a point u in (0, 1); each version scores -ln(u) / weight, and the lowest score wins.
+ * Each score is an exponential variable of rate `weight`, so a version wins a share of keys equal to
+ * its share of the weights. A key keeps its version while the weights stay the same; when one weight
+ * grows, only that version's scores fall, so a key can only move to it, and none leaves it (and a
+ * version added or removed moves only the keys that go to it or came from it).
  */
 export interface SplitShareView {
   version: number;
@@ -33,34 +33,48 @@ export type SplitKeySource = 'header' | 'user' | 'metadata.user_id' | 'safety_id
 const RANGE = 2 ** 32;
 
 interface Layout {
-  identity: string;
+  workspaceId: string;
+  slug: string;
+  label: string;
+  /** The hash of (workspace, slug, label): the seed of the key's hash. */
+  seed: number;
   /** Ascending by version. */
   versions: number[];
   weights: number[];
-  /** Each version's seed: the hash of (workspace, slug, label, version). */
-  seeds: number[];
   /** Cumulative weights, for a draw at random. */
   cumulative: number[];
 }
 
 /**
  * The layout of a split, kept with its shares array: documents are parsed once and shared (the read
- * model's cache, the client's copy), so a hot split is laid out once. The identity is compared, so
+ * model's cache, the client's copy), so a hot split is laid out once. What names it is compared, so
  * a shares array used under another name is laid out again rather than picked wrongly.
  */
 const layouts = new WeakMap<readonly SplitShareView[], Layout>();
 
+const utf8 = new TextEncoder();
+/** Scratch space for a key's UTF-8 bytes (keys are short), and for the 4 bytes of its hash. */
+const scratch = new Uint8Array(1024);
+const word = new Uint8Array(4);
+
+const bytesOf = (text: string): Uint8Array => {
+  // A string of n UTF-16 units takes at most 3n bytes: past the scratch space, a buffer of its own.
+  if (text.length * 3 > scratch.length) return utf8.encode(text);
+  return scratch.subarray(0, utf8.encodeInto(text, scratch).written);
+};
+
 const layoutOf = (target: SplitTarget): Layout => {
-  const identity = `${target.workspaceId}\n${target.slug}\n${target.label}`;
   const kept = layouts.get(target.split);
-  if (kept && kept.identity === identity) return kept;
+  if (kept && kept.workspaceId === target.workspaceId && kept.slug === target.slug && kept.label === target.label) return kept;
   const ordered = [...target.split].sort((a, b) => a.version - b.version);
   let total = 0;
   const layout: Layout = {
-    identity,
+    workspaceId: target.workspaceId,
+    slug: target.slug,
+    label: target.label,
+    seed: murmur3(utf8.encode(`${target.workspaceId}\n${target.slug}\n${target.label}`), 0),
     versions: ordered.map((s) => s.version),
     weights: ordered.map((s) => s.weight),
-    seeds: ordered.map((s) => murmur3(Buffer.from(`${identity}\n${s.version}`, 'utf8'), 0)),
     cumulative: ordered.map((s) => (total += s.weight)),
   };
   layouts.set(target.split, layout);
@@ -70,19 +84,24 @@ const layoutOf = (target: SplitTarget): Layout => {
 /** The version a key gets: the same for the same key while the weights stay the same. */
 export const pickSplitVersion = (target: SplitTarget, key: string): number => {
   const layout = layoutOf(target);
-  const bytes = Buffer.from(key, 'utf8');
+  const h = murmur3(bytesOf(key), layout.seed);
+  word[0] = h & 0xff;
+  word[1] = (h >>> 8) & 0xff;
+  word[2] = (h >>> 16) & 0xff;
+  word[3] = h >>> 24;
+  const { versions, weights } = layout;
   let best = 0;
   let bestScore = Infinity;
-  for (let i = 0; i < layout.versions.length; i++) {
+  for (let i = 0; i < versions.length; i++) {
     // A point in (0, 1), never 0: -ln stays finite.
-    const u = (murmur3(bytes, layout.seeds[i]) + 0.5) / RANGE;
-    const score = -Math.log(u) / layout.weights[i]!;
+    const u = (murmur3(word, versions[i]) + 0.5) / RANGE;
+    const score = -Math.log(u) / weights[i]!;
     if (score < bestScore) {
       bestScore = score;
       best = i;
     }
   }
-  return layout.versions[best]!;
+  return versions[best]!;
 };
 
 /** A version drawn at random by weight, for a request that gives no key. */
