@@ -161,7 +161,7 @@ export const createPresetClient = (options: PresetClientOptions): PresetClient =
       closed = true;
       feedUp();
       await feed?.stop();
-      await usage?.stop();
+      await usage?.stop().catch(report);
     },
   };
 };
