@@ -36,6 +36,18 @@ describe('picking a version of a split label', () => {
     );
   });
 
+  it('hashes a key by its UTF-8 bytes, long or short: the same key, made anew, gets the same version', () => {
+    fc.assert(
+      fc.property(target, fc.string({ minLength: 300, maxLength: 600, unit: 'binary' }), (t, k) => {
+        // A copy of the string made anew (not the same object), across the length where the key no longer fits scratch space.
+        const copy = [...k].join('');
+        expect(pickSplitVersion(t, copy)).toBe(pickSplitVersion(t, k));
+        expect(pickSplitVersion(t, `${k}x`.slice(0, -1))).toBe(pickSplitVersion(t, k));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('gives each version its weight’s share of 100,000 random keys, within 1 percentage point', () => {
     fc.assert(
       fc.property(target, fc.integer(), (t, seed) => {
