@@ -7,6 +7,7 @@
  * `--webhooks N` (0: none): webhook delivery, once, after the rounds (bench/webhooks.ts).
  * `--resolve-rounds N` (0: none): using a preset (bench/resolve.ts): HTTP resolve against raw Koa, N rounds; then the
  * in-process client for `--client-seconds`, and propagation of `--propagation-writes` writes to it.
+ * `--split-rounds N` (0: none): a split label against a plain one (bench/split.ts), over HTTP and in the client.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -18,6 +19,7 @@ import { growthSizes, runGrowth, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
 import { runWebhookBench, type WebhookBenchResult } from './webhooks';
 import { runResolveBench, type ResolveBenchResult } from './resolve';
+import { runSplitBench, type SplitBenchResult } from './split';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
 const opts = flags({
@@ -36,6 +38,7 @@ const opts = flags({
   'resolve-rounds': 3,
   'client-seconds': 5,
   'propagation-writes': 200,
+  'split-rounds': 5,
 });
 if (opts.compare) compareWith(opts.compare);
 const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
@@ -126,6 +129,19 @@ const main = async () => {
           log,
         )
       : undefined;
+  const split =
+    opts['split-rounds'] > 0
+      ? await runSplitBench(
+          {
+            rounds: opts['split-rounds'],
+            duration: Math.min(opts.duration, 5),
+            warmup: opts.warmup,
+            connections: opts.connections,
+            'client-seconds': opts['client-seconds'],
+          },
+          log,
+        )
+      : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
   report({
@@ -137,6 +153,7 @@ const main = async () => {
     growth,
     webhooks,
     resolve,
+    split,
     profile,
     seconds: (Date.now() - began) / 1000,
     load: [loadAtStart, loadavg()[0]!],
@@ -164,12 +181,26 @@ interface Run {
   growth?: GrowthResult;
   webhooks?: WebhookBenchResult;
   resolve?: ResolveBenchResult;
+  split?: SplitBenchResult;
   profile?: ProfileSummary;
   seconds: number;
   load: number[];
 }
 
-const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, growth, webhooks, resolve, profile, seconds, load }: Run) => {
+const report = ({
+  rows,
+  rebuilds,
+  comparedRebuilds,
+  rebuildFailures,
+  scale,
+  growth,
+  webhooks,
+  resolve,
+  split,
+  profile,
+  seconds,
+  load,
+}: Run) => {
   const of = (s: Scenario, t: Target) => rows.filter((r) => r.scenario === s && r.target === t);
   const med = (s: Scenario, t: Target) => {
     const rs = of(s, t);
@@ -354,6 +385,16 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
           ['resolve: 0 errors and 0 non-2xx', resolve.http.rows.every((r) => r.errors === 0 && r.non2xx === 0)],
         ] as Array<[string, boolean]>)
       : []),
+    ...(split
+      ? ([
+          [`split label over HTTP ≤ 1.05× a plain label's CPU per request (${f(split.http.cpuRatio, 3)}×)`, split.http.cpuRatio <= 1.05],
+          [
+            `split label in process ≤ 1.05× a plain label's CPU per resolve (${f(split.client.cpuRatio, 3)}×)`,
+            split.client.cpuRatio <= 1.05,
+          ],
+          ['split: 0 errors and 0 non-2xx', split.http.errors === 0],
+        ] as Array<[string, boolean]>)
+      : []),
     [
       '0 errors and 0 non-2xx (every target, every round)',
       [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0),
@@ -388,6 +429,7 @@ const report = ({ rows, rebuilds, comparedRebuilds, rebuildFailures, scale, grow
         growth,
         webhooks,
         resolve,
+        split,
         ratios,
         roundRatios,
         targets: Object.fromEntries(targets),

@@ -1,5 +1,6 @@
 /**
- * `npm run bench:split [-- --rounds 5 --duration 5 --warmup 2 --connections 32 --client-seconds 3]`:
+ * `npm run bench:split [-- --rounds 5 --duration 5 --warmup 2 --connections 32 --client-seconds 3]`,
+ * and in `npm run bench` after using a preset (`--split-rounds N`, 0: none):
  * what resolving through a split label (a rollout) costs against a plain label, over HTTP and in
  * the in-process client. One preset with three versions (3 designated); `plain` names version 1,
  * `split` is split 95/5 between versions 1 and 2, so both resolve to versions that are not the
@@ -14,7 +15,27 @@ import { API_KEY, AUTH, call, flags, load, median, withCpu } from './lib';
 import { RESOLVE_PATH } from './resolve';
 import { startTarget, writePath } from './scenarios';
 
-const opts = flags({ rounds: 5, duration: 5, warmup: 2, connections: 32, 'client-seconds': 3 });
+export interface SplitBenchOptions {
+  rounds: number;
+  duration: number;
+  warmup: number;
+  connections: number;
+  'client-seconds': number;
+}
+export interface SplitBenchResult {
+  http: {
+    plain: { rps: number; cpuUsPerRequest: number };
+    split: { rps: number; cpuUsPerRequest: number };
+    cpuRatio: number;
+    errors: number;
+  };
+  client: {
+    plain: { perSecond: number; cpuUs: number };
+    split: { perSecond: number; cpuUs: number };
+    cpuRatio: number;
+    roundRatios: number[];
+  };
+}
 type Label = 'plain' | 'split';
 const LABELS: Label[] = ['plain', 'split'];
 
@@ -30,7 +51,7 @@ const put = async (url: string, json: unknown) => {
   if (res.status !== 200) throw new Error(`PUT ${url} answered ${res.status}: ${await res.text()}`);
 };
 
-const httpRun = async (url: string, label: Label, duration: number) => {
+const httpRun = async (opts: SplitBenchOptions, url: string, label: Label, duration: number) => {
   let n = 0;
   const options: Options = {
     url,
@@ -48,7 +69,7 @@ const httpRun = async (url: string, label: Label, duration: number) => {
   return load(options);
 };
 
-const main = async () => {
+export const runSplitBench = async (opts: SplitBenchOptions, log: (line: string) => void = console.log): Promise<SplitBenchResult> => {
   const server = await startTarget('service');
   const client = createPresetClient({ baseUrl: server.url, apiKey: API_KEY });
   try {
@@ -69,15 +90,15 @@ const main = async () => {
     const bodies = (label: Label) => Array.from({ length: 4096 }, (_, i) => bodyFor(label, `customer-${i}`));
     const clientBodies = { plain: bodies('plain'), split: bodies('split') };
     for (const label of LABELS) {
-      if (opts.warmup) await httpRun(server.url, label, opts.warmup);
+      if (opts.warmup) await httpRun(opts, server.url, label, opts.warmup);
       for (let i = 0; i < 20_000; i++) await client.resolve('chat_completions', clientBodies[label][i % 4096]);
     }
     for (let round = 1; round <= opts.rounds; round++) {
       const order = round % 2 === 1 ? LABELS : [...LABELS].reverse();
       for (const label of order) {
-        const r = await withCpu(server.pid, () => httpRun(server.url, label, opts.duration));
+        const r = await withCpu(server.pid, () => httpRun(opts, server.url, label, opts.duration));
         http.push({ round, label, rps: r.rps, p99: r.p99, cpuUsPerRequest: r.cpuUsPerRequest, non2xx: r.non2xx + r.errors });
-        console.log(
+        log(
           `round ${round} HTTP   ${label.padEnd(5)} ${Math.round(r.rps)} req/s p99 ${r.p99} ms CPU ${Math.round(r.cpuUsPerRequest)} µs/req non-2xx ${r.non2xx} errors ${r.errors}`,
         );
       }
@@ -95,7 +116,7 @@ const main = async () => {
         const used = process.cpuUsage(cpu);
         const row = { round, label, perSecond: resolves / seconds, cpuUs: (used.user + used.system) / resolves };
         inProcess.push(row);
-        console.log(`round ${round} client ${label.padEnd(5)} ${Math.round(row.perSecond)} resolves/s ${row.cpuUs.toFixed(2)} µs CPU each`);
+        log(`round ${round} client ${label.padEnd(5)} ${Math.round(row.perSecond)} resolves/s ${row.cpuUs.toFixed(2)} µs CPU each`);
       }
     }
     const med = <R extends { label: Label }>(rows: R[], label: Label, f: (r: R) => number) =>
@@ -106,22 +127,37 @@ const main = async () => {
           f(rows.find((r) => r.round === round && r.label === 'split')!) / f(rows.find((r) => r.round === round && r.label === 'plain')!),
       );
     const ratios = (xs: number[]) => xs.map((x) => x.toFixed(3)).join(', ');
-    console.log('');
-    console.log(
+    log('');
+    log(
       `HTTP: plain ${Math.round(med(http, 'plain', (r) => r.rps))} req/s, split ${Math.round(med(http, 'split', (r) => r.rps))} req/s; ` +
         `split/plain req/s ${(med(http, 'split', (r) => r.rps) / med(http, 'plain', (r) => r.rps)).toFixed(3)} (rounds ${ratios(roundRatios(http, (r) => r.rps))}); ` +
         `CPU µs/req plain ${med(http, 'plain', (r) => r.cpuUsPerRequest).toFixed(1)}, split ${med(http, 'split', (r) => r.cpuUsPerRequest).toFixed(1)}; ` +
         `non-2xx or errors ${http.reduce((a, r) => a + r.non2xx, 0)}`,
     );
-    console.log(
+    log(
       `client: plain ${Math.round(med(inProcess, 'plain', (r) => r.perSecond))} resolves/s (${med(inProcess, 'plain', (r) => r.cpuUs).toFixed(2)} µs CPU), ` +
         `split ${Math.round(med(inProcess, 'split', (r) => r.perSecond))} resolves/s (${med(inProcess, 'split', (r) => r.cpuUs).toFixed(2)} µs CPU); ` +
         `split/plain CPU per resolve ${(med(inProcess, 'split', (r) => r.cpuUs) / med(inProcess, 'plain', (r) => r.cpuUs)).toFixed(3)} (rounds ${ratios(roundRatios(inProcess, (r) => r.cpuUs))})`,
     );
+    const cpu = (label: Label) => med(inProcess, label, (r) => r.cpuUs);
+    return {
+      http: {
+        plain: { rps: med(http, 'plain', (r) => r.rps), cpuUsPerRequest: med(http, 'plain', (r) => r.cpuUsPerRequest) },
+        split: { rps: med(http, 'split', (r) => r.rps), cpuUsPerRequest: med(http, 'split', (r) => r.cpuUsPerRequest) },
+        cpuRatio: med(http, 'split', (r) => r.cpuUsPerRequest) / med(http, 'plain', (r) => r.cpuUsPerRequest),
+        errors: http.reduce((a, r) => a + r.non2xx, 0),
+      },
+      client: {
+        plain: { perSecond: med(inProcess, 'plain', (r) => r.perSecond), cpuUs: cpu('plain') },
+        split: { perSecond: med(inProcess, 'split', (r) => r.perSecond), cpuUs: cpu('split') },
+        cpuRatio: cpu('split') / cpu('plain'),
+        roundRatios: roundRatios(inProcess, (r) => r.cpuUs),
+      },
+    };
   } finally {
     await client.close();
     await server.stop();
   }
 };
 
-void main();
+if (require.main === module) void runSplitBench(flags({ rounds: 5, duration: 5, warmup: 2, connections: 32, 'client-seconds': 3 }));
