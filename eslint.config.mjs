@@ -53,7 +53,17 @@ export default tseslint.config(
       // The lazy loads of the server clients (src/backends.ts) are typed `require`s.
       '@typescript-eslint/no-require-imports': [
         'error',
-        { allow: ['^\\./eventstore/', '^\\.\\./projections/readmodel/', '^mongodb$', '^\\./readmodel/', '^\\./webhooks/', '^\\./consumerGroups/'] },
+        {
+          allow: [
+            '^\\./eventstore/',
+            '^\\.\\./projections/readmodel/',
+            '^mongodb$',
+            '^\\./readmodel/',
+            '^\\./webhooks/',
+            '^\\./consumerGroups/',
+            '^\\./usage/',
+          ],
+        },
       ],
       eqeqeq: ['error', 'smart'],
     },

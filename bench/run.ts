@@ -9,6 +9,7 @@
  *   throughput with and without a /metrics scrape every second, alternated N times (bench/consumerGroups.ts).
  * `--resolve-rounds N` (0: none): using a preset (bench/resolve.ts): HTTP resolve against raw Koa, N rounds; then the
  * in-process client for `--client-seconds`, and propagation of `--propagation-writes` writes to it.
+ * `--split-rounds N` (0: none): a split label against a plain one (bench/split.ts), over HTTP and in the client.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,6 +22,7 @@ import { runAtScale, type ScaleRow } from './scale';
 import { runWebhookBench, type WebhookBenchResult } from './webhooks';
 import { runConsumerBench, type ConsumerBenchResult } from './consumerGroups';
 import { runResolveBench, type ResolveBenchResult } from './resolve';
+import { runSplitBench, type SplitBenchResult } from './split';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
 const opts = flags({
@@ -41,6 +43,7 @@ const opts = flags({
   'propagation-writes': 200,
   'consumer-events': 1_000_000,
   'scrape-rounds': 3,
+  'split-rounds': 5,
 });
 if (opts.compare) compareWith(opts.compare);
 const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
@@ -144,6 +147,19 @@ const main = async () => {
           log,
         )
       : undefined;
+  const split =
+    opts['split-rounds'] > 0
+      ? await runSplitBench(
+          {
+            rounds: opts['split-rounds'],
+            duration: Math.min(opts.duration, 5),
+            warmup: opts.warmup,
+            connections: opts.connections,
+            'client-seconds': opts['client-seconds'],
+          },
+          log,
+        )
+      : undefined;
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
   report({
@@ -156,6 +172,7 @@ const main = async () => {
     webhooks,
     resolve,
     consumers,
+    split,
     profile,
     seconds: (Date.now() - began) / 1000,
     load: [loadAtStart, loadavg()[0]!],
@@ -184,6 +201,7 @@ interface Run {
   webhooks?: WebhookBenchResult;
   resolve?: ResolveBenchResult;
   consumers?: ConsumerBenchResult;
+  split?: SplitBenchResult;
   profile?: ProfileSummary;
   seconds: number;
   load: number[];
@@ -199,6 +217,7 @@ const report = ({
   webhooks,
   resolve,
   consumers,
+  split,
   profile,
   seconds,
   load,
@@ -404,6 +423,16 @@ const report = ({
     ...(consumers?.scrape
       ? [['scraping /metrics every second costs < 2 % of read throughput', consumers.scrape.ratio > 0.98] as [string, boolean]]
       : []),
+    ...(split
+      ? ([
+          [`split label over HTTP ≤ 1.05× a plain label's CPU per request (${f(split.http.cpuRatio, 3)}×)`, split.http.cpuRatio <= 1.05],
+          [
+            `split label in process ≤ 1.05× a plain label's CPU per resolve (${f(split.client.cpuRatio, 3)}×)`,
+            split.client.cpuRatio <= 1.05,
+          ],
+          ['split: 0 errors and 0 non-2xx', split.http.errors === 0],
+        ] as Array<[string, boolean]>)
+      : []),
     [
       '0 errors and 0 non-2xx (every target, every round)',
       [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0),
@@ -439,6 +468,7 @@ const report = ({
         webhooks,
         resolve,
         consumers,
+        split,
         ratios,
         roundRatios,
         targets: Object.fromEntries(targets),

@@ -98,6 +98,10 @@ export const projectPresetEvent = (
       const { [event.data.label]: _removed, ...rest } = labels;
       return [at({ ...view, labels: rest, updated_at: event.data.occurredAt })];
     }
+    case 'PresetLabelSplit': {
+      const split = event.data.versions.map((share) => ({ version: share.versionNumber, weight: share.weight }));
+      return [at({ ...view, labels: { ...labels, [event.data.label]: { split } }, updated_at: event.data.occurredAt })];
+    }
   }
 };
 

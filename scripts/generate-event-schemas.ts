@@ -20,8 +20,11 @@ const DESCRIPTIONS: Record<string, string> = {
   PresetDetailsChanged:
     "The data of PresetDetailsChanged: the preset's name or description changed; only the fields that changed are present.",
   PresetStatusChanged: "The data of PresetStatusChanged: the preset's status changed (active, disabled or archived).",
-  PresetLabelMoved: 'The data of PresetLabelMoved: a label was pointed at a version (previousVersionNumber is null for a new label).',
+  PresetLabelMoved:
+    'The data of PresetLabelMoved: a label was pointed at a version (previousVersionNumber is null for a new label; previousVersions is the split it ended, if it was split).',
   PresetLabelRemoved: 'The data of PresetLabelRemoved: a label was removed; versionNumber is the version it named.',
+  PresetLabelSplit:
+    'The data of PresetLabelSplit: a label was split between versions by relative weights (a rollout), ascending by version; previousVersionNumber or previousVersions is what it named before (both null for a new label).',
 };
 
 const file = (name: string, version: number, codec: Parameters<typeof toJsonSchema>[0]): [string, string] => {

@@ -9,20 +9,24 @@ import { openSqliteWebhookStore, WEBHOOKS_FILE } from './webhooks/sqlite';
 import type { WebhookStore } from './webhooks/webhookStore';
 import { openSqliteConsumerGroupStore } from './consumerGroups/sqlite';
 import type { ConsumerGroupStore } from './consumerGroups/store';
+import { openSqliteUsageStore, USAGE_FILE } from './usage/sqlite';
+import type { UsageStore } from './usage/usageStore';
 
 /** Chooses each store by configuration: a URL selects the server, none the embedded file. */
-export { EVENTS_FILE, READ_MODEL_FILE, WEBHOOKS_FILE };
+export { EVENTS_FILE, READ_MODEL_FILE, USAGE_FILE, WEBHOOKS_FILE };
 
 // The server clients take over half a second to load: a process on the embedded default never loads them.
 const eventStoreDb = (): typeof import('./eventstore/eventstoredb/store') => require('./eventstore/eventstoredb/store');
 const mongo = (): typeof import('../projections/readmodel/mongodb') => require('../projections/readmodel/mongodb');
 const mongoWebhooks = (): typeof import('./webhooks/mongodb') => require('./webhooks/mongodb');
 const mongoConsumerGroups = (): typeof import('./consumerGroups/mongodb') => require('./consumerGroups/mongodb');
+const mongoUsage = (): typeof import('./usage/mongodb') => require('./usage/mongodb');
 
 export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>) => ({
   eventStore: config.eventstoreUrl ? 'eventstoredb' : `sqlite (${join(config.dataDir, EVENTS_FILE)})`,
   readModel: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, READ_MODEL_FILE)})`,
   webhooks: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, WEBHOOKS_FILE)})`,
+  usage: config.mongodbUrl ? 'mongodb' : `sqlite (${join(config.dataDir, USAGE_FILE)})`,
 });
 
 /**
@@ -42,7 +46,9 @@ export const openEventStore = (
 /** The SQLite files the service writes, for its WAL checkpointer: none when both stores are servers. */
 export const sqliteFiles = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>): string[] => [
   ...(config.eventstoreUrl ? [] : [join(config.dataDir, EVENTS_FILE)]),
-  ...(config.mongodbUrl ? [] : [join(config.dataDir, READ_MODEL_FILE), join(config.dataDir, WEBHOOKS_FILE)]),
+  ...(config.mongodbUrl
+    ? []
+    : [join(config.dataDir, READ_MODEL_FILE), join(config.dataDir, WEBHOOKS_FILE), join(config.dataDir, USAGE_FILE)]),
 ];
 
 export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<ReadModel> =>
@@ -61,3 +67,8 @@ export const openConsumerGroupStore = async (config: Pick<Config, 'mongodbUrl' |
   config.mongodbUrl
     ? mongoConsumerGroups().openMongoConsumerGroupStore({ url: config.mongodbUrl })
     : openSqliteConsumerGroupStore({ file: join(config.dataDir, WEBHOOKS_FILE) });
+/** Usage counts (metrics, never events) live beside the read model too: in MongoDB when it is there, else in usage.db. */
+export const openUsageStore = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<UsageStore> =>
+  config.mongodbUrl
+    ? mongoUsage().openMongoUsageStore({ url: config.mongodbUrl })
+    : openSqliteUsageStore({ file: join(config.dataDir, USAGE_FILE) });

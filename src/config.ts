@@ -35,6 +35,8 @@ export interface Config {
   metricsPort?: number;
   /** When set, GET /metrics asks for `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** How often this process adds its usage counts (resolutions answered) to the usage store; also at shutdown. */
+  usageFlushMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -87,6 +89,7 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     webhookAllowPrivateNetworks: oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'] as const, 'false') === 'true',
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, 0, 65535) : undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
+    usageFlushMs: int('USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (a scraper presents it as a bearer token)');

@@ -6,8 +6,18 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ensureKeysFile } from './auth/devKey';
 import { loadKeyRing } from './auth/apiKeys';
-import { describeBackends, openConsumerGroupStore, openEventStore, openReadModel, openWebhookStore, sqliteFiles } from './backends';
+import {
+  describeBackends,
+  openConsumerGroupStore,
+  openEventStore,
+  openReadModel,
+  openUsageStore,
+  openWebhookStore,
+  sqliteFiles,
+} from './backends';
 import { createConsumerGroups } from './consumerGroups/consumerGroups';
+import { startUsageCounters } from './usage/counters';
+import type { UsageStore } from './usage/usageStore';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { withPresetCache } from './http/presetCache';
@@ -37,6 +47,7 @@ export interface Service {
   eventStore: EventStoreAdapter;
   readModel: ReadModel;
   webhooks: WebhookStore;
+  usage: UsageStore;
   /** Delivers webhooks; absent with WEBHOOKS=off. */
   deliverer?: Deliverer;
   projector?: Projector;
@@ -57,6 +68,13 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const webhooks = await openWebhookStore(config);
   const consumerGroupStore = await openConsumerGroupStore(config);
   const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed: eventStore });
+  const usage = await openUsageStore(config);
+  const usageLog = logger.child({ component: 'usage' });
+  const usageCounters = startUsageCounters({
+    store: usage,
+    flushEveryMs: config.usageFlushMs,
+    onError: (err) => usageLog.warn({ err }, 'usage flush failed; the counts are kept for the next one'),
+  });
   const files = sqliteFiles(config);
   const walCheckpointer =
     files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
@@ -149,6 +167,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     webhookChanged: deliverer?.changed,
     consumerGroups,
     consoleDir: CONSOLE_DIR,
+    usage,
+    usageCounters,
   });
   let inFlight = 0;
   const handle = app.callback();
@@ -175,15 +195,17 @@ export const startService = async (config: Config, logger: Logger, print: (line:
       .then(async () => {
         await metricsServer?.close();
         await deliverer?.stop();
+        await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
         await walCheckpointer?.stop();
         await projector?.stop();
         await eventStore.close();
         await readModel.close();
         await webhooks.close();
         await consumerGroupStore.close();
+        await usage.close();
         logger.info('stopped');
       }));
-  return { url, port, eventStore, readModel, webhooks, deliverer, projector, metrics, metricsUrl, close };
+  return { url, port, eventStore, readModel, webhooks, usage, deliverer, projector, metrics, metricsUrl, close };
 };
 
 const hostUrl = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

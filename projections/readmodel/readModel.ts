@@ -42,6 +42,13 @@ export const VersionView = t.type(
 );
 export type VersionView = t.TypeOf<typeof VersionView>;
 
+/** A split label as the API shows it: the versions it is split between, with their relative weights, ascending by version. */
+export const LabelSplitView = t.type({ split: t.array(t.type({ version: integer, weight: integer }, 'SplitShare')) }, 'LabelSplit');
+export type LabelSplitView = t.TypeOf<typeof LabelSplitView>;
+/** What a label names: one version, or a split between versions. */
+export const LabelView = t.union([integer, LabelSplitView]);
+export type LabelView = t.TypeOf<typeof LabelView>;
+
 /** A preset as the API shows it, with its designated version. */
 export const PresetView = t.type(
   {
@@ -56,8 +63,8 @@ export const PresetView = t.type(
     updated_at: timestamp,
     creator_user_id: t.string,
     workspace_id: uuid,
-    /** Label → version number (an empty object when none). */
-    labels: t.record(t.string, integer),
+    /** Label → version number, or `{"split": [...]}` for a split label (an empty object when none). */
+    labels: t.record(t.string, LabelView),
     designated_version_id: uuid,
     designated_version: VersionView,
   },

@@ -14,7 +14,21 @@ export interface ClientApi {
   latestVersion(slug: string): Promise<VersionView | null>;
   /** The live feed's answer, to read as a stream. */
   openFeed(lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
+  /** Adds the resolutions this client answered to the service's usage counts (POST /api/v1/usage). */
+  reportUsage(counts: ReportedUsage[]): Promise<void>;
 }
+
+/** One count of a usage report: resolutions of a preset's label and version answered in an hour. */
+export interface ReportedUsage {
+  slug: string;
+  label: string | null;
+  version: number;
+  hour: string;
+  count: number;
+}
+
+/** At most this many counts per report, as the service takes them. */
+const REPORT_SIZE = 1000;
 
 /** An answer the client did not expect (a 5xx, a 401 for a revoked key): what the service said. */
 export class PresetServiceError extends Error {
@@ -86,6 +100,16 @@ export const clientApi = ({ baseUrl, apiKey, fetch }: ApiOptions): ClientApi => 
       if (!first || first.total_count === 0) return null;
       if (first.total_count === 1) return first.data[0] ?? null;
       return (await versionsPage(slug, first.total_count - 1))?.data[0] ?? null;
+    },
+    async reportUsage(counts) {
+      for (let i = 0; i < counts.length; i += REPORT_SIZE) {
+        const res = await fetch(`${base}/api/v1/usage`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: JSON.stringify({ counts: counts.slice(i, i + REPORT_SIZE) }),
+        });
+        if (res.status !== 204) await fail(res, 'POST /api/v1/usage');
+      }
     },
     openFeed(lastEventId, signal) {
       return fetch(`${base}/api/v1/events`, {

@@ -37,7 +37,7 @@ export interface PresetCopy extends PresetSource {
   readonly size: number;
 }
 
-export const createPresetCopy = (api: ClientApi, options: { maxVersions: number }): PresetCopy => {
+export const createPresetCopy = (api: Omit<ClientApi, 'reportUsage'>, options: { maxVersions: number }): PresetCopy => {
   const presets = new Map<string, Held>();
   const versions = new LRUCache<string, VersionView>({ max: options.maxVersions });
   const latest = new Map<string, VersionView>(); // preset id → its newest version, once known

@@ -2,7 +2,8 @@ import * as E from 'fp-ts/Either';
 import type { FormatName } from '../formats';
 import type { Resolution } from '../resolve/codecs';
 import type { ResolveFailure } from '../resolve/failure';
-import { resolveRequest } from '../resolve/resolve';
+import { resolveRequest, type ResolveOptions } from '../resolve/resolve';
+import { startUsageCounters, type UsageCounters } from '../usage/counters';
 import { clientApi, PresetServiceError } from './api';
 import { createPresetCopy, type FeedEvent } from './copy';
 import { followFeed, type Feed } from './feed';
@@ -34,8 +35,20 @@ export interface PresetClientOptions {
   reconnect?: { initialMs?: number; maxMs?: number };
   /** Versions kept besides each preset's designated and newest one (default 10,000). */
   maxVersions?: number;
-  /** Told of each problem the client recovers from by itself: the feed dropping, a failed revalidation. */
+  /** Told of each problem the client recovers from by itself: the feed dropping, a failed revalidation, a failed usage flush. */
   onError?: (error: unknown) => void;
+  /**
+   * Count the resolutions this client answers, per preset, label, version and hour, and report them to
+   * the service (its usage counts) on `flushUsage()`, at `close()`, and every `flushEveryMs` when set.
+   * Unset: nothing is counted.
+   */
+  usage?: { flushEveryMs?: number };
+}
+
+/** What a caller may say beside the body. */
+export interface ResolveCallOptions {
+  /** The key a split label is resolved by, as the `Preset-Split-Key` header gives it to the service. */
+  splitKey?: string;
 }
 
 /** The service's answer when a request cannot be resolved: the same code, message and metadata the HTTP endpoint answers with. */
@@ -57,10 +70,12 @@ export interface PresetClient {
    * service could not be reached for the first copy. Parts of the answer come from the client's
    * copy and are frozen: copy before changing them (structuredClone).
    */
-  resolve(format: FormatName, body: unknown): Promise<Resolution>;
+  resolve(format: FormatName, body: unknown, options?: ResolveCallOptions): Promise<Resolution>;
+  /** Reports the usage counted since the last flush to the service (nothing without the `usage` option). */
+  flushUsage(): Promise<void>;
   /** Resolves once the copy is made (resolve waits for it anyway). */
   ready(): Promise<void>;
-  /** Stops following the feed. */
+  /** Stops following the feed, and flushes the usage counted. */
   close(): Promise<void>;
 }
 
@@ -73,6 +88,20 @@ export const createPresetClient = (options: PresetClientOptions): PresetClient =
   let feed: Feed | undefined;
   let revalidation: NodeJS.Timeout | undefined;
   let closed = false;
+  // The slug of each preset counted, for the report (the service counts by the preset the slug names).
+  const slugs = new Map<string, string>();
+  const usage: UsageCounters | undefined = options.usage
+    ? startUsageCounters({
+        store: {
+          add: (counts) =>
+            api.reportUsage(
+              counts.map(({ presetId, label, version, hour, count }) => ({ slug: slugs.get(presetId)!, label, version, hour, count })),
+            ),
+        },
+        flushEveryMs: options.usage.flushEveryMs,
+        onError: report,
+      })
+    : undefined;
 
   // While the feed is down: revalidate after the bound, then every bound until it is back.
   const feedDown = () => {
@@ -116,17 +145,25 @@ export const createPresetClient = (options: PresetClientOptions): PresetClient =
   };
 
   return {
-    async resolve(format, body) {
+    async resolve(format, body, callOptions) {
       await ready();
-      const resolved = await resolveRequest(format, body, copy);
+      const resolveOptions: ResolveOptions = callOptions?.splitKey ? { splitKey: callOptions.splitKey } : {};
+      const resolved = await resolveRequest(format, body, copy, resolveOptions);
       if (E.isLeft(resolved)) throw new PresetResolveError(resolved.left);
+      if (usage) {
+        const { preset } = resolved.right;
+        slugs.set(preset.id, preset.slug);
+        usage.count({ workspaceId: '', presetId: preset.id, label: preset.label, version: preset.version });
+      }
       return resolved.right;
     },
+    flushUsage: () => usage?.flush() ?? Promise.resolve(),
     ready,
     async close() {
       closed = true;
       feedUp();
       await feed?.stop();
+      await usage?.stop().catch(report);
     },
   };
 };

@@ -24,6 +24,13 @@ const FORMAT_NAMES: Record<SourceFormat, string> = {
 const quoted = (value: unknown) => `“${String(value)}”`;
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const numberOf = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+/** A split's shares in words: "version 3 (95), version 4 (5)". */
+const sharesOf = (value: unknown): string =>
+  Array.isArray(value)
+    ? (value as Array<{ versionNumber?: unknown; weight?: unknown }>)
+        .map((s) => `version ${String(s.versionNumber)} (${String(s.weight)})`)
+        .join(', ')
+    : '?';
 
 export const describeEvent = (event: PresetEvent): Described => {
   const d = event.data as Record<string, unknown>;
@@ -52,12 +59,24 @@ export const describeEvent = (event: PresetEvent): Described => {
       return { what: `changed the status from ${String(d.previousStatus)} to ${String(d.status)}`, note };
     case 'PresetLabelMoved':
       return {
-        what:
-          d.previousVersionNumber === null || d.previousVersionNumber === undefined
+        what: Array.isArray(d.previousVersions)
+          ? `ended the split of the label ${quoted(d.label)} (${sharesOf(d.previousVersions)}): it names version ${String(d.versionNumber)}`
+          : d.previousVersionNumber === null || d.previousVersionNumber === undefined
             ? `put the label ${quoted(d.label)} on version ${String(d.versionNumber)}`
             : `moved the label ${quoted(d.label)} from version ${String(d.previousVersionNumber)} to version ${String(d.versionNumber)}`,
         note,
         version: numberOf(d.versionNumber),
+      };
+    case 'PresetLabelSplit':
+      return {
+        what:
+          `split the label ${quoted(d.label)} between ${sharesOf(d.versions)}` +
+          (Array.isArray(d.previousVersions)
+            ? ` (was ${sharesOf(d.previousVersions)})`
+            : typeof d.previousVersionNumber === 'number'
+              ? ` (was version ${d.previousVersionNumber})`
+              : ''),
+        note,
       };
     case 'PresetLabelRemoved':
       return { what: `removed the label ${quoted(d.label)} (it named version ${String(d.versionNumber)})`, note };

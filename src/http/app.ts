@@ -19,6 +19,9 @@ import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { lifecycleRoutes } from './routes/lifecycle';
 import { readRoutes, type ReadDeps } from './routes/reads';
 import { resolveRoutes } from './routes/resolve';
+import { usageRoutes } from './routes/usage';
+import type { UsageCounters } from '../usage/counters';
+import type { UsageStore } from '../usage/usageStore';
 import { webhookRoutes, type WebhookRouteDeps } from './routes/webhooks';
 import { writeRoutes, type WriteDeps } from './routes/writes';
 import type { HealthLive, HealthReady } from './schemas';
@@ -42,6 +45,9 @@ export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, Re
   metrics?: Metrics;
   /** Serve GET /metrics on this app (when METRICS_PORT does not give it a server of its own). */
   serveMetrics?: { token?: string };
+  /** Usage counts (rollouts): where they are kept, and this process's counters (unset: resolutions are not counted). */
+  usage: UsageStore;
+  usageCounters?: Pick<UsageCounters, 'count'>;
 }
 
 /** /health/live and /health/ready, which need no key. */
@@ -77,6 +83,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
     ...deps,
     countResolution: metrics ? (format, outcome) => metrics.resolutions.inc({ format, outcome }) : undefined,
   });
+  usageRoutes(api, deps);
   eventRoutes(api, deps);
   writeRoutes(api, deps);
   designateRoutes(api, deps);

@@ -29,6 +29,7 @@ export const EventJson = t.intersection(
       ofType('PresetStatusChanged', eventDataCodecs.PresetStatusChanged),
       ofType('PresetLabelMoved', eventDataCodecs.PresetLabelMoved),
       ofType('PresetLabelRemoved', eventDataCodecs.PresetLabelRemoved),
+      ofType('PresetLabelSplit', eventDataCodecs.PresetLabelSplit),
     ]),
   ],
   'Event',

@@ -22,6 +22,7 @@ import { READ_OPERATIONS, READ_PARAMETERS, READ_SCHEMAS } from './routes/reads.o
 import { RESOLVE_OPERATIONS, RESOLVE_SCHEMAS } from './routes/resolve.openapi';
 import { WEBHOOK_OPERATIONS, WEBHOOK_PARAMETERS, WEBHOOK_SCHEMAS } from './routes/webhooks.openapi';
 import { WRITE_OPERATIONS, WRITE_PARAMETERS, WRITE_SCHEMAS } from './routes/writes.openapi';
+import { ROLLOUT_OPERATIONS, ROLLOUT_PARAMETERS, ROLLOUT_SCHEMAS } from './routes/usage.openapi';
 
 export type { Operation } from './operations';
 
@@ -47,6 +48,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...RESOLVE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...CONSUMER_GROUP_OPERATIONS,
+  ...ROLLOUT_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...DOCS_OPERATIONS,
   ...CONSOLE_OPERATIONS,
@@ -63,6 +65,7 @@ const SCHEMAS: Schemas = [
   ...RESOLVE_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
   ...CONSUMER_GROUP_SCHEMAS,
+  ...ROLLOUT_SCHEMAS,
   ...HEALTH_SCHEMAS,
 ];
 
@@ -74,6 +77,7 @@ const PARAMETERS = {
   ...EVENT_PARAMETERS,
   ...WEBHOOK_PARAMETERS,
   ...CONSUMER_GROUP_PARAMETERS,
+  ...ROLLOUT_PARAMETERS,
   ...DOCS_PARAMETERS,
   ...CONSOLE_PARAMETERS,
 };

@@ -1,6 +1,8 @@
 import type { ValidationProblem } from '../validation';
 import { badRequest } from './errors';
 
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
 /** Query parameters, each at most once; every problem is collected, then reported together. */
 export const queryReader = (query: Record<string, string | string[] | undefined>) => {
   const problems: ValidationProblem[] = [];
@@ -38,6 +40,22 @@ export const queryReader = (query: Record<string, string | string[] | undefined>
       if (unknown.length > 0)
         problems.push({ path: name, message: `must be among ${words.join(', ')}, got ${JSON.stringify(unknown.join(','))}` });
       return [...new Set(given)] as W[];
+    },
+    /** An ISO 8601 timestamp with a time zone (`2026-11-24T13:00:00Z`), at most once; undefined when absent. */
+    timestamp(name: string): Date | undefined {
+      const raw = query[name];
+      if (raw === undefined) return undefined;
+      const at = typeof raw === 'string' && ISO_TIMESTAMP.test(raw) ? new Date(raw) : undefined;
+      if (at && !Number.isNaN(at.getTime())) return at;
+      problems.push({
+        path: name,
+        message: `must be an ISO 8601 timestamp with a time zone, e.g. 2026-11-24T13:00:00Z, got ${JSON.stringify(raw)}`,
+      });
+      return undefined;
+    },
+    /** A problem found by the caller, reported with the others. */
+    problem(name: string, message: string) {
+      problems.push({ path: name, message });
     },
     /** A parameter that must not be given (with another that excludes it). */
     absent(name: string, why: string) {

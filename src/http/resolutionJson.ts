@@ -14,12 +14,13 @@ const jsonOf = (value: unknown): string => {
   return json;
 };
 
-export const resolutionJson = ({ request, preset, dropped }: Resolution): string => {
+export const resolutionJson = ({ request, preset, dropped, served }: Resolution): string => {
   let fields = '';
   for (const key in request) {
     const value = request[key];
     if (value === undefined) continue;
     fields += `${fields === '' ? '' : ','}${JSON.stringify(key)}:${jsonOf(value)}`;
   }
-  return `{"request":{${fields}},"preset":${JSON.stringify(preset)},"dropped":${jsonOf(dropped)}}`;
+  const servedJson = served ? `,"served":${JSON.stringify(served)}` : '';
+  return `{"request":{${fields}},"preset":${JSON.stringify(preset)},"dropped":${jsonOf(dropped)}${servedJson}}`;
 };

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
 import type { Decider } from '../eventstore/decider';
-import type { PresetEvent, PresetStatus } from './events';
+import type { PresetEvent, PresetStatus, SplitShare } from './events';
 
 /**
  * The write side of a preset, as pure functions (`presetDecider` at the end): `evolve` folds the
@@ -20,8 +20,10 @@ export type PresetState =
       /** Version ids by number − 1; numbers are gapless from 1. */
       versionIds: string[];
       designatedVersion: number;
-      /** Label → version number. */
+      /** Label → version number, for a label that names one version. */
       labels: Record<string, number>;
+      /** Label → its shares, ascending by version, for a split label (a label is in `labels` or here, never both). */
+      splits: Record<string, SplitShare[]>;
     };
 
 export const initialState = (): PresetState => ({ exists: false });
@@ -39,6 +41,7 @@ export const evolve = (state: PresetState, event: PresetEvent): PresetState => {
       versionIds: [event.data.version.id],
       designatedVersion: event.data.version.number,
       labels: {},
+      splits: {},
     };
   }
   if (!state.exists) return state;
@@ -54,11 +57,17 @@ export const evolve = (state: PresetState, event: PresetEvent): PresetState => {
     }
     case 'PresetStatusChanged':
       return { ...state, status: event.data.status };
-    case 'PresetLabelMoved':
-      return { ...state, labels: { ...state.labels, [event.data.label]: event.data.versionNumber } };
+    case 'PresetLabelMoved': {
+      const { [event.data.label]: _ended, ...splits } = state.splits ?? {};
+      return { ...state, labels: { ...state.labels, [event.data.label]: event.data.versionNumber }, splits };
+    }
     case 'PresetLabelRemoved': {
       const { [event.data.label]: _removed, ...labels } = state.labels;
       return { ...state, labels };
+    }
+    case 'PresetLabelSplit': {
+      const { [event.data.label]: _split, ...labels } = state.labels;
+      return { ...state, labels, splits: { ...state.splits, [event.data.label]: event.data.versions } };
     }
   }
 };
@@ -108,12 +117,22 @@ export interface RemoveLabel extends CommandBase {
   label: string;
 }
 
-export type PresetCommand = AddPresetVersion | DesignateVersion | ChangePreset | MoveLabel | RemoveLabel;
+/** Split a label between 2–10 distinct versions by weight (a rollout), creating it if it is new. */
+export interface SplitLabel extends CommandBase {
+  type: 'SplitLabel';
+  label: string;
+  /** Versions and their relative weights, in any order (checked by the route: distinct, integer weights 1–10,000). */
+  split: { version: number; weight: number }[];
+}
+
+export type PresetCommand = AddPresetVersion | DesignateVersion | ChangePreset | MoveLabel | RemoveLabel | SplitLabel;
 
 export type DecisionError =
   | { type: 'PresetNotFound'; message: string }
   | { type: 'VersionNotFound'; message: string }
   | { type: 'LabelNotFound'; message: string }
+  /** A split label is ended by moving it to one version, not removed. */
+  | { type: 'LabelSplit'; message: string }
   /** An archived preset takes no new version, label change or designation until it is restored. */
   | { type: 'PresetArchived'; message: string }
   | { type: 'PresetInconsistent'; message: string };
@@ -136,6 +155,8 @@ export const decide = (command: PresetCommand, state: PresetState): Decision => 
       return moveLabel(command, state);
     case 'RemoveLabel':
       return removeLabel(command, state);
+    case 'SplitLabel':
+      return splitLabel(command, state);
   }
 };
 
@@ -239,6 +260,7 @@ const moveLabel = (command: MoveLabel, state: Existing): Decision => {
   if (state.status === 'archived') return archived(state, 'moving a label');
   const previous = labelledVersion(state.labels, command.label);
   if (previous === command.version) return E.right([]);
+  const split = labelSplit(state, command.label);
   return E.right([
     {
       type: 'PresetLabelMoved',
@@ -248,6 +270,41 @@ const moveLabel = (command: MoveLabel, state: Existing): Decision => {
         versionNumber: command.version,
         versionId: versionId.right,
         previousVersionNumber: previous ?? null,
+        ...(split ? { previousVersions: split } : {}),
+        occurredAt: command.now.toISOString(),
+        ...noted(command.note),
+      },
+    },
+  ]);
+};
+
+/** The shares of a split label; own keys only. (States cached before splits existed have no `splits`.) */
+export const labelSplit = (state: Existing, label: string): SplitShare[] | undefined =>
+  state.splits && Object.hasOwn(state.splits, label) ? state.splits[label] : undefined;
+
+const sameSplit = (a: SplitShare[], b: SplitShare[]) =>
+  a.length === b.length && a.every((share, i) => share.versionNumber === b[i]!.versionNumber && share.weight === b[i]!.weight);
+
+const splitLabel = (command: SplitLabel, state: Existing): Decision => {
+  const shares: SplitShare[] = [];
+  // Ascending by version: the fixed order in which resolution lays the weights out (src/resolve/split.ts).
+  for (const { version, weight } of [...command.split].sort((a, b) => a.version - b.version)) {
+    const versionId = existingVersion(state, version);
+    if (E.isLeft(versionId)) return versionId;
+    shares.push({ versionNumber: version, versionId: versionId.right, weight });
+  }
+  if (state.status === 'archived') return archived(state, 'splitting a label');
+  const previousSplit = labelSplit(state, command.label);
+  if (previousSplit && sameSplit(previousSplit, shares)) return E.right([]);
+  return E.right([
+    {
+      type: 'PresetLabelSplit',
+      data: {
+        presetId: state.presetId,
+        label: command.label,
+        versions: shares,
+        previousVersionNumber: labelledVersion(state.labels, command.label) ?? null,
+        previousVersions: previousSplit ?? null,
         occurredAt: command.now.toISOString(),
         ...noted(command.note),
       },
@@ -257,6 +314,12 @@ const moveLabel = (command: MoveLabel, state: Existing): Decision => {
 
 const removeLabel = (command: RemoveLabel, state: Existing): Decision => {
   const current = labelledVersion(state.labels, command.label);
+  if (current === undefined && labelSplit(state, command.label)) {
+    return E.left({
+      type: 'LabelSplit',
+      message: `label ${JSON.stringify(command.label)} of preset ${JSON.stringify(state.slug)} is split between versions: move it to one version first (PUT {"version": N})`,
+    });
+  }
   if (current === undefined)
     return E.left({ type: 'LabelNotFound', message: `preset ${JSON.stringify(state.slug)} has no label ${JSON.stringify(command.label)}` });
   if (state.status === 'archived') return archived(state, 'removing a label');

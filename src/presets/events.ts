@@ -78,7 +78,14 @@ export const PresetStatusChangedData = t.intersection([
   withNote,
 ]);
 
-/** A label is a named pointer to one version; `previousVersionNumber` is null when the label is new. */
+/** One version's share of a split label: a relative weight (the weights need not add up to 100). */
+export const SplitShare = t.type({ versionNumber: t.number, versionId: t.string, weight: t.number });
+export type SplitShare = t.TypeOf<typeof SplitShare>;
+
+/**
+ * A label is a named pointer to one version; `previousVersionNumber` is null when the label is new
+ * or was split. Moving a split label to one version ends the split: `previousVersions` is that split.
+ */
 export const PresetLabelMovedData = t.intersection([
   t.type({
     presetId: t.string,
@@ -86,6 +93,25 @@ export const PresetLabelMovedData = t.intersection([
     versionNumber: t.number,
     versionId: t.string,
     previousVersionNumber: t.union([t.number, t.null]),
+    occurredAt: t.string,
+  }),
+  t.partial({ previousVersions: t.array(SplitShare) }),
+  withNote,
+]);
+
+/**
+ * A label split between 2–10 versions by weight (a rollout): resolving it picks one of them per
+ * caller (src/resolve/split.ts). `versions` in ascending version order; the previous state is
+ * the version the label named (`previousVersionNumber`) or the split it had (`previousVersions`),
+ * both null when the label is new.
+ */
+export const PresetLabelSplitData = t.intersection([
+  t.type({
+    presetId: t.string,
+    label: t.string,
+    versions: t.array(SplitShare),
+    previousVersionNumber: t.union([t.number, t.null]),
+    previousVersions: t.union([t.array(SplitShare), t.null]),
     occurredAt: t.string,
   }),
   withNote,
@@ -104,6 +130,7 @@ export type PresetDetailsChanged = { type: 'PresetDetailsChanged'; data: t.TypeO
 export type PresetStatusChanged = { type: 'PresetStatusChanged'; data: t.TypeOf<typeof PresetStatusChangedData> };
 export type PresetLabelMoved = { type: 'PresetLabelMoved'; data: t.TypeOf<typeof PresetLabelMovedData> };
 export type PresetLabelRemoved = { type: 'PresetLabelRemoved'; data: t.TypeOf<typeof PresetLabelRemovedData> };
+export type PresetLabelSplit = { type: 'PresetLabelSplit'; data: t.TypeOf<typeof PresetLabelSplitData> };
 export type PresetEvent =
   | PresetCreated
   | PresetVersionAdded
@@ -111,7 +138,8 @@ export type PresetEvent =
   | PresetDetailsChanged
   | PresetStatusChanged
   | PresetLabelMoved
-  | PresetLabelRemoved;
+  | PresetLabelRemoved
+  | PresetLabelSplit;
 export type PresetEventType = PresetEvent['type'];
 
 export const eventDataCodecs = {
@@ -122,6 +150,7 @@ export const eventDataCodecs = {
   PresetStatusChanged: PresetStatusChangedData,
   PresetLabelMoved: PresetLabelMovedData,
   PresetLabelRemoved: PresetLabelRemovedData,
+  PresetLabelSplit: PresetLabelSplitData,
 } as const satisfies Record<PresetEventType, t.Mixed>;
 
 /** Every event type, in the order they were introduced. */

@@ -12,6 +12,7 @@ import {
   type PresetCommand,
   type PresetState,
   type RemoveLabel,
+  type SplitLabel,
 } from './decider';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, toNewEvent, type EventMetadata, type PresetEvent, type SourceFormat } from './events';
 import { presetStreamName } from './streamName';
@@ -24,7 +25,12 @@ import { presetStreamName } from './streamName';
  */
 type Request<C> = Omit<C, 'now' | 'newPresetId' | 'newVersionId'>;
 export type PresetCommandRequest =
-  Request<AddPresetVersion> | Request<DesignateVersion> | Request<ChangePreset> | Request<MoveLabel> | Request<RemoveLabel>;
+  | Request<AddPresetVersion>
+  | Request<DesignateVersion>
+  | Request<ChangePreset>
+  | Request<MoveLabel>
+  | Request<RemoveLabel>
+  | Request<SplitLabel>;
 
 export interface CommandContext {
   requestId: string;

@@ -40,14 +40,29 @@ export const ResolvedPreset = t.type(
 );
 export type ResolvedPreset = t.TypeOf<typeof ResolvedPreset>;
 
+/** Which version of a split label was served, and by which key it was picked (`random`: the request gave none). */
+export const ServedVersion = t.type(
+  {
+    version: integer,
+    label: t.string,
+    split_key_source: t.keyof({ header: null, user: null, 'metadata.user_id': null, safety_identifier: null, random: null }),
+  },
+  'ServedVersion',
+);
+export type ServedVersion = t.TypeOf<typeof ServedVersion>;
+
 const resolution = (format: FormatName, name: string) =>
-  t.type(
-    {
-      /** The body to send: a request of the format, without a preset reference. */
-      request: FORMAT_CODECS[format].codec,
-      preset: ResolvedPreset,
-      dropped: t.array(DroppedField),
-    },
+  t.intersection(
+    [
+      t.type({
+        /** The body to send: a request of the format, without a preset reference. */
+        request: FORMAT_CODECS[format].codec,
+        preset: ResolvedPreset,
+        dropped: t.array(DroppedField),
+      }),
+      /** Only when the request named a split label. */
+      t.partial({ served: ServedVersion }),
+    ],
     name,
   );
 
@@ -62,4 +77,6 @@ export interface Resolution {
   request: Record<string, unknown>;
   preset: ResolvedPreset;
   dropped: Array<t.TypeOf<typeof DroppedField>>;
+  /** Only when the request named a split label: the version it was served and how it was picked. */
+  served?: ServedVersion;
 }

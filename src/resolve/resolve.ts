@@ -8,6 +8,7 @@ import { invalid, missing, refused, type ResolveFailure } from './failure';
 import { mergeRequest } from './merge';
 import type { PresetSource } from './presetSource';
 import { parsePresetReference, PRESET_MARK, type PresetReference, type ReferenceProblem } from './reference';
+import { pickSplitVersion, randomSplitVersion, splitKeyOf, type SplitKeySource } from './split';
 import { translateConfig, type Translation } from './translation';
 
 /**
@@ -46,11 +47,25 @@ const STATUS_REFUSALS: Partial<Record<PresetView['status'], string>> = {
   archived: 'restore it (status active) to use it',
 };
 
+/** What the caller of a resolution says beside the body. */
+export interface ResolveOptions {
+  /** The `Preset-Split-Key` header: the key a split label is resolved by, before the body's own. */
+  splitKey?: string;
+  /** Draws the version of a split label when the request gives no key (default Math.random). */
+  random?: () => number;
+}
+
+/** How a split label's version was picked: by which key, or at random. */
+export interface SplitPick {
+  source: SplitKeySource;
+}
+
 /** The version the reference pins, from the source; or why there is none to use. */
 export const pickVersion = async (
   preset: PresetView,
   reference: PresetReference,
   source: PresetSource,
+  pickInSplit: (split: readonly { version: number; weight: number }[], label: string) => number = (split) => split[0]!.version,
 ): Promise<E.Either<ResolveFailure, VersionView>> => {
   const name = JSON.stringify(preset.slug);
   const byNumber = async (number: number) =>
@@ -69,8 +84,9 @@ export const pickVersion = async (
     }
     case 'label': {
       const labels = preset.labels ?? {};
-      const number = Object.hasOwn(labels, pin.label) ? labels[pin.label] : undefined;
-      if (number === undefined) return E.left(missing(`preset ${name} has no label ${JSON.stringify(pin.label)}`));
+      const named = Object.hasOwn(labels, pin.label) ? labels[pin.label] : undefined;
+      if (named === undefined) return E.left(missing(`preset ${name} has no label ${JSON.stringify(pin.label)}`));
+      const number = typeof named === 'number' ? named : pickInSplit(named.split, pin.label);
       const version = await byNumber(number);
       return version
         ? E.right(version)
@@ -105,6 +121,7 @@ export const resolveRequest = async (
   format: FormatName,
   body: unknown,
   source: PresetSource,
+  options: ResolveOptions = {},
 ): Promise<E.Either<ResolveFailure, Resolution>> => {
   const checked = checkBody(format, body);
   if (E.isLeft(checked)) return checked;
@@ -117,7 +134,14 @@ export const resolveRequest = async (
   const refusal = STATUS_REFUSALS[preset.status];
   if (refusal) return E.left(refused(`preset ${JSON.stringify(slug)} is ${preset.status}: ${refusal}`, `preset_${preset.status}`));
 
-  const picked = await pickVersion(preset, reference.right, source);
+  // A split label picks its version by the request's key (src/resolve/split.ts).
+  let splitSource: SplitKeySource | undefined;
+  const picked = await pickVersion(preset, reference.right, source, (split, label) => {
+    const target = { workspaceId: preset.workspace_id, slug: preset.slug, label, split };
+    const key = splitKeyOf(format, checked.right, options.splitKey);
+    splitSource = key ? key.source : 'random';
+    return key ? pickSplitVersion(target, key.key) : randomSplitVersion(target, options.random);
+  });
   if (E.isLeft(picked)) return picked;
   const version = picked.right;
   const from = version.source_format;
@@ -149,16 +173,11 @@ export const resolveRequest = async (
       ]),
     );
   }
+  const label = pin.kind === 'label' ? pin.label : pin.kind === 'latest' ? 'latest' : null;
   return E.right({
     request: merged.request,
-    preset: {
-      id: preset.id,
-      slug: preset.slug,
-      version: version.version,
-      version_id: version.id,
-      label: pin.kind === 'label' ? pin.label : pin.kind === 'latest' ? 'latest' : null,
-      source_format: from,
-    },
+    preset: { id: preset.id, slug: preset.slug, version: version.version, version_id: version.id, label, source_format: from },
     dropped: [...translation.dropped, ...merged.dropped],
+    ...(splitSource ? { served: { version: version.version, label: label!, split_key_source: splitSource } } : {}),
   });
 };

@@ -11,6 +11,7 @@ import { checkedFetch } from '../support/contract';
 import { createMetrics } from '../../src/observability/metrics';
 import { instrumentCommands } from '../../src/observability/instrument';
 import { parseScrape } from '../support/prometheus';
+import { createMemoryUsageStore } from '../../src/usage/memory';
 
 /**
  * Faults below the HTTP layer, injected through the app factory's dependencies: a lost race is a
@@ -53,6 +54,7 @@ describe('faults below the HTTP layer', () => {
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,
       readYourWritesTimeoutMs: 100,
+      usage: createMemoryUsageStore(),
       eventStore: {} as never,
       feed: {} as never,
       sse: createSseRegistry(),

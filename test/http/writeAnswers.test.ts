@@ -11,6 +11,7 @@ import { PRESET_STREAM_PREFIX } from '../../src/presets/streamName';
 import { presetAt } from '../../projections/presetAt';
 import { projectBatch } from '../../projections/projectBatch';
 import { openMemoryReadModel } from '../../projections/readmodel/memory';
+import { createMemoryUsageStore } from '../../src/usage/memory';
 
 /**
  * A write answers with the preset as that write left it, even when another write has already
@@ -42,6 +43,7 @@ beforeAll(async () => {
     readiness: async () => ({ ready: true, checks: {} }),
     bodyLimitBytes: 1024 * 1024,
     readYourWritesTimeoutMs: 1000,
+    usage: createMemoryUsageStore(),
     eventStore: store,
     feed: store,
     webhooks: openMemoryWebhookStore(),

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 /**
  * `npm run bench` in miniature (1 round of 1 s, 4 connections, 2,000 events to rebuild, growth
  * from 100 to 1,000 presets, 2 webhooks, one round of resolving, 1 s of the in-process client and
- * 10 writes propagated to it): every part of the benchmark still runs end to end on a fresh clone,
- * against real child processes, with no failed request. What it measures is not judged here (a
- * second of load on a shared machine says nothing); that is `npm run bench`'s job. It needs the
- * build the jest globalSetup makes.
+ * 10 writes propagated to it, one round of a split label against a plain one): every part of the
+ * benchmark still runs end to end on a fresh clone, against real child processes, with no failed
+ * request. What it measures is not judged here (a second of load on a shared machine says
+ * nothing); that is `npm run bench`'s job. It needs the build the jest globalSetup makes.
  */
 const ROOT = join(__dirname, '..', '..');
 
@@ -43,6 +43,8 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       '1',
       '--propagation-writes',
       '10',
+      '--split-rounds',
+      '1',
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -78,6 +80,8 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
     expect(out).toMatch(/^PASS {2}webhooks: every write delivered to every webhook, no failed request$/m);
     for (const target of ['service', 'rawKoa']) expect(out).toMatch(new RegExp(`^\\| resolve +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
     expect(out).toMatch(/^resolve: service\/rawKoa \d+\.\d\d× req\/s \(rounds \d+\.\d\d×\)$/m);
+    expect(out).toMatch(/^(PASS|FAIL) {2}split label in process ≤ 1\.05× a plain label's CPU per resolve \(\d+\.\d{3}×\)$/m);
+    expect(out).toMatch(/^PASS {2}split: 0 errors and 0 non-2xx$/m);
     expect(out).toMatch(/^resolve client: [1-9][\d,]* resolves\/s on one core/m);
     expect(out).toMatch(
       /^resolve propagation: from a write's answer to the client resolving its version p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms over 10 writes, 0 missing$/m,

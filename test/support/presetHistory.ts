@@ -50,6 +50,32 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
   await label(a, 'support-bot', 'staging', 3);
   await label(a, 'support-bot', 'production', 2);
   await label(a, 'support-bot', 'staging', null);
+  // A rollout: production split, its weights changed, then promoted.
+  const split = (name: string, shares: Array<[number, number]>) =>
+    handle(
+      {
+        type: 'SplitLabel',
+        workspaceId: a,
+        slug: 'support-bot',
+        actorUserId: 'user-3',
+        label: name,
+        split: shares.map(([version, weight]) => ({ version, weight })),
+      },
+      context(),
+    );
+  await split('production', [
+    [2, 95],
+    [3, 5],
+  ]);
+  await split('production', [
+    [2, 50],
+    [3, 50],
+  ]);
+  await label(a, 'support-bot', 'production', 3, 'promoted');
+  await split('canary', [
+    [1, 1],
+    [3, 3],
+  ]);
   await change(a, 'summarise', { status: 'disabled', description: null });
   await change(a, 'summarise', { status: 'archived' });
   await change(a, 'summarise', { status: 'disabled' }); // restored, but not to be used

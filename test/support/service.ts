@@ -138,6 +138,9 @@ export const useTestService = (env: Record<string, string> | (() => Record<strin
     get metricsUrl() {
       return running().metricsUrl;
     },
+    get usage() {
+      return running().usage;
+    },
     get deliverer() {
       return running().deliverer;
     },

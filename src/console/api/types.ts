@@ -27,9 +27,25 @@ export interface Preset {
   updated_at: string;
   creator_user_id: string;
   workspace_id: string;
-  labels: Record<string, number>;
+  /** A label names one version, or is split between versions (a rollout). */
+  labels: Record<string, LabelTarget>;
   designated_version_id: string;
   designated_version: Version;
+}
+
+/** One version's relative weight in a split label. */
+export interface SplitShare {
+  version: number;
+  weight: number;
+}
+export type LabelTarget = number | { split: SplitShare[] };
+
+/** GET /api/v1/presets/{slug}/usage: resolutions answered per hour, label and version, with totals. */
+export interface Usage {
+  from: string;
+  to: string;
+  hours: Array<{ hour: string; label: string | null; version: number; count: number }>;
+  totals: Array<{ label: string | null; version: number; count: number }>;
 }
 
 export interface ListPage<T> {
@@ -58,6 +74,7 @@ export const EVENT_TYPES = [
   'PresetStatusChanged',
   'PresetLabelMoved',
   'PresetLabelRemoved',
+  'PresetLabelSplit',
 ] as const;
 
 /** The three create-or-version routes, by the request format each takes. */

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { Version } from '../api/types';
+import type { LabelTarget, Version } from '../api/types';
+import { labelTargetText } from './LabelList';
 
 const LABEL = /^[a-z0-9][a-z0-9_.-]{0,35}$/;
 
@@ -15,7 +16,7 @@ export const Labels = ({
   onMove,
   onRemove,
 }: {
-  labels: Record<string, number>;
+  labels: Record<string, LabelTarget>;
   versions: Version[];
   busy: boolean;
   frozen: boolean;
@@ -54,8 +55,9 @@ export const Labels = ({
             {names.map((name) => (
               <tr key={name} data-label={name}>
                 <th scope="row">{name}</th>
-                <td>v{labels[name]}</td>
-                {!frozen && (
+                <td>{labelTargetText(labels[name]!)}</td>
+                {!frozen && typeof labels[name] === 'object' && <td class="muted">split: promote or abort it under Rollouts</td>}
+                {!frozen && typeof labels[name] === 'number' && (
                   <td>
                     <button
                       type="button"

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
-import type { Version } from '../api/types';
+import type { LabelTarget, Version } from '../api/types';
 import { Time } from './Time';
 
 /**
@@ -21,7 +21,7 @@ export const Versions = ({
   slug: string;
   versions: Version[];
   designated: number;
-  labels: Record<string, number>;
+  labels: Record<string, LabelTarget>;
   busy: boolean;
   frozen: boolean;
   onDesignate: (version: number) => void;
@@ -34,7 +34,10 @@ export const Versions = ({
   const [to, setTo] = useState(String(newest));
   const labelsOf = (n: number) =>
     Object.keys(labels)
-      .filter((l) => labels[l] === n)
+      .filter((l) => {
+        const target = labels[l]!;
+        return typeof target === 'number' ? target === n : target.split.some((s) => s.version === n);
+      })
       .sort();
   return (
     <>

@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { ApiFailure, type CallOptions } from '../api/client';
-import type { ListPage, Preset, PresetEvent, PresetStatus, Version } from '../api/types';
+import type { ListPage, Preset, PresetEvent, PresetStatus, SplitShare, Usage, Version } from '../api/types';
 import { describeEvent } from '../describe';
 import { Breadcrumb } from '../components/Breadcrumb';
 import { Failure } from '../components/Failure';
 import { History } from '../components/History';
 import { JsonBlock, TextBlock } from '../components/JsonBlock';
 import { Labels } from '../components/Labels';
+import { Rollouts } from '../components/Rollouts';
 import { useLiveEvents } from '../components/LiveProvider';
 import { StatusActions } from '../components/StatusActions';
 import { StatusBadge } from '../components/StatusBadge';
@@ -48,6 +49,7 @@ export const PresetPage = ({ slug }: { slug: string }) => {
   const [message, setMessage] = useState('');
   const [liveNews, setLiveNews] = useState('');
   const [note, setNote] = useState('');
+  const [usage, setUsage] = useState<Usage>();
 
   const loadVersions = useCallback(async () => {
     const first = (await call<ListPage<Version>>(`${base}/versions?offset=0&limit=${VERSIONS_PAGE}`)).body;
@@ -71,16 +73,21 @@ export const PresetPage = ({ slug }: { slug: string }) => {
     [base, call],
   );
 
+  /** What each label and version served in the last 24 hours (resolutions counted by the service and reporting clients). */
+  const loadUsage = useCallback(async () => {
+    setUsage((await call<{ data: Usage }>(`${base}/usage`)).body.data);
+  }, [base, call]);
+
   const load = useCallback(async () => {
     try {
       const answer = await call<{ data: Preset }>(base);
       setShown({ preset: answer.body.data, etag: answer.etag });
       setLoadFailure(undefined);
-      await Promise.all([loadVersions(), loadHistory(answer.etag)]);
+      await Promise.all([loadVersions(), loadHistory(answer.etag), loadUsage()]);
     } catch (error) {
       if (error instanceof ApiFailure) setLoadFailure(error);
     }
-  }, [base, call, loadVersions, loadHistory]);
+  }, [base, call, loadVersions, loadHistory, loadUsage]);
 
   useEffect(() => {
     setShown(undefined);
@@ -234,6 +241,31 @@ export const PresetPage = ({ slug }: { slug: string }) => {
                     void write(`Label ${label} removed`, `${base}/labels/${encodeURIComponent(label)}`, { method: 'DELETE' })
                   }
                 />
+              </section>
+
+              <section aria-labelledby="rollouts-heading">
+                <h2 id="rollouts-heading">Rollouts</h2>
+                {frozen ? (
+                  <p class="muted">Archived: set it back to active to split or move labels.</p>
+                ) : (
+                  <Rollouts
+                    labels={preset.labels ?? {}}
+                    versions={versions.items}
+                    events={history.events}
+                    usage={usage}
+                    busy={busy}
+                    onSplit={(label: string, split: SplitShare[]) =>
+                      void write(
+                        `Label ${label} is split: ${split.map((s) => `v${s.version} ${s.weight}`).join(', ')}`,
+                        `${base}/labels/${encodeURIComponent(label)}`,
+                        { method: 'PUT', json: { split } },
+                      )
+                    }
+                    onMove={(label: string, version: number, what: string) =>
+                      void write(what, `${base}/labels/${encodeURIComponent(label)}`, { method: 'PUT', json: { version } })
+                    }
+                  />
+                )}
               </section>
 
               <section aria-labelledby="manage-heading">

@@ -47,6 +47,8 @@ const rejected = ({ reason }: DecisionRejected): Classified => {
       return { status: 404, message: reason.message, metadata: {}, headers: {} };
     case 'PresetArchived':
       return { status: 409, message: reason.message, metadata: { reason: 'preset_archived' }, headers: {} };
+    case 'LabelSplit':
+      return { status: 409, message: reason.message, metadata: { reason: 'label_split' }, headers: {} };
     case 'PresetInconsistent':
       return { status: 500, message: 'internal error; it has been logged', metadata: {}, headers: {} };
   }

@@ -1,5 +1,5 @@
 import { WRITE_ERRORS, written, type Operation, type Parameters, type Schemas } from '../operations';
-import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './lifecycle';
+import { LABEL, PatchBody, PutLabelBody, RESERVED_LABELS } from './lifecycle';
 
 /** The operations of ./lifecycle.ts: a preset's name, description and status, archiving, and its labels. */
 export const LIFECYCLE_OPERATIONS: Operation[] = [
@@ -39,6 +39,7 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
     summary: 'Point a label at a version',
     description:
       'Creates the label, or moves it (PresetLabelMoved names the version it named before); moving it to the version it names stores nothing. ' +
+      'With {"split": [{"version", "weight"}, …]} instead, splits it between 2–10 versions by relative weight (PresetLabelSplit); moving it to one version ends the split. ' +
       'Refused (409) while the preset is archived.',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
     requestBody: 'LabelRequest',
@@ -61,7 +62,7 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
 
 export const LIFECYCLE_SCHEMAS: Schemas = [
   ['PresetChanges', PatchBody],
-  ['LabelRequest', LabelBody],
+  ['LabelRequest', PutLabelBody],
 ];
 
 export const LIFECYCLE_PARAMETERS: Parameters = {

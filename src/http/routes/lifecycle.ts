@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import type { ParameterizedContext } from 'koa';
-import { charsBetween, maxChars, nullable } from '../../formats/codecs';
+import { charsBetween, integerBetween, maxChars, nullable, refine } from '../../formats/codecs';
 import type { PresetCommandRequest } from '../../presets/handler';
 import { PresetStatus } from '../../presets/events';
 import { LABEL, RESERVED_LABELS } from '../../presets/names';
@@ -32,10 +32,48 @@ export { LABEL, RESERVED_LABELS };
 
 export const LabelBody = t.intersection([t.type({ version: VersionNumber }), t.partial({ note: NoteField })]);
 
+/** A split label's versions: 2–10 of them, each with a relative weight (they need not add up to 100). */
+export const MIN_SPLIT_VERSIONS = 2;
+export const MAX_SPLIT_VERSIONS = 10;
+export const MAX_SPLIT_WEIGHT = 10_000;
+export const SplitEntry = t.type({ version: VersionNumber, weight: integerBetween(1, MAX_SPLIT_WEIGHT) }, 'SplitEntry');
+export const SplitLabelBody = t.intersection(
+  [
+    t.type({
+      split: refine(
+        t.array(SplitEntry),
+        (a) => a.length >= MIN_SPLIT_VERSIONS && a.length <= MAX_SPLIT_VERSIONS,
+        `${MIN_SPLIT_VERSIONS} to ${MAX_SPLIT_VERSIONS} versions`,
+        { minItems: MIN_SPLIT_VERSIONS, maxItems: MAX_SPLIT_VERSIONS },
+      ),
+    }),
+    t.partial({ note: NoteField }),
+  ],
+  'SplitLabelBody',
+);
+/** What PUT takes: a label on one version, or split between versions. */
+export const PutLabelBody = t.union([LabelBody, SplitLabelBody], 'PutLabelBody');
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/** The split of a PUT body, or its problems (with JSON paths): the codec's, and versions named twice. */
+const splitOf = (body: unknown): t.TypeOf<typeof SplitLabelBody> | ValidationProblem[] => {
+  if (isObject(body) && 'version' in body) return [{ path: '$', message: 'give "version" or "split", not both' }];
+  const decoded = SplitLabelBody.decode(body);
+  if (E.isLeft(decoded)) return formatErrors(decoded.left);
+  const seen = new Set<number>();
+  const twice = decoded.right.split.flatMap(({ version }, i) =>
+    seen.has(version)
+      ? [{ path: `$.split[${i}].version`, message: `version ${version} is named twice: each version once` }]
+      : (seen.add(version), []),
+  );
+  return twice.length > 0 ? twice : decoded.right;
+};
+
 type Ctx = ParameterizedContext<AppState, AppContext>;
 /** A command of this router, without what the path and the caller say. */
 type Command = PresetCommandRequest extends infer C
-  ? C extends { type: 'ChangePreset' | 'MoveLabel' | 'RemoveLabel' }
+  ? C extends { type: 'ChangePreset' | 'MoveLabel' | 'RemoveLabel' | 'SplitLabel' }
     ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId'>
     : never
   : never;
@@ -99,11 +137,27 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
     await next();
   });
 
+  // One command path for a move and a split: a label change is decided the same way either way.
   router.put('/api/v1/presets/:slug/labels/:label', write, jsonBody(deps.bodyLimitBytes), async (ctx) => {
+    const label = ctx.params.label!;
+    if (isObject(ctx.state.body) && 'split' in ctx.state.body) {
+      const split = splitOf(ctx.state.body);
+      if (Array.isArray(split)) {
+        throw badRequest(
+          `the body must be {"split": [{"version": N, "weight": W}, …]} with ${MIN_SPLIT_VERSIONS}–${MAX_SPLIT_VERSIONS} distinct versions and whole weights from 1 to ${MAX_SPLIT_WEIGHT.toLocaleString('en')}, and an optional "note"`,
+          split,
+        );
+      }
+      await run(ctx, { type: 'SplitLabel', label, split: split.split, note: noteOf(ctx, split.note) });
+      return;
+    }
     const body = LabelBody.decode(ctx.state.body);
     if (E.isLeft(body))
-      throw badRequest('the body must be {"version": N} with N a version number from 1, and an optional "note"', formatErrors(body.left));
-    await run(ctx, { type: 'MoveLabel', label: ctx.params.label!, version: body.right.version, note: noteOf(ctx, body.right.note) });
+      throw badRequest(
+        'the body must be {"version": N} with N a version number from 1, or {"split": [{"version": N, "weight": W}, …]}, and an optional "note"',
+        formatErrors(body.left),
+      );
+    await run(ctx, { type: 'MoveLabel', label, version: body.right.version, note: noteOf(ctx, body.right.note) });
   });
 
   router.delete('/api/v1/presets/:slug/labels/:label', write, async (ctx) => {

@@ -29,6 +29,7 @@ export const RESOLVE_OPERATIONS: Operation[] = RESOLVE.map(([path, operationId, 
     "The answer is the request to send: the version's config, translated to this format, under the body (a top-level field the body sets wins; tools are merged by identity), " +
     `its system prompt as ${system} unless the body has one. What could not be translated is listed in dropped. ` +
     '400: the body names no preset, names one malformed, or is not a valid request of its format; 404: no such preset, version or label; 409: the preset is disabled or archived.',
+  parameters: ['Preset-Split-Key'],
   requestBody: request,
   answers: { '200': { description: 'The request to send, the version used and what was dropped on the way.', content: json(answer) } },
   errors: ['400', '401', '403', '404', '409', '413', '415', '429', '500'],

@@ -60,7 +60,8 @@ const valid = (s: JsonSchema, v: unknown): boolean => {
   if (s.type && !(Array.isArray(s.type) ? s.type.includes(kind(v)) : s.type === kind(v))) return false;
   if (s.anyOf && !(s.anyOf as JsonSchema[]).some((m) => valid(m, v))) return false;
   if (s.allOf && !(s.allOf as JsonSchema[]).every((m) => valid(m, v))) return false;
-  if (s.items && !(v as unknown[]).every((item) => valid(s.items as JsonSchema, item))) return false;
+  // `items` applies to arrays only (a nullable array is `type: ["array", "null"]` with items).
+  if (s.items && Array.isArray(v) && !v.every((item) => valid(s.items as JsonSchema, item))) return false;
   if (s.type !== 'object' || kind(v) !== 'object') return true;
   const o = v as Record<string, unknown>;
   const props = (s.properties ?? {}) as Record<string, JsonSchema>;
@@ -129,6 +130,36 @@ const [undescribed] = all(decide({ ...base, type: 'ChangePreset', description: n
 const labelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 2, note: 'ship it' }, history));
 const relabelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 1 }, evolve(history, labelled)));
 const unlabelled = one(decide({ ...base, type: 'RemoveLabel', label: 'production' }, evolve(history, labelled)));
+const split = one(
+  decide(
+    {
+      ...base,
+      type: 'SplitLabel',
+      label: 'production',
+      split: [
+        { version: 2, weight: 5 },
+        { version: 1, weight: 95 },
+      ],
+      note: 'canary',
+    },
+    evolve(history, labelled),
+  ),
+);
+const resplit = one(
+  decide(
+    {
+      ...base,
+      type: 'SplitLabel',
+      label: 'production',
+      split: [
+        { version: 1, weight: 50 },
+        { version: 2, weight: 50 },
+      ],
+    },
+    [labelled, split].reduce(evolve, history),
+  ),
+);
+const promoted = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 2 }, [labelled, split].reduce(evolve, history)));
 const notedAdd = one(decide({ ...add, newVersionId: 'v3', note: 'faster model' }, history));
 const withoutCreator = (e: PresetEvent) => ({ ...e.data, version: { ...(e.data as { version: object }).version, creatorId: undefined } });
 const samples: Record<number, Record<string, unknown[]>> = {
@@ -154,8 +185,9 @@ const samples: Record<number, Record<string, unknown[]>> = {
     ],
     PresetDetailsChanged: [renamed!.data, undescribed!.data],
     PresetStatusChanged: [disabled!.data],
-    PresetLabelMoved: [labelled.data, relabelled.data],
+    PresetLabelMoved: [labelled.data, relabelled.data, promoted.data],
     PresetLabelRemoved: [unlabelled.data],
+    PresetLabelSplit: [split.data, resplit.data],
   },
 };
 

@@ -77,7 +77,7 @@ const fakeApi = (state: {
   position?: string;
 }) => {
   const calls: string[] = [];
-  const api: ClientApi = {
+  const api: Omit<ClientApi, 'reportUsage'> = {
     async listPresets(offset, limit) {
       calls.push(`list ${offset}`);
       const all = state.listed ?? [];

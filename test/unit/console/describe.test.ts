@@ -41,6 +41,45 @@ const CASES: Array<[PresetEvent, Record<string, unknown>]> = [
     { what: 'moved the label “production” from version 2 to version 3', version: 3 },
   ],
   [event('PresetLabelRemoved', { label: 'staging', versionNumber: 4 }), { what: 'removed the label “staging” (it named version 4)' }],
+  [
+    event('PresetLabelSplit', {
+      label: 'production',
+      versions: [
+        { versionNumber: 3, versionId: 'a', weight: 95 },
+        { versionNumber: 4, versionId: 'b', weight: 5 },
+      ],
+      previousVersionNumber: 3,
+      previousVersions: null,
+    }),
+    { what: 'split the label “production” between version 3 (95), version 4 (5) (was version 3)' },
+  ],
+  [
+    event('PresetLabelSplit', {
+      label: 'production',
+      versions: [
+        { versionNumber: 3, versionId: 'a', weight: 50 },
+        { versionNumber: 4, versionId: 'b', weight: 50 },
+      ],
+      previousVersionNumber: null,
+      previousVersions: [
+        { versionNumber: 3, versionId: 'a', weight: 95 },
+        { versionNumber: 4, versionId: 'b', weight: 5 },
+      ],
+    }),
+    { what: 'split the label “production” between version 3 (50), version 4 (50) (was version 3 (95), version 4 (5))' },
+  ],
+  [
+    event('PresetLabelMoved', {
+      label: 'production',
+      versionNumber: 4,
+      previousVersionNumber: null,
+      previousVersions: [
+        { versionNumber: 3, versionId: 'a', weight: 50 },
+        { versionNumber: 4, versionId: 'b', weight: 50 },
+      ],
+    }),
+    { what: 'ended the split of the label “production” (version 3 (50), version 4 (50)): it names version 4', version: 4 },
+  ],
   [event('PresetSomethingNew', {}), { what: 'recorded PresetSomethingNew' }],
 ];
 

@@ -5,11 +5,13 @@ import {
   type DesignateVersion,
   type MoveLabel,
   type RemoveLabel,
+  type SplitLabel,
 } from '../../../src/presets/decider';
 import type {
   PresetCreated,
   PresetEvent,
   PresetLabelMoved,
+  PresetLabelSplit,
   PresetStatus,
   PresetStatusChanged,
   PresetVersionAdded,
@@ -121,6 +123,7 @@ describe('evolve', () => {
       versionIds: ['version-1'],
       designatedVersion: 1,
       labels: {},
+      splits: {},
     });
     expect([created, added(2)].reduce(evolve, initialState())).toMatchObject({
       versionIds: ['version-1', 'version-2'],
@@ -320,5 +323,197 @@ describe('the lifecycle', () => {
     given(threeVersions)
       .when(designate(1, { note: 'incident 42' }))
       .then([{ ...designated(1, 3), data: { ...designated(1, 3).data, note: 'incident 42' } }]);
+  });
+});
+
+describe('splitting a label (rollouts)', () => {
+  const at = '2026-03-04T00:00:00.000Z';
+  const base = { workspaceId: 'ws-1', slug: 'bot', actorUserId: 'releaser', now: new Date(at) };
+  const split = (label: string, shares: [number, number][], note?: string): SplitLabel => ({
+    ...base,
+    type: 'SplitLabel',
+    label,
+    split: shares.map(([version, weight]) => ({ version, weight })),
+    ...(note ? { note } : {}),
+  });
+  const shares = (pairs: [number, number][]) => pairs.map(([n, weight]) => ({ versionNumber: n, versionId: `version-${n}`, weight }));
+  const labelSplit = (
+    label: string,
+    pairs: [number, number][],
+    previous: { number?: number; split?: [number, number][] } = {},
+    note?: string,
+  ): PresetLabelSplit => ({
+    type: 'PresetLabelSplit',
+    data: {
+      presetId: 'preset-1',
+      label,
+      versions: shares(pairs),
+      previousVersionNumber: previous.number ?? null,
+      previousVersions: previous.split ? shares(previous.split) : null,
+      occurredAt: at,
+      ...(note ? { note } : {}),
+    },
+  });
+  const moved = (label: string, n: number, previous: number | null): PresetLabelMoved => ({
+    type: 'PresetLabelMoved',
+    data: { presetId: 'preset-1', label, versionNumber: n, versionId: `version-${n}`, previousVersionNumber: previous, occurredAt: at },
+  });
+  const onProduction2 = [...threeVersions, moved('production', 2, null)];
+
+  it('splits a label between versions, ascending by version, naming what it named before', () => {
+    given(onProduction2)
+      .when(
+        split(
+          'production',
+          [
+            [3, 5],
+            [2, 95],
+          ],
+          'canary',
+        ),
+      )
+      .then([
+        labelSplit(
+          'production',
+          [
+            [2, 95],
+            [3, 5],
+          ],
+          { number: 2 },
+          'canary',
+        ),
+      ]);
+    given(threeVersions)
+      .when(
+        split('canary', [
+          [1, 1],
+          [3, 1],
+        ]),
+      )
+      .then([
+        labelSplit('canary', [
+          [1, 1],
+          [3, 1],
+        ]),
+      ]);
+  });
+
+  it('changes the weights naming the split before, and stores nothing for the same split in another order', () => {
+    const canary = labelSplit(
+      'production',
+      [
+        [2, 95],
+        [3, 5],
+      ],
+      { number: 2 },
+    );
+    given([...onProduction2, canary])
+      .when(
+        split('production', [
+          [2, 50],
+          [3, 50],
+        ]),
+      )
+      .then([
+        labelSplit(
+          'production',
+          [
+            [2, 50],
+            [3, 50],
+          ],
+          {
+            split: [
+              [2, 95],
+              [3, 5],
+            ],
+          },
+        ),
+      ]);
+    given([...onProduction2, canary])
+      .when(
+        split('production', [
+          [3, 5],
+          [2, 95],
+        ]),
+      )
+      .thenNothing();
+  });
+
+  it('ends the split when the label is moved to one version (promote or abort), naming the split it ended', () => {
+    const canary = labelSplit(
+      'production',
+      [
+        [2, 95],
+        [3, 5],
+      ],
+      { number: 2 },
+    );
+    given([...onProduction2, canary])
+      .when({ ...base, type: 'MoveLabel', label: 'production', version: 3 })
+      .then([{ ...moved('production', 3, null), data: { ...moved('production', 3, null).data, previousVersions: canary.data.versions } }]);
+    // Moving it back to the version it named before the split is an event too: the split ends.
+    given([...onProduction2, canary])
+      .when({ ...base, type: 'MoveLabel', label: 'production', version: 2 })
+      .then([{ ...moved('production', 2, null), data: { ...moved('production', 2, null).data, previousVersions: canary.data.versions } }]);
+    const state = [...onProduction2, canary, moved('production', 3, null)].reduce(evolve, initialState());
+    expect(state).toMatchObject({ labels: { production: 3 }, splits: {} });
+  });
+
+  it('folds a split into the state, apart from the plain labels', () => {
+    const state = [
+      ...onProduction2,
+      labelSplit(
+        'production',
+        [
+          [2, 95],
+          [3, 5],
+        ],
+        { number: 2 },
+      ),
+    ].reduce(evolve, initialState());
+    expect(state).toMatchObject({
+      labels: {},
+      splits: {
+        production: shares([
+          [2, 95],
+          [3, 5],
+        ]),
+      },
+    });
+  });
+
+  it('refuses a version that does not exist, an archived preset, and removing a split label', () => {
+    given(threeVersions)
+      .when(
+        split('production', [
+          [2, 1],
+          [4, 1],
+        ]),
+      )
+      .thenRejects({ type: 'VersionNotFound' });
+    given([
+      ...threeVersions,
+      { type: 'PresetStatusChanged', data: { presetId: 'preset-1', status: 'archived', previousStatus: 'active', occurredAt: at } },
+    ])
+      .when(
+        split('production', [
+          [2, 1],
+          [3, 1],
+        ]),
+      )
+      .thenRejects({ type: 'PresetArchived' });
+    given([
+      ...onProduction2,
+      labelSplit(
+        'production',
+        [
+          [2, 95],
+          [3, 5],
+        ],
+        { number: 2 },
+      ),
+    ])
+      .when({ ...base, type: 'RemoveLabel', label: 'production' })
+      .thenRejects({ type: 'LabelSplit' });
   });
 });

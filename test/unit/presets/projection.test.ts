@@ -180,6 +180,58 @@ describe('the lifecycle in the preset document', () => {
     expect(record.view.labels).toEqual({ production: 1 });
   });
 
+  it('shows a split label as {"split": [{version, weight}]} in ascending version order, and a plain label again once moved', () => {
+    const withV2 = (projectPresetEvent(start, stored(added, 1n))[1] as { record: PresetRecord }).record;
+    const share = (n: number, weight: number) => ({ versionNumber: n, versionId: `v${n}`, weight });
+    const split = apply(
+      [
+        {
+          type: 'PresetLabelMoved',
+          data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(1) },
+        },
+        {
+          type: 'PresetLabelSplit',
+          data: {
+            presetId: 'p1',
+            label: 'production',
+            versions: [share(1, 95), share(2, 5)],
+            previousVersionNumber: 1,
+            previousVersions: null,
+            occurredAt: t(2),
+          },
+        },
+      ],
+      withV2,
+    );
+    expect(split.view.labels).toEqual({
+      production: {
+        split: [
+          { version: 1, weight: 95 },
+          { version: 2, weight: 5 },
+        ],
+      },
+    });
+    expect(split.view.updated_at).toBe(t(2));
+    const promoted = apply(
+      [
+        {
+          type: 'PresetLabelMoved',
+          data: {
+            presetId: 'p1',
+            label: 'production',
+            versionNumber: 2,
+            versionId: 'v2',
+            previousVersionNumber: null,
+            previousVersions: [share(1, 95), share(2, 5)],
+            occurredAt: t(3),
+          },
+        },
+      ],
+      split,
+    );
+    expect(promoted.view.labels).toEqual({ production: 2 });
+  });
+
   it('refuses a lifecycle event for a preset it does not hold', () => {
     expect(() =>
       projectPresetEvent(
