@@ -14,6 +14,7 @@ import { createProjectionWaiter } from './http/readYourWrites';
 import { createSseRegistry } from './http/sse';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
+import { withSharedTail } from './feed/sharedTail';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
@@ -52,12 +53,15 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const projector = config.projector
     ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' }))
     : undefined;
+  // One reader of the log for every live subscriber of this process (event streams, webhook loops):
+  // the cost of a new event does not grow with them, and an idle one costs nothing.
+  const feed = withSharedTail(eventStore);
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   // Its loops are async I/O on this thread: nothing in them blocks a request, the projector or another loop.
   const deliverer = config.webhooks
     ? await startDeliverer({
         store: webhooks,
-        feed: eventStore,
+        feed,
         logger: logger.child({ component: 'webhooks' }),
         settings: {
           timeoutMs: config.webhookTimeoutMs,
@@ -89,7 +93,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   };
 
   // Event streams never finish by themselves: a shutdown ends them first (below).
-  const sse = createSseRegistry();
+  const sse = createSseRegistry({ perKey: config.sseMaxPerKey, perProcess: config.sseMaxConnections });
   const app = createApp({
     logger,
     keyRing,
@@ -97,7 +101,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     readiness,
     projectedPosition: () => readModel.checkpoint(PROJECTOR_NAME),
     eventStore,
-    feed: eventStore,
+    feed,
     sse,
     sseHeartbeatMs: config.sseHeartbeatMs,
     handle: createPresetCommandHandler({ eventStore, states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE) }),
@@ -133,6 +137,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
       .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
       .then(async () => {
         await deliverer?.stop();
+        await feed.close();
         await walCheckpointer?.stop();
         await projector?.stop();
         await eventStore.close();

@@ -16,6 +16,8 @@ export interface Subscription {
 export interface SubscribeOptions {
   /** Only streams whose name starts with this prefix. */
   streamPrefix?: string;
+  /** Only events of these types (all types when absent). */
+  types?: readonly string[];
   /** Called when the subscription fails and will not deliver any more (after retries). */
   onError?: (error: unknown) => void;
 }

@@ -282,7 +282,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
             for await (const { event } of sub) {
               if (stopped) break;
               const recorded = event && toRecorded(event);
-              if (!recorded || !wanted(recorded, opts.streamPrefix)) continue;
+              if (!recorded || !wanted(recorded, opts.streamPrefix, opts.types)) continue;
               try {
                 await onEvent(recorded);
               } catch (error) {
