@@ -115,15 +115,19 @@ const connect = (res: ServerResponse, heartbeatMs: number): SseConnection => {
     resolveClosed = resolve;
   });
   let lastWrite = Date.now();
-  /** Since when the socket has not taken what was written (null: it has). */
+  /** Since when the socket has taken nothing of what waits in its buffer (null: it has taken it all). */
   let stalledSince: number | null = null;
+  let waiting = 0; // bytes in the buffer then
   let lastId: string | undefined;
   let scanned: () => string | undefined = () => undefined;
   const write = (chunk: string): boolean => {
     lastWrite = Date.now();
     timer.refresh(); // a keep-alive is due a whole interval after the last write
     const taken = res.write(chunk);
-    if (!taken) stalledSince ??= lastWrite;
+    if (!taken && stalledSince === null) {
+      stalledSince = lastWrite;
+      waiting = res.writableLength;
+    }
     return taken;
   };
   const onDrain = () => {
@@ -132,6 +136,11 @@ const connect = (res: ServerResponse, heartbeatMs: number): SseConnection => {
   const keepAlive = () => {
     if (res.writableEnded || res.destroyed) return;
     const now = Date.now();
+    if (stalledSince !== null && res.writableLength < waiting) {
+      // A slow reader, not a stalled one: it took some of the buffer since the last look.
+      stalledSince = now;
+      waiting = res.writableLength;
+    }
     // A client that has read nothing for a whole interval is not coming back for the rest: drop it
     // rather than hold what it would be sent (it reconnects with Last-Event-ID if it is alive).
     if (stalledSince !== null && now - stalledSince >= heartbeatMs) {
