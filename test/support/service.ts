@@ -20,6 +20,7 @@ export const KEYS = {
   readerOnly: 'pk_test_reader_a',
   writerOnly: 'pk_test_writeonly_a',
   otherWorkspace: 'pk_test_writer_b',
+  webhooksOnly: 'pk_test_webhooks_a',
 };
 
 export interface TestService extends Service {
@@ -40,6 +41,7 @@ const keysFile = (dir: string) => {
         { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: all },
         { key: KEYS.readerOnly, user_id: 'user-reader', workspace_id: WORKSPACE_A, scopes: ['presets:read'] },
         { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
+        { key: KEYS.webhooksOnly, user_id: 'user-webhooks', workspace_id: WORKSPACE_A, scopes: ['webhooks:manage'] },
         { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
       ],
     }),
