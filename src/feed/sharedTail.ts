@@ -143,6 +143,7 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
     });
 
   return {
+    maxPosition: feed.maxPosition,
     readAll: (o) => feed.readAll(o),
     readAllBackwards: (o) => feed.readAllBackwards(o),
     headPosition: (o) => feed.headPosition(o),

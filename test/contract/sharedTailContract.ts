@@ -28,6 +28,7 @@ const until = async (condition: () => boolean, ms = 15_000) => {
 const counted = (feed: EventFeed) => {
   const calls = { subscribe: 0, readAll: 0 };
   const wrapped: EventFeed = {
+    maxPosition: feed.maxPosition,
     readAll: (o) => {
       calls.readAll++;
       return feed.readAll(o);

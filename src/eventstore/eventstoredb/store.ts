@@ -248,6 +248,8 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     },
 
     read,
+    // Positions pack commit and prepare (position.ts): up to 2^128 - 1.
+    maxPosition: (1n << 128n) - 1n,
     readAll,
     readAllBackwards,
     readStreams,

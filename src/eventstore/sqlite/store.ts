@@ -12,7 +12,7 @@ import {
   type RecordedEvent,
   type StreamName,
 } from '../eventStore';
-import type { ReadAllOptions } from '../eventFeed';
+import { MAX_INT64_POSITION, type ReadAllOptions } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
 import {
@@ -214,6 +214,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   };
 
   return {
+    maxPosition: MAX_INT64_POSITION, // SQLite's integer
     append(stream, events, expected) {
       if (closed) return Promise.reject(new StoreUnavailable('event store is closed'));
       if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));

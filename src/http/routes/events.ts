@@ -67,7 +67,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
     if (direction === 'backwards') {
       q.absent('after', 'reading backwards pages with "before"');
-      const before = q.position('before', ctx.query.before);
+      const before = q.position('before', ctx.query.before, deps.feed.maxPosition);
       q.done();
       // One more than asked: whether it exists says if there is an older page.
       const page = await deps.feed.readAllBackwards({ before, limit: limit + 1, streamPrefix, types });
@@ -80,7 +80,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
       return;
     }
     q.absent('before', 'reading forwards pages with "after" ("before" is for direction=backwards)');
-    const after = q.position('after', ctx.query.after);
+    const after = q.position('after', ctx.query.after, deps.feed.maxPosition);
     q.done();
     const data = (await deps.feed.readAll({ after, limit, streamPrefix, types })).map((e) => eventJson(e));
     // The feed has no end, so the cursor is given on every non-empty page; null: nothing new yet.
@@ -99,8 +99,8 @@ const DIRECTIONS = ['forwards', 'backwards'] as const;
 const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string) => {
   const q = queryReader(ctx.query);
   const lastEventId = ctx.get('Last-Event-ID');
-  const afterQuery = q.position('after', ctx.query.after);
-  const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId) : afterQuery;
+  const afterQuery = q.position('after', ctx.query.after, deps.feed.maxPosition);
+  const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId, deps.feed.maxPosition) : afterQuery;
   const types = q.someOf('type', PRESET_EVENT_TYPES);
   q.absent('before', 'a live stream reads forwards, after Last-Event-ID or "after"');
   if (ctx.query.direction !== undefined && ctx.query.direction !== 'forwards') q.absent('direction', 'a live stream reads forwards');

@@ -179,6 +179,10 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
 
   router.post('/api/v1/webhooks/:id/replay', manage, readsPresets, body, async (ctx) => {
     const { after } = decode(ReplayBody, ctx, '{"after": "<position>"}, a position as events show theirs');
+    if (BigInt(after) > deps.feed.maxPosition)
+      throw badRequest('the body is not {"after": "<position>"}', [
+        { path: '$.after', message: `must be an event position of at most ${deps.feed.maxPosition} (this store holds none larger)` },
+      ]);
     const { webhook } = await find(ctx);
     const progress = await deps.webhooks.rewind(webhook.workspaceId, webhook.id, BigInt(after));
     if (!progress) throw notFound(`no webhook ${JSON.stringify(webhook.id)} in this workspace`);
