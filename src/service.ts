@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { access, chmod, mkdir, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,7 +41,8 @@ export interface Service {
 }
 
 export const startService = async (config: Config, logger: Logger, print: (line: string) => void = console.log): Promise<Service> => {
-  await ensureWritableDataDir(config.dataDir);
+  await ensureWritableDataDir(config.dataDir, logger);
+  await keepPrivate(sqliteFiles(config));
   const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
   const eventStore = openEventStore(config, logger);
@@ -179,13 +180,36 @@ const shutdown = async (server: Server, inFlight: () => number, timeoutMs: numbe
   await closed;
 };
 
-/** A clear start error for the most common operator mistake, before SQLite's "unable to open database file". */
-const ensureWritableDataDir = async (dir: string) => {
+/**
+ * A clear start error for the most common operator mistake, before SQLite's "unable to open
+ * database file". The directory is made readable by the service's user alone (the files hold
+ * webhook signing secrets and every preset); one that already exists with wider modes is left as
+ * the operator made it, with a warning.
+ */
+const ensureWritableDataDir = async (dir: string, logger: Logger) => {
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     await access(dir, constants.W_OK);
+    const mode = (await stat(dir)).mode & 0o777;
+    if (mode & 0o077)
+      logger.warn(
+        { dataDir: dir, mode: mode.toString(8) },
+        'DATA_DIR can be read by other users of this machine; its files hold webhook secrets: chmod 700 it',
+      );
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'error';
     throw new Error(`DATA_DIR ${dir} is not a writable directory (${code}); set DATA_DIR to one the service can write`, { cause: error });
+  }
+};
+
+/**
+ * The database files readable and writable by the service's user alone (0600), made so before
+ * SQLite opens them: SQLite gives its -wal and -shm files the modes of the database file. A file
+ * made before this rule is narrowed too.
+ */
+const keepPrivate = async (files: string[]) => {
+  for (const file of files) {
+    await (await open(file, 'a', 0o600)).close();
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) await chmod(f, 0o600).catch(() => undefined);
   }
 };

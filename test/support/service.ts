@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -57,7 +57,8 @@ export const startTestService = async (
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
-    API_KEYS_FILE: keysFile(dataDir),
+    // Beside a data directory the service is to make itself, not in it.
+    API_KEYS_FILE: keysFile(existsSync(dataDir) ? dataDir : mkdtempSync(join(tmpdir(), 'presets-keys-'))),
     LOG_LEVEL: 'info',
     ...env,
   });
