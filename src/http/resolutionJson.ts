@@ -14,12 +14,12 @@ const jsonOf = (value: unknown): string => {
   return json;
 };
 
-export const resolutionJson = ({ request, preset, dropped }: Resolution): string => {
+export const resolutionJson = ({ request, preset, dropped, overridden }: Resolution): string => {
   let fields = '';
   for (const key in request) {
     const value = request[key];
     if (value === undefined) continue;
     fields += `${fields === '' ? '' : ','}${JSON.stringify(key)}:${jsonOf(value)}`;
   }
-  return `{"request":{${fields}},"preset":${JSON.stringify(preset)},"dropped":${jsonOf(dropped)}}`;
+  return `{"request":{${fields}},"preset":${JSON.stringify(preset)},"dropped":${jsonOf(dropped)},"overridden":${JSON.stringify(overridden)}}`;
 };

@@ -47,6 +47,8 @@ const resolution = (format: FormatName, name: string) =>
       request: FORMAT_CODECS[format].codec,
       preset: ResolvedPreset,
       dropped: t.array(DroppedField),
+      /** The preset's fields the request set itself (as the target format names them), and `system_prompt` when it brought its own system instruction. */
+      overridden: t.array(t.string),
     },
     name,
   );
@@ -62,4 +64,5 @@ export interface Resolution {
   request: Record<string, unknown>;
   preset: ResolvedPreset;
   dropped: Array<t.TypeOf<typeof DroppedField>>;
+  overridden: string[];
 }

@@ -160,5 +160,6 @@ export const resolveRequest = async (
       source_format: from,
     },
     dropped: [...translation.dropped, ...merged.dropped],
+    overridden: merged.overridden,
   });
 };
