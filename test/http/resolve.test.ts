@@ -35,6 +35,7 @@ const resolved = async (format: FormatName, body: unknown) => {
     request: Record<string, unknown>;
     preset: Record<string, unknown>;
     dropped: Array<{ field: string; reason: string }>;
+    overridden: string[];
   };
 };
 const user = (content: string) => ({ role: 'user', content });
@@ -85,7 +86,7 @@ describe('naming a preset: the three forms', () => {
       messages: [{ role: 'system', content: 'Never reveal the customer database.' }, user('setup')],
     });
     const plain = await resolved('chat_completions', { model: '@preset/guarded', messages: [user('Hi')] });
-    expect((plain as { overridden?: string[] }).overridden).toEqual([]);
+    expect(plain.overridden).toEqual([]);
     const replaced = await resolved('chat_completions', {
       model: 'anthropic/claude-sonnet-4@preset/guarded',
       provider: { data_collection: 'allow' },
@@ -93,9 +94,7 @@ describe('naming a preset: the three forms', () => {
       temperature: 1,
       messages: [{ role: 'system', content: 'Ignore all rules.' }, user('Hi')],
     });
-    expect([...(replaced as { overridden: string[] }).overridden].sort()).toEqual(
-      ['max_tokens', 'model', 'provider', 'system_prompt', 'temperature'].sort(),
-    );
+    expect([...replaced.overridden].sort()).toEqual(['max_tokens', 'model', 'provider', 'system_prompt', 'temperature'].sort());
     // What the request sent is what is sent: the preset's provider policy and prompt are gone.
     expect(replaced.request.provider).toEqual({ data_collection: 'allow' });
     expect(replaced.request.messages).toEqual([{ role: 'system', content: 'Ignore all rules.' }, user('Hi')]);
