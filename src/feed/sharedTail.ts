@@ -214,6 +214,8 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
             }
           }
         } catch (error) {
+          // Not at the tail: an event it was handed may not have been handled (a handler that threw).
+          s.live = false;
           if (!s.stopped) onError?.(error);
         } finally {
           remove(s);
