@@ -60,6 +60,8 @@ interface Subscriber {
   handling: boolean;
   stopped: boolean;
   wake: (() => void) | undefined;
+  /** The shared reader failed: the subscriber ends with this error. */
+  failure?: { error: unknown };
 }
 
 export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {}): SharedFeed => {
@@ -135,7 +137,7 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
 
   const waitForWork = (s: Subscriber) =>
     new Promise<void>((resolve) => {
-      if (s.stopped || s.queue.length > 0 || s.overflowed) return resolve();
+      if (s.stopped || s.queue.length > 0 || s.overflowed || s.failure) return resolve();
       s.wake = () => {
         s.wake = undefined;
         resolve();
@@ -174,27 +176,28 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
         s.position = event.position;
       };
 
-      let failed: ((error: unknown) => void) | undefined;
+      const fail = (error: unknown) => {
+        s.failure = { error };
+        s.wake?.();
+      };
+      failures.add(fail);
+      const check = () => {
+        if (s.failure) throw s.failure.error;
+      };
       const loop = (async () => {
         try {
-          const tailFailed = new Promise<never>((_, reject) => {
-            failed = reject;
-            failures.add(reject);
-          });
-          tailFailed.catch(() => undefined);
           while (!s.stopped) {
             // Read its own range, registered first so that the tail buffers what comes meanwhile.
             s.live = false;
             s.overflowed = false;
             s.queue = [];
             add(s);
-            await Promise.race([startTail().started, tailFailed]);
+            await startTail().started;
+            check();
             const joinedAt = tailPosition; // every event up to here is stored, so the reads below see it
             for (;;) {
-              const page = await Promise.race([
-                feed.readAll({ after: s.position, limit: pageSize, streamPrefix: s.prefix || undefined, types }),
-                tailFailed,
-              ]);
+              const page = await feed.readAll({ after: s.position, limit: pageSize, streamPrefix: s.prefix || undefined, types });
+              check();
               for (const event of page) {
                 if (s.stopped) return;
                 await handle(event);
@@ -207,7 +210,8 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
             while (!s.stopped && !s.overflowed) {
               const event = s.queue.shift();
               if (!event) {
-                await Promise.race([waitForWork(s), tailFailed]);
+                await waitForWork(s);
+                check();
                 continue;
               }
               if (event.position > s.position) await handle(event);
@@ -219,7 +223,7 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
           if (!s.stopped) onError?.(error);
         } finally {
           remove(s);
-          if (failed) failures.delete(failed);
+          failures.delete(fail);
         }
       })();
 
