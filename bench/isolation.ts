@@ -124,7 +124,8 @@ export const runIsolationBench = async (
       SSE_MAX_CONNECTIONS: '100000',
     });
     const svc = service;
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    // One keep-alive connection per phase: between phases the server may close an idle one.
+    let agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = (path: string) =>
       new Promise<number>((resolve, reject) => {
         const started = performance.now();
@@ -144,6 +145,8 @@ export const runIsolationBench = async (
     let webhooks = 0;
 
     const phase = async (label: string): Promise<IsolationPhase> => {
+      agent.destroy();
+      agent = new Agent({ keepAlive: true, maxSockets: 1 });
       for (let i = 0; i < 50; i++) await read(i); // warm-up
       const times: number[] = [];
       for (let i = 0; i < o.samples; i++) times.push(await read(i + 50));
