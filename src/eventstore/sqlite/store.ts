@@ -131,7 +131,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     // One workspace's events in position order, through its index (writer.ts): a workspace with
     // few events costs few rows however long the log.
     readAllWorkspace: db
-      .prepare(`SELECT * FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`)
+      .prepare(
+        `SELECT * FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`,
+      )
       .safeIntegers(true),
     headWorkspace: db
       .prepare(`SELECT MAX(position) AS position FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ?`)
