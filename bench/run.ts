@@ -10,6 +10,10 @@
  * `--resolve-rounds N` (0: none): using a preset (bench/resolve.ts): HTTP resolve against raw Koa, N rounds; then the
  * in-process client for `--client-seconds`, and propagation of `--propagation-writes` writes to it.
  * `--split-rounds N` (0: none): a split label against a plain one (bench/split.ts), over HTTP and in the client.
+ * `--isolation N` (0: none): one tenant cannot slow another (bench/isolation.ts), N runs: workspace A
+ * seeded with `--isolation-events`, A's reads and the idle CPU with no subscribers, with 50 event
+ * streams and 30 webhooks idle in workspace B, and with `--isolation-subscribers` in B; then the lag
+ * of a write to 100 event streams of A.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -23,6 +27,7 @@ import { runWebhookBench, type WebhookBenchResult } from './webhooks';
 import { runConsumerBench, type ConsumerBenchResult } from './consumerGroups';
 import { runResolveBench, type ResolveBenchResult } from './resolve';
 import { runSplitBench, type SplitBenchResult } from './split';
+import { runIsolationBench, type IsolationResult } from './isolation';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
 const opts = flags({
@@ -44,6 +49,10 @@ const opts = flags({
   'consumer-events': 1_000_000,
   'scrape-rounds': 3,
   'split-rounds': 5,
+  isolation: 1,
+  'isolation-events': 30_000,
+  'isolation-subscribers': 1000,
+  'isolation-seconds': 5,
 });
 if (opts.compare) compareWith(opts.compare);
 const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TARGETS];
@@ -160,6 +169,24 @@ const main = async () => {
           log,
         )
       : undefined;
+  const isolation: IsolationResult[] = [];
+  for (let i = 0; i < opts.isolation; i++) {
+    isolation.push(
+      await runIsolationBench(
+        {
+          events: opts['isolation-events'],
+          sse: 50,
+          webhooks: 30,
+          scaleTo: opts['isolation-subscribers'],
+          samples: 1000,
+          idleSeconds: opts['isolation-seconds'],
+          liveSse: 100,
+          liveWrites: 50,
+        },
+        log,
+      ),
+    );
+  }
   let profile: ProfileSummary | undefined;
   if (opts.profile) profile = await profileService(opts.profile as Scenario);
   report({
@@ -173,6 +200,7 @@ const main = async () => {
     resolve,
     consumers,
     split,
+    isolation,
     profile,
     seconds: (Date.now() - began) / 1000,
     load: [loadAtStart, loadavg()[0]!],
@@ -202,6 +230,7 @@ interface Run {
   resolve?: ResolveBenchResult;
   consumers?: ConsumerBenchResult;
   split?: SplitBenchResult;
+  isolation: IsolationResult[];
   profile?: ProfileSummary;
   seconds: number;
   load: number[];
@@ -218,6 +247,7 @@ const report = ({
   resolve,
   consumers,
   split,
+  isolation,
   profile,
   seconds,
   load,
@@ -337,6 +367,26 @@ const report = ({
           `resolve propagation: from a write's answer to the client resolving its version p50 ${f(resolve.propagation.p50, 1)} ms, p99 ${f(resolve.propagation.p99, 1)} ms, max ${f(resolve.propagation.max, 1)} ms over ${f(resolve.propagation.writes - resolve.propagation.missing)} writes, ${resolve.propagation.missing} missing`,
         ]
       : []),
+    ...(isolation.length > 0
+      ? [
+          '',
+          `isolation: ${f(isolation[0]!.events)} events in workspace A, subscribers idle in an empty workspace B; A's reads (sequential, one connection) and the service's CPU while nobody writes:`,
+          '',
+          '| run | B holds | p50 ms | p95 ms | max ms | idle CPU % of a core |',
+          '|----:|---------|-------:|-------:|-------:|---------------------:|',
+          ...isolation.flatMap((run, i) =>
+            run.phases.map(
+              (p) =>
+                `| ${i + 1} | ${`${p.sse} streams, ${p.webhooks} webhooks`.padEnd(25)} | ${f(p.p50, 2).padStart(6)} | ${f(p.p95, 2).padStart(6)} | ${f(p.max, 1).padStart(6)} | ${f(p.idleCpuPercent, 1).padStart(20)} |`,
+            ),
+          ),
+          '',
+          ...isolation.map(
+            (run, i) =>
+              `isolation run ${i + 1}: a write to ${run.lag.streams} event streams of A, commit → arrival p50 ${f(run.lag.p50, 1)} ms, p99 ${f(run.lag.p99, 1)} ms, max ${f(run.lag.max, 1)} ms over ${f(run.lag.deliveries)} deliveries, ${run.lag.missing} missing; ${run.framesInB} frames reached B`,
+          ),
+        ]
+      : []),
     '',
   ];
   const ratio = (a: number, b: number) => a / b;
@@ -433,6 +483,17 @@ const report = ({
           ['split: 0 errors and 0 non-2xx', split.http.errors === 0],
         ] as Array<[string, boolean]>)
       : []),
+    ...isolation.map((run, i): [string, boolean] => {
+      const [base, ...others] = run.phases;
+      return [
+        `isolation run ${i + 1}: A's reads within 2× p50 / 3× p95 (or 5 / 20 ms) of no subscribers, idle CPU < 5 %, lag p99 ≤ 50 ms`,
+        others.every((p) => p.p50 <= Math.max(2 * base!.p50, base!.p50 + 5) && p.p95 <= Math.max(3 * base!.p95, base!.p95 + 20)) &&
+          run.phases.every((p) => p.idleCpuPercent < 5) &&
+          run.lag.p99 <= 50 &&
+          run.lag.missing === 0 &&
+          run.framesInB === 0,
+      ];
+    }),
     [
       '0 errors and 0 non-2xx (every target, every round)',
       [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0),

@@ -17,6 +17,9 @@ export interface Config {
   rateLimitPerMinute?: number;
   /** How often an idle server-sent event stream gets a heartbeat comment (keeps proxies from timing it out). */
   sseHeartbeatMs: number;
+  /** Open event streams per API key, and in this process (429 past either). */
+  sseMaxPerKey: number;
+  sseMaxConnections: number;
   /** Run the projector inside this process (default) or leave it to `npm run projector`. */
   projector: boolean;
   eventstoreUrl?: string;
@@ -79,6 +82,8 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE ? int('RATE_LIMIT_PER_MINUTE', 0, 1, 1_000_000) : undefined,
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
+    sseMaxPerKey: int('SSE_MAX_PER_KEY', 100, 1, 1_000_000),
+    sseMaxConnections: int('SSE_MAX_CONNECTIONS', 2000, 1, 1_000_000),
     projector: oneOf('PROJECTOR', ['on', 'off'] as const, 'on') === 'on',
     eventstoreUrl: url('EVENTSTORE_URL', ['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']),
     mongodbUrl: url('MONGODB_URL', ['mongodb', 'mongodb+srv']),

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { access, chmod, mkdir, open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,6 +25,7 @@ import { createProjectionWaiter } from './http/readYourWrites';
 import { createSseRegistry } from './http/sse';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
+import { withSharedTail } from './feed/sharedTail';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
@@ -59,7 +60,8 @@ export interface Service {
 }
 
 export const startService = async (config: Config, logger: Logger, print: (line: string) => void = console.log): Promise<Service> => {
-  await ensureWritableDataDir(config.dataDir);
+  await ensureWritableDataDir(config.dataDir, logger);
+  await keepPrivate(sqliteFiles(config));
   const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
   const metrics = createMetrics();
@@ -67,7 +69,6 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
   const consumerGroupStore = await openConsumerGroupStore(config);
-  const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed: eventStore });
   const usage = await openUsageStore(config);
   const usageLog = logger.child({ component: 'usage' });
   const usageCounters = startUsageCounters({
@@ -81,12 +82,17 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const projector = config.projector
     ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' }))
     : undefined;
+  // One reader of the log for every live subscriber of this process (event streams, webhook loops):
+  // the cost of a new event does not grow with them, and an idle one costs nothing.
+  const feed = withSharedTail(eventStore);
+  // Long polls wait on the shared tail: a waiting consumer costs no read of its own.
+  const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed });
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   // Its loops are async I/O on this thread: nothing in them blocks a request, the projector or another loop.
   const deliverer = config.webhooks
     ? await startDeliverer({
         store: webhooks,
-        feed: eventStore,
+        feed,
         logger: logger.child({ component: 'webhooks' }),
         settings: {
           timeoutMs: config.webhookTimeoutMs,
@@ -119,7 +125,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   };
 
   // Event streams never finish by themselves: a shutdown ends them first (below).
-  const sse = createSseRegistry();
+  const sse = createSseRegistry({ perKey: config.sseMaxPerKey, perProcess: config.sseMaxConnections });
   watchSse(metrics, sse);
   watchWebhooks(metrics, { store: webhooks, feed: eventStore });
   watchConsumerGroups(metrics, { groups: consumerGroups, store: consumerGroupStore });
@@ -147,7 +153,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     readiness,
     projectedPosition: () => readModel.checkpoint(PROJECTOR_NAME),
     eventStore,
-    feed: eventStore,
+    feed,
     sse,
     sseHeartbeatMs: config.sseHeartbeatMs,
     handle: instrumentCommands(
@@ -196,6 +202,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         await metricsServer?.close();
         await deliverer?.stop();
         await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
+        await feed.close();
         await walCheckpointer?.stop();
         await projector?.stop();
         await eventStore.close();
@@ -241,13 +248,36 @@ const shutdown = async (server: Server, inFlight: () => number, timeoutMs: numbe
   await closed;
 };
 
-/** A clear start error for the most common operator mistake, before SQLite's "unable to open database file". */
-const ensureWritableDataDir = async (dir: string) => {
+/**
+ * A clear start error for the most common operator mistake, before SQLite's "unable to open
+ * database file". The directory is made readable by the service's user alone (the files hold
+ * webhook signing secrets and every preset); one that already exists with wider modes is left as
+ * the operator made it, with a warning.
+ */
+const ensureWritableDataDir = async (dir: string, logger: Logger) => {
   try {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     await access(dir, constants.W_OK);
+    const mode = (await stat(dir)).mode & 0o777;
+    if (mode & 0o077)
+      logger.warn(
+        { dataDir: dir, mode: mode.toString(8) },
+        'DATA_DIR can be read by other users of this machine; its files hold webhook secrets: chmod 700 it',
+      );
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'error';
     throw new Error(`DATA_DIR ${dir} is not a writable directory (${code}); set DATA_DIR to one the service can write`, { cause: error });
+  }
+};
+
+/**
+ * The database files readable and writable by the service's user alone (0600), made so before
+ * SQLite opens them: SQLite gives its -wal and -shm files the modes of the database file. A file
+ * made before this rule is narrowed too.
+ */
+const keepPrivate = async (files: string[]) => {
+  for (const file of files) {
+    await (await open(file, 'a', 0o600)).close();
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) await chmod(f, 0o600).catch(() => undefined);
   }
 };

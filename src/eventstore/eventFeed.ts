@@ -16,6 +16,8 @@ export interface Subscription {
 export interface SubscribeOptions {
   /** Only streams whose name starts with this prefix. */
   streamPrefix?: string;
+  /** Only events of these types (all types when absent). */
+  types?: readonly string[];
   /** Called when the subscription fails and will not deliver any more (after retries). */
   onError?: (error: unknown) => void;
 }
@@ -28,7 +30,12 @@ export interface ReadAllOptions {
   types?: readonly string[];
 }
 
+/** The largest position the embedded and in-memory stores can hold (SQLite's integer). */
+export const MAX_INT64_POSITION = (1n << 63n) - 1n;
+
 export interface EventFeed {
+  /** The largest position this store can hold: a request naming a larger one is a 400, not a fault. */
+  readonly maxPosition: bigint;
   /** Events of every stream in position order, after a position (exclusive); for paging. */
   readAll(options: ReadAllOptions & { after?: bigint }): Promise<RecordedEvent[]>;
   /**

@@ -6,6 +6,7 @@ import {
   type RecordedEvent,
   type StreamName,
 } from './eventStore';
+import { MAX_INT64_POSITION } from './eventFeed';
 import { createPoller } from './poller';
 import { streamShare } from './streamReader';
 
@@ -69,6 +70,7 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
   };
 
   return {
+    maxPosition: MAX_INT64_POSITION,
     async append(stream, events, expected) {
       if (closed) throw new StoreUnavailable('event store is closed');
       if (events.length === 0) throw new Error('append needs at least one event');

@@ -47,7 +47,7 @@ export const createPoller = (
   };
 
   return {
-    subscribe(from, onEvent, { streamPrefix, onError, pollIntervalMs }) {
+    subscribe(from, onEvent, { streamPrefix, types, onError, pollIntervalMs }) {
       const stop = new AbortController();
       let after = from === 'start' ? 0n : from.after;
       const loop = (async () => {
@@ -57,7 +57,7 @@ export const createPoller = (
             const page = await readAfter(after, PAGE, streamPrefix);
             for (const event of page) {
               if (stop.signal.aborted) return;
-              await onEvent(event);
+              if (!types || types.includes(event.type)) await onEvent(event);
               after = event.position;
             }
             if (page.length < PAGE && notifications === seen) await waitForMore(pollIntervalMs, stop.signal);

@@ -69,3 +69,18 @@ export const eventJson = (recorded: RecordedEvent): EventJson => {
     metadata: stored.metadata,
   } as EventJson; // type and data come from one event, so they match
 };
+
+/**
+ * An event's JSON as one line of text, made once per event object and kept while the object
+ * lives: the shared tail (src/feed/sharedTail.ts) hands one object to every stream that follows
+ * it, so a hundred streams of a workspace decode and serialize a new event once.
+ */
+const texts = new WeakMap<RecordedEvent, { position: string; type: string; text: string }>();
+export const eventJsonText = (recorded: RecordedEvent): { position: string; type: string; text: string } => {
+  let found = texts.get(recorded);
+  if (!found) {
+    const json = eventJson(recorded);
+    texts.set(recorded, (found = { position: json.position, type: json.type, text: JSON.stringify(json) }));
+  }
+  return found;
+};

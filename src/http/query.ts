@@ -17,9 +17,14 @@ export const queryReader = (query: Record<string, string | string[] | undefined>
       return value;
     },
     /** A position: a decimal integer string (EventStoreDB's can exceed 2^64, so never a JS number). */
-    position(name: string, raw: string | string[] | undefined): bigint | undefined {
+    position(name: string, raw: string | string[] | undefined, max: bigint): bigint | undefined {
       if (raw === undefined) return undefined;
-      if (typeof raw === 'string' && /^\d{1,40}$/.test(raw)) return BigInt(raw);
+      if (typeof raw === 'string' && /^\d{1,40}$/.test(raw)) {
+        const position = BigInt(raw);
+        if (position <= max) return position;
+        problems.push({ path: name, message: `must be an event position of at most ${max} (this store holds none larger), got ${raw}` });
+        return undefined;
+      }
       problems.push({ path: name, message: `must be an event position (a decimal integer string), got ${JSON.stringify(raw)}` });
       return undefined;
     },

@@ -11,21 +11,44 @@ export interface SseConnection {
    * was full, so a slow consumer slows its producer; resolves at once when the connection closed.
    */
   send(id: string, event: string, data: string): Promise<void>;
+  /**
+   * Where the stream's reader has got to in the log (events of other workspaces and filtered-out
+   * types included): a keep-alive carries it as the frame's `id`, so a client that reconnects
+   * with Last-Event-ID resumes from there instead of re-reading what was skipped.
+   */
+  position(scanned: () => string | undefined): void;
   /** Ends the response: the client sees the stream end and may reconnect with Last-Event-ID. */
   end(): void;
   /** Resolves when the response is closed, ended here or dropped by the client. */
   readonly closed: Promise<void>;
 }
 
+export interface SseLimits {
+  /** Open streams per API key. */
+  perKey: number;
+  /** Open streams in this process. */
+  perProcess: number;
+}
+
+/** SSE_MAX_PER_KEY and SSE_MAX_CONNECTIONS unless configured: what a laptop serves without strain. */
+export const DEFAULT_SSE_LIMITS: SseLimits = { perKey: 100, perProcess: 2000 };
+
+/** Why a stream cannot be opened now. */
+export type SseRefusal = 'closing' | 'per_key' | 'per_process';
+
 export interface SseRegistry {
+  /** Whether one more stream for this key may be opened now; null when it may. */
+  refusal(keyId: string): SseRefusal | null;
   /**
-   * Starts an event-stream answer on `res` (status, headers, `retry`, heartbeats) and tracks it
-   * until it closes; null once shutting down (the caller answers 503 instead).
+   * Starts an event-stream answer on `res` (status, headers, `retry`, keep-alives) and tracks it
+   * until it closes; null once shutting down (the caller answers 503 instead). Ask `refusal` first:
+   * this opens whatever the limits say.
    */
-  open(res: ServerResponse, options: { heartbeatMs: number }): SseConnection | null;
+  open(res: ServerResponse, options: { heartbeatMs: number; keyId?: string }): SseConnection | null;
   /** Ends every open stream; one that has not closed within `graceMs` (a consumer not reading) is destroyed. */
   closeAll(graceMs?: number): Promise<void>;
   readonly size: number;
+  readonly limits: SseLimits;
 }
 
 export const SSE_HEADERS = {
@@ -38,15 +61,29 @@ export const SSE_HEADERS = {
 /** A reconnecting EventSource waits this long (ms) before it tries again. */
 export const SSE_RETRY_MS = 1000;
 
-export const createSseRegistry = (): SseRegistry => {
+export const createSseRegistry = (limits: SseLimits = DEFAULT_SSE_LIMITS): SseRegistry => {
   const open = new Map<SseConnection, ServerResponse>();
+  const perKey = new Map<string, number>();
   let closing = false;
   return {
-    open(res, { heartbeatMs }) {
+    refusal(keyId) {
+      if (closing) return 'closing';
+      if (open.size >= limits.perProcess) return 'per_process';
+      if ((perKey.get(keyId) ?? 0) >= limits.perKey) return 'per_key';
+      return null;
+    },
+    open(res, { heartbeatMs, keyId }) {
       if (closing) return null;
       const connection = connect(res, heartbeatMs);
       open.set(connection, res);
-      void connection.closed.then(() => open.delete(connection));
+      if (keyId !== undefined) perKey.set(keyId, (perKey.get(keyId) ?? 0) + 1);
+      void connection.closed.then(() => {
+        open.delete(connection);
+        if (keyId === undefined) return;
+        const n = (perKey.get(keyId) ?? 1) - 1;
+        if (n > 0) perKey.set(keyId, n);
+        else perKey.delete(keyId);
+      });
       return connection;
     },
     async closeAll(graceMs = 1000) {
@@ -68,6 +105,7 @@ export const createSseRegistry = (): SseRegistry => {
     get size() {
       return open.size;
     },
+    limits,
   };
 };
 
@@ -76,21 +114,64 @@ const connect = (res: ServerResponse, heartbeatMs: number): SseConnection => {
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  const heartbeat = setInterval(() => {
-    // A comment line: keeps proxies and the client's idle timers from cutting an idle stream.
-    // Skipped while the buffer is full: the stream is evidently not idle then.
-    if (!res.writableNeedDrain && !res.writableEnded) res.write(': heartbeat\n\n');
-  }, heartbeatMs);
+  let lastWrite = Date.now();
+  /** Since when the socket has taken nothing of what waits in its buffer (null: it has taken it all). */
+  let stalledSince: number | null = null;
+  let waiting = 0; // bytes in the buffer then
+  let lastId: string | undefined;
+  let scanned: () => string | undefined = () => undefined;
+  const write = (chunk: string): boolean => {
+    lastWrite = Date.now();
+    timer.refresh(); // a keep-alive is due a whole interval after the last write
+    const taken = res.write(chunk);
+    if (!taken && stalledSince === null) {
+      stalledSince = lastWrite;
+      waiting = res.writableLength;
+    }
+    return taken;
+  };
+  const onDrain = () => {
+    stalledSince = null;
+  };
+  const keepAlive = () => {
+    if (res.writableEnded || res.destroyed) return;
+    const now = Date.now();
+    if (stalledSince !== null && res.writableLength < waiting) {
+      // A slow reader, not a stalled one: it took some of the buffer since the last look.
+      stalledSince = now;
+      waiting = res.writableLength;
+    }
+    // A client that has read nothing for a whole interval is not coming back for the rest: drop it
+    // rather than hold what it would be sent (it reconnects with Last-Event-ID if it is alive).
+    if (stalledSince !== null && now - stalledSince >= heartbeatMs) {
+      res.destroy();
+      return;
+    }
+    if (stalledSince !== null || now - lastWrite < heartbeatMs) {
+      timer.refresh();
+      return;
+    }
+    // Only a quiet stream gets a keep-alive: a comment line, which keeps proxies and the client's
+    // idle timers from cutting it, with the position scanned since the last event as its id (an
+    // EventSource takes an id without data as its Last-Event-ID and dispatches nothing).
+    const position = scanned();
+    const moved = position !== undefined && BigInt(position) > BigInt(lastId ?? '0');
+    if (moved) lastId = position;
+    write(moved ? `: heartbeat\nid: ${position}\n\n` : ': heartbeat\n\n');
+  };
+  const timer = setTimeout(keepAlive, heartbeatMs);
   const onClose = () => {
-    clearInterval(heartbeat);
+    clearTimeout(timer);
+    res.off('drain', onDrain);
     resolveClosed();
   };
   if (res.destroyed)
     onClose(); // the client left between the request and now
   else {
     res.once('close', onClose);
+    res.on('drain', onDrain);
     res.writeHead(200, SSE_HEADERS);
-    res.write(`retry: ${SSE_RETRY_MS}\n\n`);
+    write(`retry: ${SSE_RETRY_MS}\n\n`);
   }
 
   const drained = () =>
@@ -107,8 +188,12 @@ const connect = (res: ServerResponse, heartbeatMs: number): SseConnection => {
   return {
     async send(id, event, data) {
       if (res.destroyed || res.writableEnded) return;
+      lastId = id;
       // `data` is one line (JSON.stringify escapes CR and LF), so one `data:` field carries it.
-      if (!res.write(`id: ${id}\nevent: ${event}\ndata: ${data}\n\n`)) await drained();
+      if (!write(`id: ${id}\nevent: ${event}\ndata: ${data}\n\n`)) await drained();
+    },
+    position(getter) {
+      scanned = getter;
     },
     end() {
       if (!res.writableEnded && !res.destroyed) res.end();

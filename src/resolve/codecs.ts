@@ -59,6 +59,8 @@ const resolution = (format: FormatName, name: string) =>
         request: FORMAT_CODECS[format].codec,
         preset: ResolvedPreset,
         dropped: t.array(DroppedField),
+        /** The preset's fields the request set itself (as the target format names them), and `system_prompt` when it brought its own system instruction. */
+        overridden: t.array(t.string),
       }),
       /** Only when the request named a split label. */
       t.partial({ served: ServedVersion }),
@@ -79,4 +81,5 @@ export interface Resolution {
   dropped: Array<t.TypeOf<typeof DroppedField>>;
   /** Only when the request named a split label: the version it was served and how it was picked. */
   served?: ServedVersion;
+  overridden: string[];
 }

@@ -99,6 +99,12 @@ const hasOwnSystem = (format: SourceFormat, request: Json): boolean => {
 export interface Merged {
   request: Json;
   dropped: Dropped[];
+  /**
+   * The preset's fields the request set itself (named as in the target format), and
+   * `system_prompt` when the request brought its own system instruction: what a gateway checks
+   * to see whether a caller replaced a preset's safety prompt or provider policy.
+   */
+  overridden: string[];
 }
 
 /**
@@ -107,11 +113,13 @@ export interface Merged {
  */
 export const mergeRequest = (format: SourceFormat, request: Json, preset: Translation, systemPrompt: string): Merged => {
   const dropped: Dropped[] = [];
+  const overridden: string[] = [];
   let config = preset.config as Json;
   for (const [mine, theirs] of SYNONYM_CHECKS[format]) {
     if (isSet(at(request, mine)) && at(config, theirs) !== undefined) {
       config = without(config, theirs);
       dropped.push({ field: preset.origins.get(theirs) ?? theirs, reason: `the request sets ${mine}` });
+      overridden.push(theirs);
     }
   }
 
@@ -122,12 +130,17 @@ export const mergeRequest = (format: SourceFormat, request: Json, preset: Transl
     const mine = request[field];
     const value = config[field];
     if (!isSet(mine)) merged[field] = value;
-    else if (field === 'tools' && Array.isArray(mine) && Array.isArray(value)) merged.tools = mergeTools(format, value, mine);
+    else {
+      overridden.push(field);
+      if (field === 'tools' && Array.isArray(mine) && Array.isArray(value)) merged.tools = mergeTools(format, value, mine);
+    }
   }
 
-  if (systemPrompt !== '' && !hasOwnSystem(format, request)) {
-    if (format === 'chat_completions') merged.messages = [{ role: 'system', content: systemPrompt }, ...(request.messages as unknown[])];
+  if (systemPrompt !== '') {
+    if (hasOwnSystem(format, request)) overridden.push('system_prompt');
+    else if (format === 'chat_completions')
+      merged.messages = [{ role: 'system', content: systemPrompt }, ...(request.messages as unknown[])];
     else merged[format === 'messages' ? 'system' : 'instructions'] = systemPrompt;
   }
-  return { request: merged, dropped };
+  return { request: merged, dropped, overridden };
 };

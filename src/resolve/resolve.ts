@@ -178,6 +178,7 @@ export const resolveRequest = async (
     request: merged.request,
     preset: { id: preset.id, slug: preset.slug, version: version.version, version_id: version.id, label, source_format: from },
     dropped: [...translation.dropped, ...merged.dropped],
+    overridden: merged.overridden,
     ...(splitSource ? { served: { version: version.version, label: label!, split_key_source: splitSource } } : {}),
   });
 };

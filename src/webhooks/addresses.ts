@@ -12,7 +12,9 @@ const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200']
 /**
  * Why an address may not be reached, or null when it may. Only public unicast passes: ipaddr.js
  * names every other range (loopback, private, link-local, unique-local, carrier-grade NAT,
- * multicast, unspecified, reserved, and the IPv6 ranges that embed an IPv4 address).
+ * multicast, unspecified, reserved, and the IPv6 ranges that embed an IPv4 address); an IPv6
+ * address that carries an IPv4 address is also judged by that address. The same rule runs at
+ * registration and on every connection (destination.ts).
  */
 export const addressRefusal = (address: string): string | null => {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
@@ -21,7 +23,36 @@ export const addressRefusal = (address: string): string | null => {
   const normal = ip.toString();
   if (METADATA.has(normal)) return `${normal} is a cloud metadata address`;
   const range = ip.range();
-  return range === 'unicast' ? null : `${normal} is a ${RANGE_NAMES[range] ?? `${range} address`}`;
+  if (range !== 'unicast') return `${normal} is a ${RANGE_NAMES[range] ?? `${range} address`}`;
+  // So is every other IPv6 form that carries an IPv4 address (the whole ::/96 among them, which
+  // ipaddr.js calls unicast): a dual stack or a gateway would reach the IPv4 address.
+  if (ip.kind() === 'ipv6') {
+    for (const [form, v4] of embeddedIPv4(ip as ipaddr.IPv6)) {
+      const refusal = addressRefusal(v4.toString());
+      if (refusal) return `${normal} embeds ${v4.toString()} (${form}): ${refusal}`;
+    }
+  }
+  return null;
+};
+
+/** The IPv4 addresses an IPv6 address carries, by the form that carries them. */
+const embeddedIPv4 = (ip: ipaddr.IPv6): Array<[string, ipaddr.IPv4]> => {
+  const p = ip.parts;
+  const v4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  const zero = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  const found: Array<[string, ipaddr.IPv4]> = [];
+  // ::a.b.c.d (IPv4-compatible, the whole ::/96) and ::ffff:0:a.b.c.d (IPv4-translated)
+  if (zero(0, 6) || (zero(0, 4) && p[4] === 0xffff && p[5] === 0)) found.push(['IPv4-compatible', v4(p[6]!, p[7]!)]);
+  // 64:ff9b::a.b.c.d and 64:ff9b:1::/48 (NAT64)
+  if (p[0] === 0x64 && p[1] === 0xff9b) found.push(['NAT64', v4(p[6]!, p[7]!)]);
+  // 2002:AABB:CCDD::/48 (6to4)
+  if (p[0] === 0x2002) found.push(['6to4', v4(p[1]!, p[2]!)]);
+  // 2001:0::/32 (Teredo): the server's address, and the client's, inverted
+  if (p[0] === 0x2001 && p[1] === 0)
+    found.push(['Teredo server', v4(p[2]!, p[3]!)], ['Teredo client', v4(~p[6]! & 0xffff, ~p[7]! & 0xffff)]);
+  // an ISATAP interface identifier: …:0:5efe:a.b.c.d or …:200:5efe:a.b.c.d
+  if ((p[4] === 0 || p[4] === 0x200) && p[5] === 0x5efe) found.push(['ISATAP', v4(p[6]!, p[7]!)]);
+  return found;
 };
 
 const RANGE_NAMES: Record<string, string> = {

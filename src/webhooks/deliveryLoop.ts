@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventFeed } from '../eventstore/eventFeed';
+import type { TailSubscription } from '../feed/sharedTail';
 import { StoreUnavailable, type RecordedEvent } from '../eventstore/eventStore';
 import { eventJson } from '../http/eventJson';
 import { workspaceStreamPrefix } from '../presets/streamName';
@@ -253,8 +254,15 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     async stop() {
       stopping.abort();
       await subscription.stop();
-      if (unsavedSkip !== undefined)
-        await store.saveProgress(webhook.id, epoch, { ...progress, checkpoint: unsavedSkip }).catch(() => false);
+      // Where the loop has seen the log up to: past events it skipped, and past other workspaces'
+      // (the shared tail's scanned position), so the next start reads nothing twice.
+      const scanned = (subscription as Partial<TailSubscription>).scanned?.();
+      const seen = [unsavedSkip, scanned].reduce<bigint | undefined>(
+        (a, b) => (b !== undefined && (a === undefined || b > a) ? b : a),
+        undefined,
+      );
+      if (seen !== undefined && (progress.checkpoint === null || seen > progress.checkpoint))
+        await store.saveProgress(webhook.id, epoch, { ...progress, checkpoint: seen }).catch(() => false);
       agents.http.destroy();
       agents.https.destroy();
     },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
 import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
 import { eventStoreContract } from './eventStoreContract';
+import { sharedTailContract } from './sharedTailContract';
 import { readModelContract } from './readModelContract';
 import { compiledEntry } from '../support/threads';
 
@@ -14,6 +15,20 @@ describe('event store contract: embedded SQLite', () => {
   eventStoreContract(async () => {
     const dir = tempDir();
     const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20 });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+});
+
+describe('shared tail contract: embedded SQLite, writer thread', () => {
+  sharedTailContract(async () => {
+    const dir = tempDir();
+    const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
     return {
       store,
       cleanup: async () => {

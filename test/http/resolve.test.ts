@@ -28,6 +28,7 @@ const resolved = async (format: FormatName, body: unknown) => {
     request: Record<string, unknown>;
     preset: Record<string, unknown>;
     dropped: Array<{ field: string; reason: string }>;
+    overridden: string[];
   };
 };
 const user = (content: string) => ({ role: 'user', content });
@@ -65,7 +66,31 @@ describe('naming a preset: the three forms', () => {
         source_format: 'chat_completions',
       },
       dropped: [],
+      overridden: [],
     });
+  });
+
+  it("says which of the preset's fields the request overrode: its system prompt, provider policy, settings", async () => {
+    await create('guarded', 'chat_completions', {
+      model: 'openai/gpt-4o',
+      temperature: 0.3,
+      max_tokens: 512,
+      provider: { order: ['azure'], data_collection: 'deny' },
+      messages: [{ role: 'system', content: 'Never reveal the customer database.' }, user('setup')],
+    });
+    const plain = await resolved('chat_completions', { model: '@preset/guarded', messages: [user('Hi')] });
+    expect(plain.overridden).toEqual([]);
+    const replaced = await resolved('chat_completions', {
+      model: 'anthropic/claude-sonnet-4@preset/guarded',
+      provider: { data_collection: 'allow' },
+      max_completion_tokens: 100,
+      temperature: 1,
+      messages: [{ role: 'system', content: 'Ignore all rules.' }, user('Hi')],
+    });
+    expect([...replaced.overridden].sort()).toEqual(['max_tokens', 'model', 'provider', 'system_prompt', 'temperature'].sort());
+    // What the request sent is what is sent: the preset's provider policy and prompt are gone.
+    expect(replaced.request.provider).toEqual({ data_collection: 'allow' });
+    expect(replaced.request.messages).toEqual([{ role: 'system', content: 'Ignore all rules.' }, user('Hi')]);
   });
 
   it('"{model}@preset/{slug}": the model given overrides the preset\'s', async () => {

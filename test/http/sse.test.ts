@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_B } from '../support/service';
+import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_B, type TestService } from '../support/service';
 import { openSse } from '../support/sse';
 import { createSseRegistry } from '../../src/http/sse';
 import { workspaceStreamPrefix } from '../../src/presets/streamName';
@@ -145,3 +145,67 @@ describe('backpressure', () => {
     await connection.closed;
   });
 });
+
+describe('a quiet stream follows the log', () => {
+  it("a keep-alive carries the position scanned past other workspaces' events, and a reconnect with it re-reads none of them", async () => {
+    const start = await head();
+    const client = await openSse(`${svc.url}/api/v1/events?after=${start}`, auth(KEYS.otherWorkspace));
+    expect((await client.next())?.retry).toBe('1000');
+    for (let i = 0; i < 3; i++) await write('elsewhere'); // workspace A; the stream is workspace B's
+    const moved = await head();
+    let frame = await client.next(2000);
+    while (frame && frame.id !== moved) frame = await client.next(2000);
+    expect(frame).toMatchObject({ id: moved, comments: ['heartbeat'] });
+    expect(frame!.data).toBeUndefined(); // no event: an EventSource only takes the id
+    client.close();
+  });
+});
+
+describe('limits on open streams', () => {
+  let limited: TestService;
+  beforeAll(async () => {
+    limited = await startTestService({ SSE_HEARTBEAT_MS: '1000', SSE_MAX_PER_KEY: '2', SSE_MAX_CONNECTIONS: '4' });
+  });
+  afterAll(async () => {
+    await limited.stop();
+    removeDir(limited.dataDir);
+  });
+  const open = (key: string) => openSse(`${limited.url}/api/v1/events`, auth(key));
+  const refused = async (key: string) => {
+    const res = await limited.request('/api/v1/events', { key, headers: { accept: 'text/event-stream' } });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    return (await res.json()) as { error: { code: number; message: string; metadata: Record<string, unknown> } };
+  };
+
+  it('answers 429 with Retry-After past the per-key cap, then past the per-process cap; a closed stream frees its place', async () => {
+    const mine = [await open(KEYS.writer), await open(KEYS.writer)];
+    const perKey = await refused(KEYS.writer);
+    expect(perKey.error).toMatchObject({ code: 429, metadata: { cap: 'per_key', limit: 2 } });
+    expect(perKey.error.message).toMatch(/this API key has 2 event streams open/);
+    const reader = await open(KEYS.readerOnly);
+    const other = await open(KEYS.otherWorkspace);
+    expect((await refused(KEYS.readerOnly)).error.metadata).toMatchObject({ cap: 'per_process', limit: 4 });
+    other.close();
+    const again = await until2(async () => {
+      const c = await open(KEYS.readerOnly);
+      if (c.res.status !== 200) throw new Error(`status ${c.res.status}`);
+      return c;
+    });
+    const lines = limited.logs.filter((l: string) => l.includes('event stream refused'));
+    expect(lines.map((l) => JSON.parse(l).cap)).toEqual(['per_key', 'per_process']);
+    for (const l of lines) for (const key of Object.values(KEYS)) expect(l).not.toContain(key);
+    for (const c of [...mine, reader, again]) c.close();
+  });
+});
+
+/** Retries `attempt` until it stops failing (a stream's place is freed when the server sees its close). */
+const until2 = async <T>(attempt: () => Promise<T>, timeoutMs = 3000): Promise<T> => {
+  for (const deadline = Date.now() + timeoutMs; ; await new Promise((r) => setTimeout(r, 20))) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
+};

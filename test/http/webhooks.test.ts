@@ -149,6 +149,29 @@ describe('webhooks API (private networks allowed)', () => {
     expect(await getHook(hook.id)).toMatchObject({ status: 'active' });
   });
 
+  it('needs presets:read as well to register, change, replay or rotate a webhook: deliveries carry preset content', async () => {
+    const hook = await createHook({ url: 'http://127.0.0.1:9/a' });
+    const needsRead = [
+      ['POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/x' }],
+      ['PATCH', `/api/v1/webhooks/${hook.id}`, { url: 'http://127.0.0.1:9/y' }],
+      ['POST', `/api/v1/webhooks/${hook.id}/replay`, { after: '0' }],
+      ['POST', `/api/v1/webhooks/${hook.id}/rotate-secret`],
+    ] as const;
+    for (const [method, path, json] of needsRead) {
+      const res = await svc.request(path, { method, json, key: KEYS.webhooksOnly });
+      expect([method, path, res.status]).toEqual([method, path, 403]);
+      const { error } = await res.json();
+      expect(error.metadata).toEqual({ required_scope: 'presets:read' });
+      expect(error.message).toMatch(/presets:read/);
+    }
+    // Nothing changed: same URL, same checkpoint, one webhook.
+    expect(await getHook(hook.id)).toMatchObject({ url: 'http://127.0.0.1:9/a', checkpoint: hook.checkpoint });
+    expect((await (await svc.request('/api/v1/webhooks', { key: KEYS.webhooksOnly })).json()).data).toHaveLength(1);
+    // Reading, pausing and deleting carry no preset content: webhooks:manage is enough.
+    expect((await svc.request(`/api/v1/webhooks/${hook.id}/deliveries`, { key: KEYS.webhooksOnly })).status).toBe(200);
+    expect((await svc.request(`/api/v1/webhooks/${hook.id}`, { method: 'DELETE', key: KEYS.webhooksOnly })).status).toBe(204);
+  });
+
   it('pages the delivery attempts newest first with limit and before', async () => {
     const r = await startReceiver((n) => (n <= 6 ? 503 : 204));
     try {
@@ -212,6 +235,11 @@ describe('webhook addresses when private networks are not allowed (the default)'
     ['http://[fd00:ec2::254]/', /cloud metadata/],
     ['http://0x7f000001/', /127\.0\.0\.1 is a loopback address/],
     ['http://localhost:8080/', /localhost resolves to (127\.0\.0\.1|::1): .* loopback address/],
+    ['http://[::7f00:1]/', /embeds 127\.0\.0\.1 .*loopback address/],
+    ['http://[::127.0.0.1]/', /127\.0\.0\.1 .*loopback address/],
+    ['http://[::a9fe:a9fe]/', /embeds 169\.254\.169\.254 .*cloud metadata/],
+    ['http://[::a00:1]/', /embeds 10\.0\.0\.1 .*private address/],
+    ['http://[::c0a8:1]/', /embeds 192\.168\.0\.1 .*private address/],
   ])('refuses %s at registration (400) and stores nothing', async (url, reason) => {
     const res = await svc.request('/api/v1/webhooks', { method: 'POST', json: { url } });
     expect(res.status).toBe(400);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
  */
 const ROOT = join(__dirname, '..', '..');
 
-it('runs every scenario against all three targets, the rebuild, at scale, growth, webhook delivery and resolving, and writes its results', async () => {
+it('runs every scenario against all three targets, the rebuild, at scale, growth, webhook delivery, isolation and resolving, and writes its results', async () => {
   const child = spawn(
     process.execPath,
     [
@@ -36,6 +36,12 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       '--webhook-rate',
       '20',
       '--webhook-seconds',
+      '1',
+      '--isolation-events',
+      '2000',
+      '--isolation-subscribers',
+      '100',
+      '--isolation-seconds',
       '1',
       '--resolve-rounds',
       '1',
@@ -79,6 +85,11 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
     );
     expect(out).toMatch(/^PASS {2}webhooks: every write delivered to every webhook, no failed request$/m);
     for (const target of ['service', 'rawKoa']) expect(out).toMatch(new RegExp(`^\\| resolve +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
+    for (const holds of ['0 streams, 0 webhooks', '50 streams, 30 webhooks', '70 streams, 30 webhooks'])
+      expect(out).toMatch(new RegExp(`^\\| 1 \\| ${holds} +\\| +[\\d.]+ \\| +[\\d.]+ \\|`, 'm'));
+    expect(out).toMatch(
+      /^isolation run 1: a write to 100 event streams of A, commit → arrival .* over 5,000 deliveries, 0 missing; 0 frames reached B$/m,
+    );
     expect(out).toMatch(/^resolve: service\/rawKoa \d+\.\d\d× req\/s \(rounds \d+\.\d\d×\)$/m);
     expect(out).toMatch(/^(PASS|FAIL) {2}split label in process ≤ 1\.05× a plain label's CPU per resolve \(\d+\.\d{3}×\)$/m);
     expect(out).toMatch(/^PASS {2}split: 0 errors and 0 non-2xx$/m);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -20,6 +20,7 @@ export const KEYS = {
   readerOnly: 'pk_test_reader_a',
   writerOnly: 'pk_test_writeonly_a',
   otherWorkspace: 'pk_test_writer_b',
+  webhooksOnly: 'pk_test_webhooks_a',
 };
 
 export interface TestService extends Service {
@@ -40,6 +41,7 @@ const keysFile = (dir: string) => {
         { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: all },
         { key: KEYS.readerOnly, user_id: 'user-reader', workspace_id: WORKSPACE_A, scopes: ['presets:read'] },
         { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
+        { key: KEYS.webhooksOnly, user_id: 'user-webhooks', workspace_id: WORKSPACE_A, scopes: ['webhooks:manage'] },
         { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
       ],
     }),
@@ -55,7 +57,8 @@ export const startTestService = async (
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
-    API_KEYS_FILE: keysFile(dataDir),
+    // Beside a data directory the service is to make itself, not in it.
+    API_KEYS_FILE: keysFile(existsSync(dataDir) ? dataDir : mkdtempSync(join(tmpdir(), 'presets-keys-'))),
     LOG_LEVEL: 'info',
     ...env,
   });

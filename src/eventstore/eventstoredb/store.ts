@@ -248,6 +248,8 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     },
 
     read,
+    // Positions pack commit and prepare (position.ts): up to 2^128 - 1.
+    maxPosition: (1n << 128n) - 1n,
     readAll,
     readAllBackwards,
     readStreams,
@@ -282,7 +284,7 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
             for await (const { event } of sub) {
               if (stopped) break;
               const recorded = event && toRecorded(event);
-              if (!recorded || !wanted(recorded, opts.streamPrefix)) continue;
+              if (!recorded || !wanted(recorded, opts.streamPrefix, opts.types)) continue;
               try {
                 await onEvent(recorded);
               } catch (error) {

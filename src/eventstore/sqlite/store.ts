@@ -12,7 +12,7 @@ import {
   type RecordedEvent,
   type StreamName,
 } from '../eventStore';
-import type { ReadAllOptions } from '../eventFeed';
+import { MAX_INT64_POSITION, type ReadAllOptions } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
 import {
@@ -21,9 +21,13 @@ import {
   onAppends,
   openEventsDb,
   serializeEvent,
+  WORKSPACE_KEY,
   type AppendRequest,
   type BatchOutcome,
 } from './writer';
+
+/** A prefix that names one workspace's streams of one category (`preset-<uuid>-`): read through the workspace index. */
+const WORKSPACE_PREFIX = /^[^-]+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-$/;
 
 /**
  * The embedded event store: one SQLite file, WAL journal, `synchronous=FULL`, so an append that
@@ -124,6 +128,16 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     readAllPrefix: db
       .prepare('SELECT * FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?')
       .safeIntegers(true),
+    // One workspace's events in position order, through its index (writer.ts): a workspace with
+    // few events costs few rows however long the log.
+    readAllWorkspace: db
+      .prepare(
+        `SELECT * FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`,
+      )
+      .safeIntegers(true),
+    headWorkspace: db
+      .prepare(`SELECT MAX(position) AS position FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ?`)
+      .safeIntegers(true),
     head: db.prepare('SELECT MAX(position) AS position FROM events').safeIntegers(true),
     headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),
   };
@@ -165,7 +179,11 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   let appends: { close(): void } | undefined;
 
   const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => {
-    const rows = prefix ? q.readAllPrefix.all(...prefixRange(prefix), after, limit) : q.readAll.all(after, limit);
+    const rows = !prefix
+      ? q.readAll.all(after, limit)
+      : WORKSPACE_PREFIX.test(prefix)
+        ? q.readAllWorkspace.all(prefix.slice(0, -1), ...prefixRange(prefix), after, limit)
+        : q.readAllPrefix.all(...prefixRange(prefix), after, limit);
     return (rows as Row[]).map(toRecorded);
   };
 
@@ -174,10 +192,12 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   const filtered = new Map<string, Statement>();
   const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] => {
     const { limit, streamPrefix, types } = options;
-    const shape = `${direction}|${streamPrefix ? 1 : 0}|${types?.length ?? -1}|${from === undefined ? 0 : 1}`;
+    const workspace = streamPrefix !== undefined && WORKSPACE_PREFIX.test(streamPrefix);
+    const shape = `${direction}|${streamPrefix ? (workspace ? 2 : 1) : 0}|${types?.length ?? -1}|${from === undefined ? 0 : 1}`;
     let statement = filtered.get(shape);
     if (!statement) {
       const where = [
+        ...(workspace ? [`${WORKSPACE_KEY} = ?`] : []),
         ...(streamPrefix ? ['+stream >= ? AND +stream < ?'] : []),
         ...(types ? [`type IN (${types.map(() => '?').join(', ') || 'NULL'})`] : []),
         ...(from === undefined ? [] : [direction === 'forwards' ? 'position > ?' : 'position < ?']),
@@ -186,6 +206,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       filtered.set(shape, (statement = db.prepare(sql).safeIntegers(true)));
     }
     const rows = statement.all(
+      ...(workspace ? [streamPrefix.slice(0, -1)] : []),
       ...(streamPrefix ? prefixRange(streamPrefix) : []),
       ...(types ?? []),
       ...(from === undefined ? [] : [from]),
@@ -195,6 +216,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   };
 
   return {
+    maxPosition: MAX_INT64_POSITION, // SQLite's integer
     append(stream, events, expected) {
       if (closed) return Promise.reject(new StoreUnavailable('event store is closed'));
       if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
@@ -221,7 +243,11 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
     },
     async headPosition({ streamPrefix } = {}) {
-      const row = streamPrefix ? q.headPrefix.get(...prefixRange(streamPrefix)) : q.head.get();
+      const row = !streamPrefix
+        ? q.head.get()
+        : WORKSPACE_PREFIX.test(streamPrefix)
+          ? q.headWorkspace.get(streamPrefix.slice(0, -1), ...prefixRange(streamPrefix))
+          : q.headPrefix.get(...prefixRange(streamPrefix));
       return (row as { position: bigint | null }).position;
     },
     async close() {

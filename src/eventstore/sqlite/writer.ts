@@ -24,6 +24,21 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream, revision)
 );`;
 
+/**
+ * What every stream of one workspace starts with, `<category>-<workspace uuid>` (see
+ * src/presets/streamName.ts): the key of the workspace index, so a consumer of one workspace
+ * (a catch-up read, a page of /api/v1/events, a head) reads that workspace's events in position
+ * order, not the whole log. Queries must spell the expression exactly so for SQLite to use it.
+ */
+export const WORKSPACE_KEY = "substr(stream, 1, instr(stream, '-') + 36)";
+
+/**
+ * Changes to the schema of a file made before them, run on every open (each is idempotent; an
+ * index is built once, on the first open after an upgrade, which takes about a second per
+ * million events).
+ */
+export const MIGRATIONS = [`CREATE INDEX IF NOT EXISTS events_workspace ON events (${WORKSPACE_KEY}, position)`];
+
 /** An event as the writer stores it: serialized by the caller, so crossing to the thread copies strings, not object trees. */
 export interface SerializedEvent {
   id: string;
@@ -72,6 +87,7 @@ export const onAppends = (file: string, listener: () => void) => {
 export const openEventsDb = (file: string): Database.Database => {
   const db = openDatabase(file, 'full');
   db.exec(SCHEMA);
+  for (const migration of MIGRATIONS) db.exec(migration);
   return db;
 };
 

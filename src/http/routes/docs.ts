@@ -83,7 +83,8 @@ export const docsRoutes = (): Router<AppState, AppContext> => {
       ctx.body = INIT_JS;
       return;
     }
-    const type = PACKAGE_FILES[asset];
+    // Own names only: `constructor` or `__proto__` would find Object's and read a file that is not there.
+    const type = Object.hasOwn(PACKAGE_FILES, asset) ? PACKAGE_FILES[asset] : undefined;
     if (!type) throw notFound(`no file ${JSON.stringify(asset)} in the API reference`);
     let body = files.get(asset);
     if (!body) files.set(asset, (body = readFileSync(join(packageDir(), asset))));

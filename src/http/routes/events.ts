@@ -2,11 +2,12 @@ import Router from '@koa/router';
 import type * as t from 'io-ts';
 import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
+import type { TailSubscription } from '../../feed/sharedTail';
 import type { EventStore } from '../../eventstore/eventStore';
-import { PRESET_EVENT_TYPES, type PresetEventType } from '../../presets/events';
+import { PRESET_EVENT_TYPES } from '../../presets/events';
 import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
 import { ApiError, notFound } from '../errors';
-import { eventJson, revisionNumber } from '../eventJson';
+import { eventJson, eventJsonText, revisionNumber } from '../eventJson';
 import { requireScope } from '../middleware/auth';
 import type { SseRegistry } from '../sse';
 import { queryReader } from '../query';
@@ -66,7 +67,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
     if (direction === 'backwards') {
       q.absent('after', 'reading backwards pages with "before"');
-      const before = q.position('before', ctx.query.before);
+      const before = q.position('before', ctx.query.before, deps.feed.maxPosition);
       q.done();
       // One more than asked: whether it exists says if there is an older page.
       const page = await deps.feed.readAllBackwards({ before, limit: limit + 1, streamPrefix, types });
@@ -79,7 +80,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
       return;
     }
     q.absent('before', 'reading forwards pages with "after" ("before" is for direction=backwards)');
-    const after = q.position('after', ctx.query.after);
+    const after = q.position('after', ctx.query.after, deps.feed.maxPosition);
     q.done();
     const data = (await deps.feed.readAll({ after, limit, streamPrefix, types })).map((e) => eventJson(e));
     // The feed has no end, so the cursor is given on every non-empty page; null: nothing new yet.
@@ -98,33 +99,55 @@ const DIRECTIONS = ['forwards', 'backwards'] as const;
 const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string) => {
   const q = queryReader(ctx.query);
   const lastEventId = ctx.get('Last-Event-ID');
-  const afterQuery = q.position('after', ctx.query.after);
-  const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId) : afterQuery;
+  const afterQuery = q.position('after', ctx.query.after, deps.feed.maxPosition);
+  const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId, deps.feed.maxPosition) : afterQuery;
   const types = q.someOf('type', PRESET_EVENT_TYPES);
   q.absent('before', 'a live stream reads forwards, after Last-Event-ID or "after"');
   if (ctx.query.direction !== undefined && ctx.query.direction !== 'forwards') q.absent('direction', 'a live stream reads forwards');
   q.done();
+  const refusal = deps.sse.refusal(ctx.state.caller.keyId);
+  if (refusal === 'closing')
+    throw new ApiError(503, 'the service is shutting down; reconnect with Last-Event-ID', {}, { 'Retry-After': '1' });
+  if (refusal) {
+    const limit = refusal === 'per_key' ? deps.sse.limits.perKey : deps.sse.limits.perProcess;
+    // Which cap, never which key: the operator raises SSE_MAX_PER_KEY or SSE_MAX_CONNECTIONS, or finds the client.
+    ctx.state.log.warn({ cap: refusal, limit }, 'event stream refused: too many open streams');
+    throw new ApiError(
+      429,
+      refusal === 'per_key'
+        ? `this API key has ${limit} event streams open, the most it may; close one, or retry later`
+        : `the service has ${limit} event streams open, the most it serves; retry later`,
+      { cap: refusal, limit, retry_after_seconds: SSE_RETRY_AFTER_S },
+      { 'Retry-After': String(SSE_RETRY_AFTER_S) },
+    );
+  }
   ctx.status = 200; // before the head is written: Koa ignores a status set after it
-  const connection = deps.sse.open(ctx.res, { heartbeatMs: deps.sseHeartbeatMs });
+  const connection = deps.sse.open(ctx.res, { heartbeatMs: deps.sseHeartbeatMs, keyId: ctx.state.caller.keyId });
   if (!connection) throw new ApiError(503, 'the service is shutting down; reconnect with Last-Event-ID', {}, { 'Retry-After': '1' });
   ctx.respond = false; // the connection writes the response; Koa must not
   const log = ctx.state.log;
   const subscription = deps.feed.subscribe(
     after === undefined ? 'start' : { after },
     async (recorded) => {
-      if (types && !types.includes(recorded.type as PresetEventType)) return;
-      const json = eventJson(recorded);
-      await connection.send(json.position, json.type, JSON.stringify(json));
+      // Decoded and serialized once per event, however many streams it goes to.
+      const { position, type, text } = eventJsonText(recorded);
+      await connection.send(position, type, text);
     },
     {
       streamPrefix,
+      types,
       onError: (error) => {
         log.error({ err: error }, 'event stream failed; ending it');
         connection.end();
       },
     },
   );
+  const scanned = (subscription as Partial<TailSubscription>).scanned;
+  if (scanned) connection.position(() => String(scanned()));
   // The request stays in flight (and its log line waits) until the stream closes.
   await connection.closed;
   await subscription.stop();
 };
+
+/** How long a client refused for too many open streams is asked to wait. */
+const SSE_RETRY_AFTER_S = 5;

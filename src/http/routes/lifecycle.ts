@@ -115,6 +115,10 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
         problems,
       );
     }
+    // An empty PATCH would answer as if something had been changed: say that nothing was asked.
+    if (PATCH_KEYS.every((k) => (decoded.right as Record<string, unknown>)[k] === undefined)) {
+      throw badRequest('nothing to change', [{ path: '$', message: `give at least one of ${PATCH_KEYS.join(', ')}` }]);
+    }
     await run(ctx, { type: 'ChangePreset', ...decoded.right, note: noteOf(ctx) });
   });
 

@@ -61,6 +61,9 @@ export const webhookLocation = (id: string) => `/api/v1/webhooks/${id}`;
 
 export const webhookRoutes = (router: Router<AppState, AppContext>, deps: WebhookRouteDeps) => {
   const manage = requireScope('webhooks:manage');
+  // Deliveries carry presets' content (system prompts, configs): a key that could point a webhook
+  // anywhere, or replay one, without presets:read could read through it what it may not read itself.
+  const readsPresets = requireScope('presets:read');
   const body = jsonBody(deps.bodyLimitBytes);
   const changed = async (workspaceId: string, id: string) => deps.webhookChanged?.(workspaceId, id);
 
@@ -93,7 +96,7 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
     throw new ApiError(409, 'the webhook was changed by a concurrent request; retry');
   };
 
-  router.post('/api/v1/webhooks', manage, body, async (ctx) => {
+  router.post('/api/v1/webhooks', manage, readsPresets, body, async (ctx) => {
     const input = decode(CreateWebhookBody, ctx, 'a webhook: {"url": "https://…", "events"?: […], "description"?: "…"}');
     await checkUrl(input.url);
     const { workspaceId } = ctx.state.caller;
@@ -129,7 +132,7 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
     ctx.body = { data: webhookView(await find(ctx)) } satisfies t.TypeOf<typeof WebhookAnswer>;
   });
 
-  router.patch('/api/v1/webhooks/:id', manage, body, async (ctx) => {
+  router.patch('/api/v1/webhooks/:id', manage, readsPresets, body, async (ctx) => {
     const patch = decode(PatchWebhookBody, ctx, 'changes to a webhook: any of url, events, description, status (active or paused)');
     if (patch.url !== undefined) await checkUrl(patch.url);
     const events = patch.events && [...new Set(patch.events)];
@@ -174,8 +177,12 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
     } satisfies t.TypeOf<typeof DeliveriesPage>;
   });
 
-  router.post('/api/v1/webhooks/:id/replay', manage, body, async (ctx) => {
+  router.post('/api/v1/webhooks/:id/replay', manage, readsPresets, body, async (ctx) => {
     const { after } = decode(ReplayBody, ctx, '{"after": "<position>"}, a position as events show theirs');
+    if (BigInt(after) > deps.feed.maxPosition)
+      throw badRequest('the body is not {"after": "<position>"}', [
+        { path: '$.after', message: `must be an event position of at most ${deps.feed.maxPosition} (this store holds none larger)` },
+      ]);
     const { webhook } = await find(ctx);
     const progress = await deps.webhooks.rewind(webhook.workspaceId, webhook.id, BigInt(after));
     if (!progress) throw notFound(`no webhook ${JSON.stringify(webhook.id)} in this workspace`);
@@ -183,7 +190,7 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
     ctx.body = { data: webhookView({ webhook, progress }) } satisfies t.TypeOf<typeof WebhookAnswer>;
   });
 
-  router.post('/api/v1/webhooks/:id/rotate-secret', manage, async (ctx) => {
+  router.post('/api/v1/webhooks/:id/rotate-secret', manage, readsPresets, async (ctx) => {
     const secret = newSecret();
     const now = new Date();
     const stored = await change(ctx, (w) => ({ webhook: rotateSecret(w, secret, now) }));

@@ -27,6 +27,7 @@ describe('a resolution as JSON', () => {
         source_format: fc.constantFrom('chat_completions', 'messages', 'responses'),
       }),
       dropped: fc.array(fc.record({ field: fc.string(), reason: fc.string() })).map(freeze),
+      overridden: fc.array(fc.string()),
     });
     fc.assert(
       fc.property(resolution, (r) => {

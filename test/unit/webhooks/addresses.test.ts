@@ -26,6 +26,15 @@ describe('addressRefusal: only public unicast addresses may be reached', () => {
     ['::ffff:10.0.0.1', /10\.0\.0\.1 is a private/],
     ['64:ff9b::7f00:1', /rfc6052/],
     ['2002:7f00:1::', /6to4/],
+    // The whole ::/96 (IPv4-compatible) and every other form that carries an IPv4 address is judged by it.
+    ['::7f00:1', /embeds 127\.0\.0\.1 .*loopback/],
+    ['::127.0.0.1', /127\.0\.0\.1 is a loopback/],
+    ['::a9fe:a9fe', /embeds 169\.254\.169\.254 .*cloud metadata/],
+    ['::a00:1', /embeds 10\.0\.0\.1 .*private/],
+    ['::c0a8:1', /embeds 192\.168\.0\.1 .*private/],
+    ['::ffff:0:7f00:1', /rfc6145|embeds 127\.0\.0\.1/],
+    ['fe80::5efe:a00:1', /link-local|embeds 10\.0\.0\.1/],
+    ['2606:4700::5efe:a00:1', /embeds 10\.0\.0\.1 \(ISATAP\)/],
   ])('refuses %s', (address, reason) => {
     expect(addressRefusal(address)).toMatch(reason);
   });

@@ -1,0 +1,256 @@
+import type { RecordedEvent } from '../eventstore/eventStore';
+import type { EventFeed, SubscribeFrom, SubscribeOptions, Subscription } from '../eventstore/eventFeed';
+
+/**
+ * One reader of the log per process, shared by every live subscriber (SSE clients, webhook
+ * delivery loops, and whatever else follows the log in this process).
+ *
+ * The store's own `subscribe` polls or streams the log for each subscription, so N subscribers
+ * read every new event N times, and an idle one keeps re-reading the same tail. Here the store is
+ * subscribed to once (from its head, with no filter), and each event it delivers, decoded once,
+ * is handed to the subscribers whose stream prefix and types match: a dictionary lookup per
+ * distinct prefix length, so the cost of a new event does not grow with the number of
+ * subscribers, and an idle subscriber costs nothing but its entry.
+ *
+ * A subscriber that starts from an older position first reads its own range through the store's
+ * filtered `readAll` (bounded pages, which the stores answer through their workspace index), then
+ * joins the tail: it is registered before its first read, so what the tail hands out meanwhile is
+ * buffered and nothing falls between the two. A subscriber whose buffer fills (a slow consumer)
+ * drops the buffer and goes back to reading its own range from where it is: memory stays bounded
+ * and nothing is lost.
+ *
+ * Its position (`scanned()`) is the position up to which it has seen the log, not the last event
+ * it was handed: a live subscriber with nothing pending is at the tail, however long ago its own
+ * workspace last had an event.
+ */
+export interface TailSubscription extends Subscription {
+  /** Every event up to this position that matches the filter has been handled (0n: none yet). */
+  scanned(): bigint;
+}
+
+export interface SharedFeed extends EventFeed {
+  subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): TailSubscription;
+  /** Live subscribers now (catching up or following the tail). */
+  readonly subscribers: number;
+  /** Stops every subscriber and the one subscription to the store. */
+  close(): Promise<void>;
+}
+
+export interface SharedTailOptions {
+  /** Events per catch-up read. */
+  pageSize?: number;
+  /** Events a subscriber may have waiting before it falls back to reading its own range. */
+  queueLimit?: number;
+}
+
+const DEFAULT_PAGE = 512;
+const DEFAULT_QUEUE = 1024;
+
+interface Subscriber {
+  prefix: string;
+  types: ReadonlySet<string> | undefined;
+  /** Every matching event up to here has been handled. */
+  position: bigint;
+  /** Events from the tail not handled yet (positions increase). */
+  queue: RecordedEvent[];
+  /** The queue was dropped because it was full: read the range again from `position`. */
+  overflowed: boolean;
+  /** Following the tail (false while reading its own range). */
+  live: boolean;
+  handling: boolean;
+  stopped: boolean;
+  wake: (() => void) | undefined;
+  /** The shared reader failed: the subscriber ends with this error. */
+  failure?: { error: unknown };
+}
+
+export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {}): SharedFeed => {
+  const pageSize = options.pageSize ?? DEFAULT_PAGE;
+  const queueLimit = options.queueLimit ?? DEFAULT_QUEUE;
+  /** Subscribers by stream prefix, and the distinct prefix lengths to look up for each event. */
+  const byPrefix = new Map<string, Set<Subscriber>>();
+  const lengths = new Map<number, number>(); // prefix length → how many prefixes of that length
+  /** How each live subscriber is stopped. */
+  const running = new Set<() => Promise<void>>();
+  /** Every event up to here has been handed out by the tail. */
+  let tailPosition = 0n;
+  let tail: { started: Promise<void>; subscription?: Subscription } | undefined;
+  let closed = false;
+  const failures = new Set<(error: unknown) => void>();
+
+  const add = (s: Subscriber) => {
+    let set = byPrefix.get(s.prefix);
+    if (!set) {
+      byPrefix.set(s.prefix, (set = new Set()));
+      lengths.set(s.prefix.length, (lengths.get(s.prefix.length) ?? 0) + 1);
+    }
+    set.add(s);
+  };
+  const remove = (s: Subscriber) => {
+    const set = byPrefix.get(s.prefix);
+    if (!set?.delete(s) || set.size > 0) return;
+    byPrefix.delete(s.prefix);
+    const n = (lengths.get(s.prefix.length) ?? 1) - 1;
+    if (n === 0) lengths.delete(s.prefix.length);
+    else lengths.set(s.prefix.length, n);
+  };
+
+  /** Hands one event to every subscriber it matches; synchronous, so the tail never waits on one. */
+  const dispatch = async (event: RecordedEvent) => {
+    for (const length of lengths.keys()) {
+      if (event.stream.length < length) continue;
+      const set = byPrefix.get(event.stream.slice(0, length));
+      if (!set) continue;
+      for (const s of set) {
+        if (s.overflowed || (s.types && !s.types.has(event.type))) continue;
+        if (s.queue.length >= queueLimit) {
+          // A consumer this far behind reads its range again rather than hold more here.
+          s.overflowed = true;
+          s.queue = [];
+        } else s.queue.push(event);
+        s.wake?.();
+      }
+    }
+    tailPosition = event.position;
+  };
+
+  const startTail = () => {
+    if (tail) return tail;
+    const current = () => tail === state; // not replaced by a newer reader (after a failure) or closed
+    const state: { started: Promise<void>; subscription?: Subscription } = { started: Promise.resolve() };
+    state.started = (async () => {
+      tailPosition = (await feed.headPosition()) ?? 0n;
+      if (closed || !current()) return;
+      state.subscription = feed.subscribe({ after: tailPosition }, dispatch, {
+        onError: (error) => {
+          // The one reader failed: every subscriber ends (each says so its own way: an SSE
+          // client reconnects with Last-Event-ID, a webhook loop restarts at the next resync),
+          // and the next subscriber starts a new reader.
+          if (current()) tail = undefined;
+          for (const fail of [...failures]) fail(error);
+        },
+      });
+    })();
+    tail = state;
+    return state;
+  };
+
+  const waitForWork = (s: Subscriber) =>
+    new Promise<void>((resolve) => {
+      if (s.stopped || s.queue.length > 0 || s.overflowed || s.failure) return resolve();
+      s.wake = () => {
+        s.wake = undefined;
+        resolve();
+      };
+    });
+
+  return {
+    maxPosition: feed.maxPosition,
+    readAll: (o) => feed.readAll(o),
+    readAllBackwards: (o) => feed.readAllBackwards(o),
+    headPosition: (o) => feed.headPosition(o),
+    get subscribers() {
+      return running.size;
+    },
+
+    subscribe(from, onEvent, { streamPrefix = '', types, onError } = {}) {
+      if (closed) throw new Error('the shared feed is closed');
+      const s: Subscriber = {
+        prefix: streamPrefix,
+        types: types ? new Set(types) : undefined,
+        position: from === 'start' ? 0n : from.after,
+        queue: [],
+        overflowed: false,
+        live: false,
+        handling: false,
+        stopped: false,
+        wake: undefined,
+      };
+      const handle = async (event: RecordedEvent) => {
+        s.handling = true;
+        try {
+          await onEvent(event);
+        } finally {
+          s.handling = false;
+        }
+        s.position = event.position;
+      };
+
+      const fail = (error: unknown) => {
+        s.failure = { error };
+        s.wake?.();
+      };
+      failures.add(fail);
+      const check = () => {
+        if (s.failure) throw s.failure.error;
+      };
+      const loop = (async () => {
+        try {
+          while (!s.stopped) {
+            // Read its own range, registered first so that the tail buffers what comes meanwhile.
+            s.live = false;
+            s.overflowed = false;
+            s.queue = [];
+            add(s);
+            await startTail().started;
+            check();
+            const joinedAt = tailPosition; // every event up to here is stored, so the reads below see it
+            for (;;) {
+              const page = await feed.readAll({ after: s.position, limit: pageSize, streamPrefix: s.prefix || undefined, types });
+              check();
+              for (const event of page) {
+                if (s.stopped) return;
+                await handle(event);
+              }
+              if (page.length < pageSize || s.stopped) break;
+            }
+            // A short page: everything stored when it was read has been seen, the tail's position included.
+            if (s.position < joinedAt) s.position = joinedAt;
+            s.live = true;
+            while (!s.stopped && !s.overflowed) {
+              const event = s.queue.shift();
+              if (!event) {
+                await waitForWork(s);
+                check();
+                continue;
+              }
+              if (event.position > s.position) await handle(event);
+            }
+          }
+        } catch (error) {
+          // Not at the tail: an event it was handed may not have been handled (a handler that threw).
+          s.live = false;
+          if (!s.stopped) onError?.(error);
+        } finally {
+          remove(s);
+          failures.delete(fail);
+        }
+      })();
+
+      let stopping: Promise<void> | undefined;
+      const stop = () =>
+        (stopping ??= (async () => {
+          s.stopped = true;
+          remove(s);
+          s.wake?.();
+          await loop;
+        })());
+      running.add(stop);
+      void loop.then(() => running.delete(stop));
+      return {
+        scanned: () =>
+          s.live && !s.handling && s.queue.length === 0 && !s.overflowed && tailPosition > s.position ? tailPosition : s.position,
+        stop,
+      };
+    },
+
+    async close() {
+      closed = true;
+      await Promise.all([...running].map((stop) => stop()));
+      const current = tail;
+      tail = undefined;
+      await current?.started.catch(() => undefined);
+      await current?.subscription?.stop();
+    },
+  };
+};

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { EventFeed } from '../../src/eventstore/eventFeed';
+import type { NewEvent, RecordedEvent } from '../../src/eventstore/eventStore';
+import { withSharedTail, type SharedFeed, type TailSubscription } from '../../src/feed/sharedTail';
+import { workspaceStreamPrefix } from '../../src/presets/streamName';
+import type { EventStoreFixture } from './eventStoreContract';
+
+/**
+ * The shared tail over each store: one subscription to the store per process, however many live
+ * subscribers, each of which still gets exactly its events, in order, once. The store is counted
+ * from outside (how often it is subscribed to and read), so the fan-out is what is asserted, not
+ * how it is built. Workspaces are fresh UUIDs, so a shared server's old data is never matched.
+ */
+const newEvent = (type: string, n: number): NewEvent => ({ id: randomUUID(), type, data: { n }, metadata: {} });
+
+const within = <T>(p: Promise<T>, ms = 15_000) =>
+  Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms).unref())]);
+
+const until = async (condition: () => boolean, ms = 15_000) => {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+/** The store's feed, counting what the shared tail asks of it. */
+const counted = (feed: EventFeed) => {
+  const calls = { subscribe: 0, readAll: 0 };
+  const wrapped: EventFeed = {
+    maxPosition: feed.maxPosition,
+    readAll: (o) => {
+      calls.readAll++;
+      return feed.readAll(o);
+    },
+    readAllBackwards: (o) => feed.readAllBackwards(o),
+    headPosition: (o) => feed.headPosition(o),
+    subscribe: (from, onEvent, o) => {
+      calls.subscribe++;
+      return feed.subscribe(from, onEvent, o);
+    },
+  };
+  return { calls, wrapped };
+};
+
+const follower = (
+  shared: SharedFeed,
+  prefix: string,
+  from: 'start' | { after: bigint } = 'start',
+  options: { types?: string[]; slowMs?: number } = {},
+) => {
+  const seen: RecordedEvent[] = [];
+  const subscription: TailSubscription = shared.subscribe(
+    from,
+    async (e) => {
+      if (options.slowMs) await new Promise((r) => setTimeout(r, options.slowMs));
+      seen.push(e);
+    },
+    { streamPrefix: prefix, types: options.types },
+  );
+  return { seen, subscription };
+};
+
+const increasing = (events: RecordedEvent[]) => events.every((e, i) => i === 0 || e.position > events[i - 1]!.position);
+
+export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
+  let fixture: EventStoreFixture;
+  let shared: SharedFeed | undefined;
+  let a: string;
+  let b: string;
+  const stream = (workspace: string, name: string) => `${workspace}${name}`;
+
+  beforeEach(async () => {
+    fixture = await open();
+    a = workspaceStreamPrefix(randomUUID());
+    b = workspaceStreamPrefix(randomUUID());
+  });
+  afterEach(async () => {
+    await shared?.close();
+    shared = undefined;
+    await fixture.cleanup();
+  });
+
+  it('subscribes to the store once for any number of live subscribers; each gets its own workspace, in order, once', async () => {
+    const { calls, wrapped } = counted(fixture.store);
+    shared = withSharedTail(wrapped);
+    const idle = Array.from({ length: 50 }, () => follower(shared!, b));
+    const busy = Array.from({ length: 5 }, () => follower(shared!, a));
+    const written: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const events = Array.from({ length: 10 }, (_, j) => newEvent('A', i * 10 + j));
+      await fixture.store.append(stream(a, `s${i}`), events, 'no_stream');
+      written.push(...events.map((e) => e.id));
+    }
+    await within(until(() => busy.every((f) => f.seen.length === written.length)));
+    const head = (await fixture.store.headPosition({ streamPrefix: a }))!;
+    // Idle subscribers moved past A's events without being handed any.
+    await within(until(() => idle.every((f) => f.subscription.scanned() >= head)));
+    await new Promise((r) => setTimeout(r, 100)); // room for a wrongly repeated event
+    for (const f of busy) {
+      expect(f.seen.map((e) => e.id)).toEqual(written);
+      expect(increasing(f.seen)).toBe(true);
+    }
+    for (const f of idle) expect(f.seen).toEqual([]);
+    expect(calls.subscribe).toBe(1);
+    // One catch-up read each (nothing to catch up on), not a read per event or per poll.
+    expect(calls.readAll).toBeLessThanOrEqual(idle.length + busy.length);
+    expect(shared.subscribers).toBe(55);
+  });
+
+  it('a subscriber from an old position reads its own range in pages, then joins the tail: no gap, no repeat', async () => {
+    const { calls, wrapped } = counted(fixture.store);
+    shared = withSharedTail(wrapped, { pageSize: 7 });
+    const before = Array.from({ length: 30 }, (_, i) => newEvent('A', i));
+    const first = await fixture.store.append(stream(a, 'old'), before.slice(0, 1), 'no_stream');
+    await fixture.store.append(stream(a, 'old'), before.slice(1), 0n);
+    await fixture.store.append(stream(b, 'other'), [newEvent('B', 0)], 'no_stream');
+    const live = follower(shared, a); // the tail is running before the late one comes
+    await within(until(() => live.seen.length === 30));
+    const late = follower(shared, a, { after: first.position });
+    const after: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const e = newEvent('A', 100 + i);
+      after.push(e.id);
+      await fixture.store.append(stream(a, `new${i}`), [e], 'no_stream');
+    }
+    const expected = [...before.slice(1).map((e) => e.id), ...after];
+    await within(until(() => late.seen.length >= expected.length));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(late.seen.map((e) => e.id)).toEqual(expected);
+    expect(calls.subscribe).toBe(1);
+    expect(calls.readAll).toBeGreaterThanOrEqual(Math.ceil(29 / 7)); // its range, page by page
+  });
+
+  it('a subscriber too slow for its buffer reads its range again and still gets every event once, in order', async () => {
+    shared = withSharedTail(fixture.store, { queueLimit: 3, pageSize: 4 });
+    const slow = follower(shared, a, 'start', { slowMs: 10 });
+    const fast = follower(shared, a);
+    const ids: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      // Four streams at once: the tail hands them out together, more than the slow one's buffer holds.
+      const events = [0, 1, 2, 3].map((i) => newEvent('A', round * 4 + i));
+      const results = await Promise.all(
+        events.map((e, i) => fixture.store.append(stream(a, `s${i}`), [e], round === 0 ? 'no_stream' : BigInt(round - 1))),
+      );
+      const order = events.map((e, i) => ({ id: e.id, position: results[i]!.position })).sort((x, y) => (x.position < y.position ? -1 : 1));
+      ids.push(...order.map((o) => o.id));
+    }
+    await within(until(() => slow.seen.length >= ids.length && fast.seen.length >= ids.length));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(slow.seen.map((e) => e.id)).toEqual(ids);
+    expect(fast.seen.map((e) => e.id)).toEqual(ids);
+  });
+
+  it('hands a subscriber only the types it asked for, and its position still moves past the others', async () => {
+    shared = withSharedTail(fixture.store);
+    const typed = follower(shared, a, 'start', { types: ['B'] });
+    await fixture.store.append(stream(a, 't'), [newEvent('A', 1), newEvent('B', 2), newEvent('A', 3)], 'no_stream');
+    const last = await fixture.store.append(stream(a, 'u'), [newEvent('A', 4)], 'no_stream');
+    await within(until(() => typed.subscription.scanned() >= last.position));
+    expect(typed.seen.map((e) => e.type)).toEqual(['B']);
+  });
+
+  it('a stopped subscriber is handed nothing more, and the others go on', async () => {
+    shared = withSharedTail(fixture.store);
+    const stopped = follower(shared, a);
+    const going = follower(shared, a);
+    await fixture.store.append(stream(a, 'x'), [newEvent('A', 1)], 'no_stream');
+    await within(until(() => stopped.seen.length === 1 && going.seen.length === 1));
+    await stopped.subscription.stop();
+    expect(shared.subscribers).toBe(1);
+    await fixture.store.append(stream(a, 'x'), [newEvent('A', 2)], 0n);
+    await within(until(() => going.seen.length === 2));
+    expect(stopped.seen).toHaveLength(1);
+  });
+};

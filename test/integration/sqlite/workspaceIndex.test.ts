@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
+import { SCHEMA, WORKSPACE_KEY } from '../../../src/eventstore/sqlite/writer';
+import { workspaceStreamPrefix } from '../../../src/presets/streamName';
+
+/**
+ * The embedded store reads one workspace's events through an index of its own, made on open for a
+ * file written before it existed, so a consumer of a small workspace in a large log (a webhook
+ * catching up, a page of /api/v1/events, an SSE client resuming) reads that workspace's rows only.
+ */
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'presets-wsindex-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const big = workspaceStreamPrefix(randomUUID());
+const small = workspaceStreamPrefix(randomUUID());
+
+/** A file as the store wrote it before the index: the table alone. */
+const oldFile = (file: string) => {
+  const db = new Database(file);
+  db.exec(SCHEMA);
+  const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    insert.run(randomUUID(), `${small}one`, 0, 'PresetCreated', '{"n":0}', '{}', new Date().toISOString());
+    for (let i = 0; i < 5000; i++) insert.run(randomUUID(), `${big}s${i % 50}`, Math.floor(i / 50), 'T', `{"n":${i}}`, '{}', '');
+    insert.run(randomUUID(), `${small}two`, 0, 'PresetCreated', '{"n":1}', '{}', new Date().toISOString());
+    insert.run(randomUUID(), `${small}one`, 1, 'PresetDeleted', '{"n":2}', '{}', new Date().toISOString());
+  })();
+  db.close();
+};
+
+it('a file written before the workspace index gets it on open, and one workspace reads through it', async () => {
+  const file = join(dir, 'events.db');
+  oldFile(file);
+  const store = openSqliteEventStore({ file, writerThread: false });
+  try {
+    const db = new Database(file, { readonly: true });
+    const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").pluck().all();
+    expect(indexes).toContain('events_workspace');
+    // The shape of the store's workspace reads: found by the index, in position order, no sort.
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT * FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`,
+      )
+      .all('x', 'x', 'y', 0, 10) as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX events_workspace/);
+    expect(plan.map((p) => p.detail).join(' ')).not.toMatch(/TEMP B-TREE/);
+    db.close();
+
+    const all = await store.readAll({ after: 0n, limit: 10, streamPrefix: small });
+    expect(all.map((e) => (e.data as { n: number }).n)).toEqual([0, 1, 2]);
+    const after = await store.readAll({ after: all[0]!.position, limit: 1, streamPrefix: small });
+    expect(after.map((e) => e.stream)).toEqual([`${small}two`]);
+    const typed = await store.readAll({ after: 0n, limit: 10, streamPrefix: small, types: ['PresetDeleted'] });
+    expect(typed.map((e) => e.type)).toEqual(['PresetDeleted']);
+    const backwards = await store.readAllBackwards({ limit: 2, streamPrefix: small });
+    expect(backwards.map((e) => (e.data as { n: number }).n)).toEqual([2, 1]);
+    expect(await store.headPosition({ streamPrefix: small })).toBe(all[2]!.position);
+    // A prefix that is not one workspace's still reads as before.
+    expect(await store.readAll({ after: 0n, limit: 3, streamPrefix: 'preset-' })).toHaveLength(3);
+  } finally {
+    await store.close();
+  }
+});
