@@ -1,5 +1,5 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
-import { mongoUnavailable } from '../mongodb/unavailable';
+import { guardedByMongoUnavailable as guard, mongoUnavailable } from '../mongodb/unavailable';
 import { fromDocument, toDocument, type ConsumerGroupStore, type GroupDocument } from './store';
 
 /**
@@ -11,16 +11,6 @@ export const CONSUMER_GROUPS_COLLECTION = 'consumer_groups';
 
 type Stored = GroupDocument & { _id: string };
 const DUPLICATE_KEY = 11000;
-
-const guard =
-  <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
-  async (...args: A): Promise<R> => {
-    try {
-      return await f(...args);
-    } catch (error) {
-      throw mongoUnavailable(error);
-    }
-  };
 
 const idOf = (workspaceId: string, name: string) => `${workspaceId}/${name}`;
 const stripId = ({ _id: _, ...document }: Stored): GroupDocument => document;

@@ -1,4 +1,4 @@
-import { openDatabase, storeFault } from '../sqlite/connection';
+import { guardedByStoreFault as guard, openDatabase } from '../sqlite/connection';
 import { fromDocument, toDocument, type ConsumerGroupStore, type GroupDocument } from './store';
 
 /**
@@ -14,16 +14,6 @@ CREATE TABLE IF NOT EXISTS consumer_groups (
   document     TEXT NOT NULL,
   PRIMARY KEY (workspace_id, name)
 ) WITHOUT ROWID;`;
-
-const guard =
-  <A extends unknown[], R>(f: (...args: A) => R) =>
-  async (...args: A): Promise<Awaited<R>> => {
-    try {
-      return await f(...args);
-    } catch (error) {
-      throw storeFault(error);
-    }
-  };
 
 const parse = (row: { document: string }) => fromDocument(JSON.parse(row.document) as GroupDocument);
 

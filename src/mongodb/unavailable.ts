@@ -12,3 +12,14 @@ export const mongoUnavailable = (error: unknown): unknown =>
   error instanceof MongoTopologyClosedError
     ? new StoreUnavailable(`MongoDB unavailable: ${(error as Error).message}`, { cause: error })
     : error;
+
+/** An adapter's operation whose unreachable-server errors reach the caller as StoreUnavailable (mongoUnavailable). */
+export const guardedByMongoUnavailable =
+  <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
+  async (...args: A): Promise<R> => {
+    try {
+      return await f(...args);
+    } catch (error) {
+      throw mongoUnavailable(error);
+    }
+  };

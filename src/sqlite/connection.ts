@@ -63,3 +63,14 @@ export const storeFault = (error: unknown): unknown => {
   }
   return error;
 };
+
+/** An adapter's operation whose storage faults reach the caller as StoreUnavailable (storeFault), sync or async. */
+export const guardedByStoreFault =
+  <A extends unknown[], R>(f: (...args: A) => R) =>
+  async (...args: A): Promise<Awaited<R>> => {
+    try {
+      return await f(...args);
+    } catch (error) {
+      throw storeFault(error);
+    }
+  };

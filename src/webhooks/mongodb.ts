@@ -1,5 +1,5 @@
 import { MongoClient, ObjectId, type Collection } from 'mongodb';
-import { mongoUnavailable } from '../mongodb/unavailable';
+import { guardedByMongoUnavailable as guard, mongoUnavailable } from '../mongodb/unavailable';
 import { rewound, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
 import { DELIVERY_LOG_SIZE, InvalidCursor, statusCounts, TRIM_EVERY, type DeliveryAttempt, type WebhookStore } from './webhookStore';
 
@@ -32,16 +32,6 @@ interface AttemptDocument extends Omit<DeliveryAttempt, 'id' | 'webhookId' | 'ev
   webhook_id: string;
   eventPosition: string;
 }
-
-const guard =
-  <A extends unknown[], R>(f: (...args: A) => Promise<R>) =>
-  async (...args: A): Promise<R> => {
-    try {
-      return await f(...args);
-    } catch (error) {
-      throw mongoUnavailable(error);
-    }
-  };
 
 const progressFields = (p: Omit<DeliveryProgress, 'epoch'>) => ({
   checkpoint: p.checkpoint === null ? null : p.checkpoint.toString(),

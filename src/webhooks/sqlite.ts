@@ -1,4 +1,4 @@
-import { openDatabase, storeFault } from '../sqlite/connection';
+import { guardedByStoreFault as guard, openDatabase } from '../sqlite/connection';
 import { rewound, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
 import {
   statusCounts,
@@ -82,16 +82,6 @@ const webhookOf = (row: Row): Webhook => ({
 const storedOf = (row: Row): StoredWebhook => ({ webhook: webhookOf(row), progress: progressOf(row) });
 
 type StoredAttempt = Omit<DeliveryAttempt, 'id' | 'webhookId' | 'eventPosition'> & { eventPosition: string };
-
-const guard =
-  <A extends unknown[], R>(f: (...args: A) => R) =>
-  async (...args: A): Promise<Awaited<R>> => {
-    try {
-      return await f(...args);
-    } catch (error) {
-      throw storeFault(error);
-    }
-  };
 
 export const openSqliteWebhookStore = (options: { file: string }): WebhookStore => {
   const registrations = openDatabase(options.file, 'full');

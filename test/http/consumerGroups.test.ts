@@ -1,4 +1,4 @@
-import { chatBody, KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { chatBody, KEYS, useTestService } from '../support/service';
 
 /**
  * Consumer groups over HTTP: server-side positions, leased batches, at-least-once and in order.
@@ -7,14 +7,7 @@ import { chatBody, KEYS, removeDir, startTestService, type TestService } from '.
  */
 jest.setTimeout(60_000);
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 interface Event {
   id: string;

@@ -1,4 +1,4 @@
-import { chatBody, KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
+import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_A, type TestService } from '../support/service';
 import { scrape, type Scrape } from '../support/prometheus';
 import { openSse } from '../support/sse';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -17,14 +17,7 @@ const create = (
 ) => svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: body, ...init });
 
 describe('GET /metrics', () => {
-  let svc: TestService;
-  beforeAll(async () => {
-    svc = await startTestService();
-  });
-  afterAll(async () => {
-    await svc.stop();
-    removeDir(svc.dataDir);
-  });
+  const svc = useTestService();
 
   it('answers the Prometheus text format without an API key, with the Node default metrics', async () => {
     const res = await fetch(svc.metricsUrl);
@@ -174,14 +167,7 @@ describe('the projector in the metrics', () => {
 
 describe('METRICS_PORT, METRICS_TOKEN and RATE_LIMIT_PER_MINUTE', () => {
   const TOKEN = 'scrape-token-0123456789abcdef';
-  let svc: TestService;
-  beforeAll(async () => {
-    svc = await startTestService({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '2' });
-  });
-  afterAll(async () => {
-    await svc.stop();
-    removeDir(svc.dataDir);
-  });
+  const svc = useTestService({ METRICS_PORT: '0', METRICS_TOKEN: TOKEN, RATE_LIMIT_PER_MINUTE: '2' });
 
   it('serves /metrics on its own port, not on the API port', async () => {
     expect(new URL(svc.metricsUrl).port).not.toBe(String(svc.port));
@@ -213,18 +199,15 @@ describe('METRICS_TOKEN in the configuration', () => {
 });
 
 describe('webhooks in the metrics', () => {
-  let svc: TestService;
+  const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
   let receiver: Receiver;
   const hooks = webhookHelpers(() => svc);
   beforeAll(async () => {
-    svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
-    // 1st and 2nd attempts fail (503), then deliveries succeed; /gone answers 410 (which disables a webhook).
+    // The 1st and 2nd requests fail (503), then deliveries succeed (the test makes it answer 410 later).
     receiver = await startReceiver((n) => (n <= 2 ? 503 : 204));
   });
   afterAll(async () => {
-    await svc.stop();
     await receiver.close();
-    removeDir(svc.dataDir);
   });
 
   it('counts attempts by outcome, times deliveries from the append, and shows the backlog and disabled webhooks', async () => {
