@@ -15,6 +15,8 @@ import { createSseRegistry } from './http/sse';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
+import { createKeyCommandHandler } from './keys/handler';
+import { createLiveKeyRing, followKeys } from './keys/keyRing';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
@@ -41,9 +43,12 @@ export interface Service {
 
 export const startService = async (config: Config, logger: Logger, print: (line: string) => void = console.log): Promise<Service> => {
   await ensureWritableDataDir(config.dataDir);
-  const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
-  logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
+  const fileKeys = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
+  logger.info({ ...describeBackends(config), keys: fileKeys.size }, 'opening stores');
   const eventStore = openEventStore(config, logger);
+  // The keys file's keys and the API's, which this process follows through the feed from here on.
+  const keyRing = createLiveKeyRing(fileKeys);
+  const keysFollower = await followKeys(eventStore, keyRing, logger.child({ component: 'keys' }));
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
   const files = sqliteFiles(config);
@@ -109,6 +114,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     webhooks,
     destinationPolicy,
     webhookChanged: deliverer?.changed,
+    keys: { handler: createKeyCommandHandler({ eventStore, ring: keyRing }), ring: keyRing },
     consoleDir: CONSOLE_DIR,
   });
   let inFlight = 0;
@@ -133,6 +139,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
       .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
       .then(async () => {
         await deliverer?.stop();
+        await keysFollower.stop();
         await walCheckpointer?.stop();
         await projector?.stop();
         await eventStore.close();

@@ -13,7 +13,9 @@ import { requestContext } from './middleware/requestContext';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
+import { keyRoutes, type KeyRouteDeps } from './routes/keys';
 import { lifecycleRoutes } from './routes/lifecycle';
+import { releaseRoutes } from './routes/release';
 import { readRoutes, type ReadDeps } from './routes/reads';
 import { resolveRoutes } from './routes/resolve';
 import { webhookRoutes, type WebhookRouteDeps } from './routes/webhooks';
@@ -24,7 +26,7 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
 export { SLUG };
 
-export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps {
+export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps, KeyRouteDeps {
   readModel: ReadModelQueries;
   logger: Logger;
   keyRing: KeyRing;
@@ -69,7 +71,9 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   writeRoutes(api, deps);
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
+  releaseRoutes(api, deps);
   webhookRoutes(api, deps);
+  keyRoutes(api, deps);
   return api;
 };
 

@@ -1,4 +1,5 @@
 import type * as t from 'io-ts';
+import type { Scope } from '../auth/keysFile';
 import { PRESET_EVENT_TYPES } from '../presets/events';
 import { toJsonSchema, type JsonSchema } from '../jsonSchema';
 import * as chatCompletions from '../formats/chatCompletions';
@@ -24,6 +25,8 @@ import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './routes/events';
 import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './routes/lifecycle';
 import { DEFAULT_LIMIT, FEED_POSITION_HEADER, MAX_LIMIT } from './routes/reads';
 import { DryRunAnswer } from './routes/dryRun';
+import { KEY_OPERATIONS, KEY_PARAMETERS, KEY_SCHEMAS } from './routes/keys.openapi';
+import { RELEASE_OPERATIONS, RELEASE_PARAMETERS, RELEASE_SCHEMAS } from './routes/release.openapi';
 import { DroppedField, RESOLVE_ANSWER_CODECS, RESOLVE_REQUEST_CODECS, ResolvedPreset } from '../resolve/codecs';
 import {
   EventsBackwardsPage,
@@ -89,6 +92,8 @@ const SCHEMAS: ReadonlyArray<[string, t.Any]> = [
   ['Error', ErrorEnvelope],
   ['HealthLive', HealthLive],
   ['HealthReady', HealthReady],
+  ...KEY_SCHEMAS,
+  ...RELEASE_SCHEMAS,
 ];
 
 type Status = '200' | '201' | '202' | '204' | '304' | '400' | '401' | '403' | '404' | '409' | '412' | '413' | '415' | '429' | '500' | '503';
@@ -108,9 +113,9 @@ export interface Operation {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Presets' | 'Events' | 'Webhooks' | 'Service';
+  tag: 'Presets' | 'Events' | 'Webhooks' | 'Keys' | 'Service';
   /** The scope the bearer key needs; none: no key needed. */
-  scope?: 'presets:read' | 'presets:write' | 'webhooks:manage';
+  scope?: Scope;
   parameters?: string[];
   /** A schema name of SCHEMAS. */
   requestBody?: string;
@@ -130,6 +135,17 @@ const written = (what: string): Partial<Record<Status, Answer>> => ({
   '202': {
     description: 'The write happened, but the read model has not shown it within READ_YOUR_WRITES_TIMEOUT_MS: poll Location.',
     content: json('PendingWrite'),
+    headers: ['Location'],
+  },
+});
+
+/** A move of a protected target with approvals answers 202 with the proposal it became. */
+const movedOrProposed = (what: string): Partial<Record<Status, Answer>> => ({
+  ...written(what),
+  '202': {
+    description:
+      'The write happened but the read model has not shown it yet (poll Location); or the move became a proposal (protected, with approvals).',
+    content: json({ anyOf: [{ $ref: '#/components/schemas/PendingWrite' }, { $ref: '#/components/schemas/ProposalAnswer' }] }),
     headers: ['Location'],
   },
 });
@@ -352,8 +368,10 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Presets',
     scope: 'presets:read',
     summary: 'Get a preset',
-    description: 'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304).',
-    parameters: ['slug', 'If-None-Match'],
+    description:
+      'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304). ' +
+      'An archived preset is a 404 (metadata.reason "preset_archived") unless include_archived=true.',
+    parameters: ['slug', 'If-None-Match', 'include_archived'],
     answers: { '200': { description: 'The preset.', content: json('PresetAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
@@ -396,7 +414,7 @@ export const OPERATIONS: readonly Operation[] = [
       'Refused (409) while the preset is archived.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     requestBody: 'DesignateRequest',
-    answers: written('Designated'),
+    answers: movedOrProposed('Designated'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
@@ -421,7 +439,9 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'Presets',
     scope: 'presets:write',
     summary: 'Archive a preset',
-    description: 'The same as PATCH {"status":"archived"}: events are never erased, and the slug stays taken.',
+    description:
+      "OpenRouter's delete: archives (events are never erased, and the slug stays taken); the preset is then hidden from the get and the list. " +
+      'Deleting an archived preset answers 200 again; deleting a disabled one is a 409 (metadata.reason "preset_disabled").',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     answers: written('Archived'),
     errors: [...WRITE_ERRORS, '404'],
@@ -438,7 +458,7 @@ export const OPERATIONS: readonly Operation[] = [
       'Refused (409) while the preset is archived.',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
     requestBody: 'LabelRequest',
-    answers: written('Moved'),
+    answers: movedOrProposed('Moved'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
@@ -499,6 +519,8 @@ export const OPERATIONS: readonly Operation[] = [
   },
   ...RESOLVE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...KEY_OPERATIONS,
+  ...RELEASE_OPERATIONS,
   {
     method: 'get',
     path: '/health/live',
@@ -752,6 +774,8 @@ const PARAMETERS: Record<string, JsonSchema> = {
     required: true,
     schema: { type: 'string', enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js', 'favicon-32x32.png'] },
   },
+  ...KEY_PARAMETERS,
+  ...RELEASE_PARAMETERS,
 };
 
 const HEADERS: Record<Header, JsonSchema> = {
@@ -783,7 +807,11 @@ const HEADERS: Record<Header, JsonSchema> = {
 const ERRORS: Record<Exclude<Status, '200' | '201' | '202' | '204' | '304'>, Answer> = {
   '400': { description: 'Not a valid request: metadata.errors lists each problem with its JSON path (`$.messages[0].role`) or parameter.' },
   '401': { description: 'Missing, malformed or unknown API key.', headers: ['WWW-Authenticate'] },
-  '403': { description: 'The key lacks the scope (metadata.required_scope).' },
+  '403': {
+    description:
+      'The key lacks the scope (metadata.required_scope), or does not hold the workspace (metadata.reason "workspace_not_held"), or the change ' +
+      'touches a protected label or designation (metadata.reason "protected"), or the user may not decide on the proposal ("not_allowed").',
+  },
   '404': { description: 'No such preset, version, label, webhook or route in this workspace.' },
   '409': {
     description:
@@ -820,7 +848,13 @@ const operation = (op: Operation) => ({
   tags: [op.tag],
   security: op.scope ? [{ bearer: [] }] : [],
   ...(op.scope ? { 'x-required-scope': op.scope } : {}),
-  ...(op.parameters ? { parameters: op.parameters.map((p) => ({ $ref: `#/components/parameters/${p}` })) } : {}),
+  ...(op.parameters || op.scope
+    ? {
+        parameters: [...(op.parameters ?? []), ...(op.scope ? ['workspace_id'] : [])].map((p) => ({
+          $ref: `#/components/parameters/${p}`,
+        })),
+      }
+    : {}),
   ...(op.requestBody
     ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.requestBody}` } } } } }
     : {}),
@@ -854,6 +888,7 @@ export const openApiDocument = (): Record<string, unknown> => {
       { name: 'Presets', description: 'Create, version, read and designate presets.' },
       { name: 'Events', description: 'The event streams, for auditors and analytics consumers.' },
       { name: 'Webhooks', description: 'Signed, ordered, at-least-once delivery of preset events to HTTP endpoints.' },
+      { name: 'Keys', description: 'API keys made, listed and revoked through the API.' },
       { name: 'Service', description: 'Health, this document and its reference page.' },
     ],
     paths,
@@ -869,7 +904,8 @@ export const openApiDocument = (): Record<string, unknown> => {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key: `Authorization: Bearer <key>`. Keys carry scopes (presets:read, presets:write, webhooks:manage).',
+          description:
+            'An API key: `Authorization: Bearer <key>`. Keys carry scopes (presets:read, presets:write, presets:release, webhooks:manage, keys:manage) and workspaces.',
         },
       },
     },

@@ -17,10 +17,11 @@ export const EVENT_TYPES: readonly string[] = PRESET_EVENT_TYPES;
 export const EventType = refine(t.string, (s) => EVENT_TYPES.includes(s), `one of ${EVENT_TYPES.join(', ')}`, { enum: [...EVENT_TYPES] });
 
 /**
- * An object with these properties and no others: a misspelt field is a 400, not silently ignored.
+ * An object with these properties and no others: a misspelt field is a 400, not silently ignored
+ * (the keys API uses it too).
  * A refinement of the intersection, so error paths see through it (`$.url`, `$.secret`).
  */
-const closed = <R extends t.Props, O extends t.Props>(name: string, required: R, optional: O) => {
+export const closed = <R extends t.Props, O extends t.Props>(name: string, required: R, optional: O) => {
   const known = new Set([...Object.keys(required), ...Object.keys(optional)]);
   const first = t.type(required);
   const shape = t.intersection([first, t.partial(optional)]);

@@ -41,7 +41,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     const from = q.int('from', 0, Number.MAX_SAFE_INTEGER, 0);
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
     q.done();
-    const stream = presetStreamName(ctx.state.caller.workspaceId, ctx.params.slug!);
+    const stream = presetStreamName(ctx.state.workspaceId, ctx.params.slug!);
     // One more than asked: whether it exists says if there is a next page, and where it starts.
     const page = await deps.eventStore.read(stream, { fromRevision: BigInt(from), limit: limit + 1 });
     if (page.length === 0 && (from === 0 || (await deps.eventStore.read(stream, { limit: 1 })).length === 0)) {
@@ -56,7 +56,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
   });
 
   router.get('/api/v1/events', read, async (ctx) => {
-    const streamPrefix = workspaceStreamPrefix(ctx.state.caller.workspaceId);
+    const streamPrefix = workspaceStreamPrefix(ctx.state.workspaceId);
     // Not on HEAD: a stream without a body would only hold the connection open.
     const live = ctx.method === 'GET' && ctx.accepts('application/json', 'text/event-stream') === 'text/event-stream';
     if (live) return streamEvents(ctx, deps, streamPrefix);

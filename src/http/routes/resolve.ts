@@ -24,7 +24,7 @@ export interface ResolveDeps {
 export const resolveRoutes = (router: Router<AppState, AppContext>, deps: ResolveDeps) => {
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/resolve/${path}`, requireScope('presets:read'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
-      const resolved = await resolveRequest(format, ctx.state.body, readModelSource(deps.readModel, ctx.state.caller.workspaceId));
+      const resolved = await resolveRequest(format, ctx.state.body, readModelSource(deps.readModel, ctx.state.workspaceId));
       if (E.isLeft(resolved)) throw new ApiError(resolved.left.status, resolved.left.message, resolved.left.metadata);
       sendDataJson(ctx, resolutionJson(resolved.right));
     });

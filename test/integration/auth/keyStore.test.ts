@@ -88,8 +88,9 @@ describe('create-api-key CLI', () => {
     const r = await run(['--user', 'hal'], { DATA_DIR: dir });
     expect(r.code).toBe(0);
     const caller = (await loadKeyRing(join(dir, 'api-keys.json'))).authenticate(r.out[0]!);
-    expect(caller?.workspaceId).toMatch(/^[0-9a-f-]{36}$/);
-    expect([...caller!.scopes]).toEqual(['presets:read', 'presets:write', 'webhooks:manage']);
+    expect(caller?.workspaces).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    // Every scope by default: the two of release control too.
+    expect([...caller!.scopes]).toEqual(['presets:read', 'presets:write', 'webhooks:manage', 'keys:manage', 'presets:release']);
   });
 
   it.each([

@@ -121,6 +121,10 @@ describe('evolve', () => {
       versionIds: ['version-1'],
       designatedVersion: 1,
       labels: {},
+      protectedLabels: {},
+      designationApprovals: null,
+      proposals: {},
+      closedProposals: {},
     });
     expect([created, added(2)].reduce(evolve, initialState())).toMatchObject({
       versionIds: ['version-1', 'version-2'],

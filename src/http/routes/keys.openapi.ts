@@ -1,0 +1,64 @@
+import type * as t from 'io-ts';
+import type { JsonSchema } from '../../jsonSchema';
+import { CreateKeyBody, KeyAnswer, KeyCreated, KeyList, KeyView } from '../../keys/codecs';
+import type { Operation } from '../openapi';
+
+/** The keys API in the OpenAPI document (openapi.ts spreads these). */
+export const KEY_SCHEMAS: ReadonlyArray<[string, t.Any]> = [
+  ['ApiKeyRequest', CreateKeyBody],
+  ['ApiKey', KeyView],
+  ['ApiKeyAnswer', KeyAnswer],
+  ['ApiKeyList', KeyList],
+  ['ApiKeyCreated', KeyCreated],
+];
+
+export const KEY_PARAMETERS: Record<string, JsonSchema> = {
+  keyId: { name: 'id', in: 'path', required: true, description: "The key's id (not the key).", schema: { type: 'string' } },
+};
+
+const json = (schema: string) => ({ 'application/json': `${schema}` });
+
+export const KEY_OPERATIONS: Operation[] = [
+  {
+    method: 'post',
+    path: '/api/v1/keys',
+    operationId: 'createApiKey',
+    tag: 'Keys',
+    scope: 'keys:manage',
+    summary: 'Make an API key',
+    description:
+      'A key for `user_id` with these scopes in these workspaces (the first is its default), optionally named and expiring. The key is in this answer ' +
+      'only: the service keeps its SHA-256. It works at once, on every replica within a second. A workspace or a scope your own key lacks is a 403. ' +
+      'Stored as the event ApiKeyCreated in the keys stream of the workspace the request acts in.',
+    requestBody: 'ApiKeyRequest',
+    answers: { '201': { description: 'Made, with the key (shown this once).', content: json('ApiKeyCreated'), headers: ['Location'] } },
+    errors: ['400', '401', '403', '409', '413', '415', '429', '500', '503'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/keys',
+    operationId: 'listApiKeys',
+    tag: 'Keys',
+    scope: 'keys:manage',
+    summary: 'The keys that hold the workspace',
+    description:
+      'Keys made through the API that hold the workspace the request acts in, oldest first: who holds each, its scopes and workspaces, ' +
+      'when it was made, expires, was last used (on this replica, to the minute) and revoked. Never a key or its hash.',
+    answers: { '200': { description: 'The keys.', content: json('ApiKeyList') } },
+    errors: ['400', '401', '403', '429', '500'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/keys/{id}',
+    operationId: 'revokeApiKey',
+    tag: 'Keys',
+    scope: 'keys:manage',
+    summary: 'Revoke an API key',
+    description:
+      'Refused (401) from the answer on, on every replica within a second. Revoking a revoked key answers it unchanged. ' +
+      'A key of the keys file is not revoked here: remove it from the file.',
+    parameters: ['keyId'],
+    answers: { '200': { description: 'The key, revoked.', content: json('ApiKeyAnswer') } },
+    errors: ['400', '401', '403', '404', '409', '429', '500', '503'],
+  },
+];
