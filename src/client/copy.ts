@@ -98,6 +98,8 @@ export const createPresetCopy = (api: ClientApi, options: { maxVersions: number 
     },
 
     async apply(event) {
+      // Only a preset's stream has a document (a workspace's keys stream shares the feed).
+      if (parsePresetStreamName(event.stream) === null) return;
       const stored = decodeEvent({
         id: event.id,
         type: event.type,

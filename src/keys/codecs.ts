@@ -69,3 +69,19 @@ export const keyView = (r: ApiKeyRecord): KeyView => ({
   revoked_at: r.revokedAt,
   revoked_by: r.revokedBy,
 });
+
+/** Who the request's key says the caller is (GET /api/v1/me): what a client such as the console needs to know of itself. */
+export const MeAnswer = t.type(
+  {
+    data: t.type({
+      user_id: t.string,
+      /** The workspace this request acts in. */
+      workspace_id: t.string,
+      workspaces: t.array(t.string),
+      scopes: t.array(KeyScope),
+      /** The id of a key made through the API; null for a key of the keys file. */
+      key_id: t.union([t.string, t.null]),
+    }),
+  },
+  'MeAnswer',
+);

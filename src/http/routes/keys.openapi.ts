@@ -1,6 +1,6 @@
 import type * as t from 'io-ts';
 import type { JsonSchema } from '../../jsonSchema';
-import { CreateKeyBody, KeyAnswer, KeyCreated, KeyList, KeyView } from '../../keys/codecs';
+import { CreateKeyBody, KeyAnswer, KeyCreated, KeyList, KeyView, MeAnswer } from '../../keys/codecs';
 import type { Operation } from '../openapi';
 
 /** The keys API in the OpenAPI document (openapi.ts spreads these). */
@@ -10,6 +10,7 @@ export const KEY_SCHEMAS: ReadonlyArray<[string, t.Any]> = [
   ['ApiKeyAnswer', KeyAnswer],
   ['ApiKeyList', KeyList],
   ['ApiKeyCreated', KeyCreated],
+  ['MeAnswer', MeAnswer],
 ];
 
 export const KEY_PARAMETERS: Record<string, JsonSchema> = {
@@ -19,6 +20,18 @@ export const KEY_PARAMETERS: Record<string, JsonSchema> = {
 const json = (schema: string) => ({ 'application/json': `${schema}` });
 
 export const KEY_OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/api/v1/me',
+    operationId: 'getMe',
+    tag: 'Keys',
+    scope: 'presets:read',
+    summary: 'Who this key is',
+    description:
+      'The user, workspaces and scopes of the key the request is made with, and the workspace it acts in (the console shows who is signed in with it).',
+    answers: { '200': { description: 'The caller.', content: json('MeAnswer') } },
+    errors: ['400', '401', '403', '429', '500'],
+  },
   {
     method: 'post',
     path: '/api/v1/keys',

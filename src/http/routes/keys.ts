@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
-import { CreateKeyBody, keyView, type KeyCreated, type KeyList, type KeyAnswer } from '../../keys/codecs';
+import { CreateKeyBody, keyView, type KeyCreated, type KeyList, type KeyAnswer, type MeAnswer } from '../../keys/codecs';
 import type { KeyCommandHandler } from '../../keys/handler';
 import type { LiveKeyRing } from '../../keys/keyRing';
 import { formatErrors } from '../../validation';
@@ -28,6 +28,21 @@ export const keyRoutes = (router: Router<AppState, AppContext>, deps: KeyRouteDe
     if (!deps.keys) throw notFound('this service has no keys API');
     return deps.keys;
   };
+
+  // A key that may read may ask who it is.
+  router.get('/api/v1/me', requireScope('presets:read'), async (ctx) => {
+    const { caller, workspaceId } = ctx.state;
+    const answer: t.TypeOf<typeof MeAnswer> = {
+      data: {
+        user_id: caller.userId,
+        workspace_id: workspaceId,
+        workspaces: [...caller.workspaces],
+        scopes: [...caller.scopes],
+        key_id: caller.apiKeyId ?? null,
+      },
+    };
+    ctx.body = answer;
+  });
 
   router.post('/api/v1/keys', manage, jsonBody(deps.bodyLimitBytes), async (ctx) => {
     const decoded = CreateKeyBody.decode(ctx.state.body);
