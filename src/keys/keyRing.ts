@@ -5,15 +5,14 @@ import type { Scope } from '../auth/keysFile';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import { decodeEvent } from '../presets/events';
-import { PRESET_STREAM_PREFIX, parseWorkspaceStream } from '../presets/streamName';
+import { PRESET_STREAM_PREFIX } from '../presets/streamName';
 import { KEY_EVENT_TYPES } from './events';
 import { isKeysStream } from './streamName';
 
 /**
  * The keys a request may present: the keys file's (the bootstrap, read once at start) and those
  * made through the API, which every process follows through the event feed (`followKeys`), so a
- * key made or revoked on one replica is honoured on every other without a restart (the embedded
- * store's subscriptions look for other processes' appends every 100 ms; a server pushes them).
+ * key made or revoked on one replica is honoured on every other without a restart.
  */
 export interface ApiKeyRecord {
   id: string;
@@ -38,8 +37,8 @@ export interface LiveKeyRing extends KeyRing {
   /** The API's keys that hold this workspace, oldest first. */
   list(workspaceId: string): ApiKeyRecord[];
   get(id: string): ApiKeyRecord | undefined;
-  /** Following the keys streams failed for good: a revocation could go unseen, so the API's keys are refused from now on (the file's still work). */
-  halt(): void;
+  /** Following the keys streams fails: a revocation could go unseen, so the API's keys are refused while halted (the file's still work). */
+  halt(halted: boolean): void;
 }
 
 const MINUTE = 60_000;
@@ -108,40 +107,71 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
       return [...byId.values()].filter((r) => r.workspaces.includes(workspaceId));
     },
     get: (id) => byId.get(id),
-    halt() {
-      halted = true;
+    halt(value) {
+      halted = value;
     },
   };
 };
 
 const PAGE = 1000;
 
+export interface FollowOptions {
+  /** How often to look for key events (another process's, or this one's own made elsewhere). */
+  intervalMs?: number;
+  /** Looking has failed for this long: the ring refuses the API's keys until it succeeds again. */
+  haltAfterMs?: number;
+}
+
 /**
- * Brings the ring up to date with every keys stream, then keeps it so: a catch-up read of the key
- * events only (by type), then a subscription after the head seen before it, which passes by every
- * other event. Resolves once caught up; a subscription that fails for good is logged.
+ * Keeps the ring up to date with every keys stream, through the event feed: a read of the key
+ * event types after the last position looked at, every `intervalMs` (200 ms), so a key made or
+ * revoked on another replica is honoured here well within a second, without a restart. The
+ * position moves to the head seen before each read, so a look costs the events appended since the
+ * last one, and only the key events among them are parsed (a subscription would parse every
+ * preset event on the HTTP thread). Resolves once caught up. If looking fails for `haltAfterMs`
+ * (5 s), a revocation could go unseen, so the API's keys are refused until it works again.
  */
-export const followKeys = async (feed: EventFeed, ring: LiveKeyRing, logger: Logger): Promise<{ stop(): Promise<void> }> => {
-  const head = await feed.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
+export const followKeys = async (
+  feed: EventFeed,
+  ring: LiveKeyRing,
+  logger: Logger,
+  { intervalMs = 200, haltAfterMs = 5000 }: FollowOptions = {},
+): Promise<{ stop(): Promise<void> }> => {
   let after: bigint | undefined;
-  for (;;) {
-    const page = await feed.readAll({ after, limit: PAGE, streamPrefix: PRESET_STREAM_PREFIX, types: KEY_EVENT_TYPES });
-    for (const recorded of page) ring.apply(recorded);
-    if (page.length < PAGE) break;
-    after = page[page.length - 1]!.position;
-  }
-  const subscription = feed.subscribe(
-    head === null ? 'start' : { after: head },
-    async (recorded) => {
-      if (parseWorkspaceStream(recorded.stream) && isKeysStream(recorded.stream)) ring.apply(recorded);
+  const look = async () => {
+    const head = await feed.headPosition();
+    for (;;) {
+      const page = await feed.readAll({ after, limit: PAGE, streamPrefix: PRESET_STREAM_PREFIX, types: KEY_EVENT_TYPES });
+      for (const recorded of page) ring.apply(recorded);
+      if (page.length > 0) after = page[page.length - 1]!.position;
+      if (page.length < PAGE) break;
+    }
+    // Every event up to the head seen before the read is committed and was read: start there next time.
+    if (head !== null && (after === undefined || head > after)) after = head;
+  };
+  await look();
+  let stopped = false;
+  let lastSuccess = Date.now();
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(async () => {
+      if (stopped) return;
+      try {
+        await look();
+        lastSuccess = Date.now();
+        ring.halt(false);
+      } catch (error) {
+        logger.error({ err: error }, 'reading the keys streams failed; trying again');
+        if (Date.now() - lastSuccess >= haltAfterMs) ring.halt(true);
+      }
+    });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
     },
-    {
-      streamPrefix: PRESET_STREAM_PREFIX,
-      onError: (error) => {
-        ring.halt();
-        logger.error({ err: error }, 'following the keys streams failed: keys made through the API are refused until a restart');
-      },
-    },
-  );
-  return subscription;
+  };
 };
