@@ -1,14 +1,9 @@
 /** The keys file named by API_KEYS_FILE, and its validation. */
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
+import { SCOPES, type Scope } from '../keys/scopes';
 
-/**
- * `webhooks:manage`: the webhooks API (registrations, secrets, deliveries, replay); `keys:manage`:
- * the keys API; `presets:release`: changing protected labels and the protected designation, and
- * deciding on proposals (docs/keys-and-release.md).
- */
-export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage', 'keys:manage', 'presets:release'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
 
 /** One entry of the keys file, as validated: exactly one of `key` / `key_sha256` is present. */
 export interface KeyEntry {

@@ -1,0 +1,7 @@
+/**
+ * What a key may do (pure: the domain's events and presets/client import it). `webhooks:manage`:
+ * the webhooks API; `keys:manage`: the keys API; `presets:release`: changing protected labels and
+ * the protected designation, and deciding on proposals (docs/keys-and-release.md).
+ */
+export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage', 'keys:manage', 'presets:release'] as const;
+export type Scope = (typeof SCOPES)[number];
