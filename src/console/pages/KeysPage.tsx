@@ -84,56 +84,58 @@ export const KeysPage = () => {
       {rows.length === 0 ? (
         <p class="muted">{keys.loading ? 'Loading…' : 'No key has been made through the API.'}</p>
       ) : (
-        <table class="keys">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">User</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((k) => (
-              <tr key={k.id} data-key-id={k.id}>
-                <th scope="row">{k.name ?? <span class="muted">(no name)</span>}</th>
-                <td data-label="User">{k.user_id}</td>
-                <td data-label="Scopes">{k.scopes.join(', ')}</td>
-                <td>
-                  <Time iso={k.created_at} /> by {k.created_by}
-                </td>
-                <td>{k.last_used_at ? <Time iso={k.last_used_at} /> : <span class="muted">not yet</span>}</td>
-                <td data-label="State">
-                  {k.revoked ? 'revoked' : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? 'expired' : 'active'}
-                  {k.expires_at && !k.revoked && (
-                    <span class="muted">
-                      {' '}
-                      · expires <Time iso={k.expires_at} />
-                    </span>
-                  )}
-                </td>
-                <td>
-                  {!k.revoked && (
-                    <button
-                      type="button"
-                      class="secondary outline small"
-                      disabled={busy}
-                      aria-label={`Revoke the key ${k.name ?? k.id}`}
-                      onClick={() => void revoke(k)}
-                    >
-                      Revoke
-                    </button>
-                  )}
-                </td>
+        <div class="overflow-auto">
+          <table class="keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">User</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((k) => (
+                <tr key={k.id} data-key-id={k.id}>
+                  <th scope="row">{k.name ?? <span class="muted">(no name)</span>}</th>
+                  <td data-label="User">{k.user_id}</td>
+                  <td data-label="Scopes">{k.scopes.join(', ')}</td>
+                  <td>
+                    <Time iso={k.created_at} /> by {k.created_by}
+                  </td>
+                  <td>{k.last_used_at ? <Time iso={k.last_used_at} /> : <span class="muted">not yet</span>}</td>
+                  <td data-label="State">
+                    {k.revoked ? 'revoked' : k.expires_at && Date.parse(k.expires_at) <= Date.now() ? 'expired' : 'active'}
+                    {k.expires_at && !k.revoked && (
+                      <span class="muted">
+                        {' '}
+                        · expires <Time iso={k.expires_at} />
+                      </span>
+                    )}
+                  </td>
+                  <td>
+                    {!k.revoked && (
+                      <button
+                        type="button"
+                        class="secondary outline small"
+                        disabled={busy}
+                        aria-label={`Revoke the key ${k.name ?? k.id}`}
+                        onClick={() => void revoke(k)}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <section aria-labelledby="make-key-heading">
         <h2 id="make-key-heading">Make a key</h2>

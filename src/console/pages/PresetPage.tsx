@@ -76,7 +76,8 @@ export const PresetPage = ({ slug }: { slug: string }) => {
 
   const load = useCallback(async () => {
     try {
-      const answer = await call<{ data: Preset }>(base);
+      // An archived preset too: the API hides it from the get unless asked for, as OpenRouter does.
+      const answer = await call<{ data: Preset }>(`${base}?include_archived=true`);
       setShown({ preset: answer.body.data, etag: answer.etag });
       setLoadFailure(undefined);
       await Promise.all([loadVersions(), loadHistory(answer.etag)]);
