@@ -51,7 +51,7 @@ const classify = (error: unknown): Classified => {
     return { status: 412, message: 'the preset is no longer at the revision named in If-Match; read it again', metadata: {}, headers: {} };
   }
   if (error instanceof ConcurrencyConflict) {
-    return { status: 409, message: 'the preset was changed by a concurrent request; retry', metadata: {}, headers: {} };
+    return { status: 409, message: 'the preset (or the keys) was changed by a concurrent request; retry', metadata: {}, headers: {} };
   }
   if (error instanceof CommandRejected) return rejected(error);
   if (error instanceof StoreUnavailable) {

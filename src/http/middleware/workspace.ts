@@ -22,7 +22,7 @@ export const actInWorkspace = (ctx: ParameterizedContext<AppState, AppContext>, 
     throw badRequest('invalid workspace_id', [{ path, message: 'must be a workspace id (a UUID), given once' }]);
   }
   const workspaceId = requested.toLowerCase();
-  if (where === 'body' && ctx.query[WORKSPACE_PARAMETER] !== undefined && ctx.state.workspaceId !== workspaceId) {
+  if (where === 'body' && ctx.query[WORKSPACE_PARAMETER] !== undefined && ctx.state.workspaceId.toLowerCase() !== workspaceId) {
     throw badRequest('invalid workspace_id', [{ path, message: 'names another workspace than the workspace_id query parameter' }]);
   }
   if (!ctx.state.caller.workspaces.some((w) => w.toLowerCase() === workspaceId)) {
