@@ -55,6 +55,7 @@ describe('keys through the API', () => {
       await (await svc.request('/api/v1/keys', { key: KEYS.admin })).text(),
       await (await svc.request('/api/v1/events?limit=1000', { key: KEYS.admin })).text(),
       await (await svc.request('/api/v1/events?direction=backwards&limit=1000', { key: KEYS.admin })).text(),
+      await (await svc.request('/api/v1/keys/events?limit=1000', { key: KEYS.readerOnly })).text(),
     ];
     for (const answer of answers) {
       expect(answer).not.toContain(key.key);
@@ -75,6 +76,17 @@ describe('keys through the API', () => {
       ['ApiKeyCreated', 'user-admin'],
       ['ApiKeyRevoked', 'user-admin'],
     ]);
+    // And from the keys stream's own history, with the key's details as made.
+    const history = JSON.parse(answers[4]!).data as typeof feed;
+    expect(history.filter((e) => e.data.keyId === key.id).map((e) => e.type)).toEqual(['ApiKeyCreated', 'ApiKeyRevoked']);
+    expect(history.find((e) => e.data.keyId === key.id)!.data).toMatchObject({
+      name: 'secret-check',
+      userId: 'user-made',
+      workspaces: [WORKSPACE_A],
+    });
+    // Workspace B's keys stream has none of A's keys.
+    const inB = (await (await svc.request('/api/v1/keys/events', { key: KEYS.otherWorkspace })).json()).data as typeof feed;
+    expect(inB.some((e) => e.data.keyId === key.id)).toBe(false);
   });
 
   it('refuses a revoked key at once, and an expired key', async () => {

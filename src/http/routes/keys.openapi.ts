@@ -61,6 +61,20 @@ export const KEY_OPERATIONS: Operation[] = [
     errors: ['400', '401', '403', '429', '500'],
   },
   {
+    method: 'get',
+    path: '/api/v1/keys/events',
+    operationId: 'listKeyEvents',
+    tag: 'Events',
+    scope: 'presets:read',
+    summary: "The workspace's keys stream",
+    description:
+      "ApiKeyCreated and ApiKeyRevoked of the keys made in the workspace the request acts in, by revision, paged like a preset's history " +
+      "(an empty page when none was made). Who acted is each event's metadata.actorUserId. Never a key or its hash.",
+    parameters: ['from', 'eventsLimit'],
+    answers: { '200': { description: 'A page of events.', content: json('PresetEventsPage') } },
+    errors: ['400', '401', '403', '429', '500'],
+  },
+  {
     method: 'delete',
     path: '/api/v1/keys/{id}',
     operationId: 'revokeApiKey',

@@ -9,12 +9,14 @@ import { badRequest, notFound } from '../errors';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import type { AppContext, AppState } from '../types';
+import { streamHistory, type EventRouteDeps } from './events';
+import { keysStreamName } from '../../keys/streamName';
 
 /**
  * The keys API (scope keys:manage): keys made through it, in the workspace the request acts in.
  * A key is shown once, in the answer that makes it; lists show who holds what, never a key or its hash.
  */
-export interface KeyRouteDeps {
+export interface KeyRouteDeps extends Pick<EventRouteDeps, 'eventStore'> {
   /** Absent where an app is made without the keys API (some tests): its routes then answer 404. */
   keys?: { handler: KeyCommandHandler; ring: LiveKeyRing };
   bodyLimitBytes: number;
@@ -78,6 +80,11 @@ export const keyRoutes = (router: Router<AppState, AppContext>, deps: KeyRouteDe
     const answer: t.TypeOf<typeof KeyList> = { data: all, total_count: all.length };
     ctx.body = answer;
   });
+
+  // The history of the workspace's keys stream, for auditors: who made and revoked which key, when.
+  router.get('/api/v1/keys/events', requireScope('presets:read'), async (ctx) =>
+    streamHistory(ctx, deps, keysStreamName(ctx.state.workspaceId), null),
+  );
 
   router.delete('/api/v1/keys/:id', manage, async (ctx) => {
     const record = await keys().handler.revoke(ctx.params.id!, {
