@@ -203,6 +203,41 @@ describe('keys through the API', () => {
   });
 });
 
+describe('workspace_id on the routes beside the presets (consumer groups, usage, resolve, events)', () => {
+  it('acts in the workspace the query names, one the key holds, and nowhere else', async () => {
+    const inB = `?workspace_id=${WORKSPACE_B}`;
+    const admin = (path: string, init: { method?: string; json?: unknown } = {}) => svc.request(path, { key: KEYS.admin, ...init });
+    const slug = `ws-${randomUUID().slice(0, 8)}`;
+    expect((await admin(`/api/v1/presets/${slug}/chat/completions${inB}`, { method: 'POST', json: chatBody() })).status).toBe(200);
+
+    // A consumer group defined in B is B's: B's own key sees it, A's does not, and the admin key sees it only in B.
+    expect((await admin(`/api/v1/consumer-groups/ws-group${inB}`, { method: 'PUT', json: {} })).status).toBe(201);
+    expect((await svc.request('/api/v1/consumer-groups/ws-group', { key: KEYS.otherWorkspace })).status).toBe(200);
+    expect((await svc.request('/api/v1/consumer-groups/ws-group', { key: KEYS.writer })).status).toBe(404);
+    expect((await admin('/api/v1/consumer-groups/ws-group')).status).toBe(404); // the admin key's first workspace is A
+    const fetched = await admin(`/api/v1/consumer-groups/ws-group/fetch${inB}`, { method: 'POST', json: { max: 10 } });
+    expect(fetched.status).toBe(200);
+    const batch = (await fetched.json()) as { data: { stream: string }[] };
+    expect(batch.data.length).toBeGreaterThan(0);
+    expect(batch.data.every((e) => e.stream.startsWith(`preset-${WORKSPACE_B}-`))).toBe(true);
+
+    // Resolving and its usage counts, and the events: B's, by workspace_id.
+    const resolved = await admin(`/api/v1/resolve/chat/completions${inB}`, {
+      method: 'POST',
+      json: { model: `@preset/${slug}`, messages: [] },
+    });
+    expect(resolved.status).toBe(200);
+    expect(
+      (await admin('/api/v1/resolve/chat/completions', { method: 'POST', json: { model: `@preset/${slug}`, messages: [] } })).status,
+    ).toBe(404);
+    expect((await admin(`/api/v1/presets/${slug}/usage${inB}`)).status).toBe(200);
+    expect((await admin(`/api/v1/presets/${slug}/usage`)).status).toBe(404);
+    const events = (await (await admin(`/api/v1/events${inB}&limit=1000`)).json()) as { data: { stream: string }[] };
+    expect(events.data.some((e) => e.stream === `preset-${WORKSPACE_B}-${slug}`)).toBe(true);
+    expect(events.data.every((e) => e.stream.startsWith(`preset-${WORKSPACE_B}-`))).toBe(true);
+  });
+});
+
 describe('a second service process on the same data directory', () => {
   it('(a real child process) takes a key made on the first, and refuses it within a second of the revoke', async () => {
     const port = await freePort();
