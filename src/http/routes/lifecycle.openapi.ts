@@ -42,7 +42,8 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
     description:
       'Creates the label, or moves it (PresetLabelMoved names the version it named before); moving it to the version it names stores nothing. ' +
       'With {"split": [{"version", "weight"}, …]} instead, splits it between 2–10 versions by relative weight (PresetLabelSplit); moving it to one version ends the split. ' +
-      'Refused (409) while the preset is archived.',
+      'Refused (409) while the preset is archived. A protected label is moved or split only with presets:release (else 403, metadata.reason "protected"); ' +
+      'protected with approvals, a move becomes a proposal (202) and a split is refused (409, "label_protected_split").',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
     requestBody: 'LabelRequest',
     answers: movedOrProposed('Moved'),
