@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { decodeEvent } from '../src/presets/events';
 import { parsePresetStreamName } from '../src/presets/streamName';
+import { isKeysStream } from '../src/keys/streamName';
 import { streamFold } from './presetProjection';
 import type { PresetRecord, ProjectionChange } from './readmodel/readModel';
 
@@ -27,6 +28,8 @@ export const foldStreams = async (
       written = current;
     };
     for (const recorded of page) {
+      // A workspace's keys stream shares the prefix and has no document.
+      if (isKeysStream(recorded.stream)) continue;
       if (recorded.stream !== stream) {
         putCurrent();
         if (!parsePresetStreamName(recorded.stream)) throw new Error(`${recorded.stream} is not a preset stream`);

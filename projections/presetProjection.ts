@@ -1,5 +1,5 @@
 import type { SourceFormat, StoredPresetEvent, VersionData } from '../src/presets/events';
-import type { PresetRecord, PresetView, ProjectionChange, VersionView } from './readmodel/readModel';
+import type { PresetRecord, PresetView, ProjectionChange, ProposalView, VersionView } from './readmodel/readModel';
 
 /**
  * The read side of a preset, as a pure function: given the document as the read model holds it
@@ -67,17 +67,23 @@ export const projectPresetEvent = (
     case 'PresetVersionAdded': {
       const d = event.data;
       const version = versionView(d.presetId, d.version, d.occurredAt, stored.metadata.sourceFormat);
-      return [
-        { kind: 'putVersion', version },
-        at({ ...view, updated_at: d.occurredAt, designated_version_id: version.id, designated_version: version }),
-      ];
+      // A protected designation stays where it is (`designated: false`).
+      const designation = d.designated === false ? {} : { designated_version_id: version.id, designated_version: version };
+      return [{ kind: 'putVersion', version }, at({ ...view, updated_at: d.occurredAt, ...designation })];
     }
     case 'PresetVersionDesignated': {
       const d = event.data;
       if (!designated || designated.id !== d.versionId) {
         throw new ProjectionGap(`${stored.stream}@${stored.revision}: designated version ${d.versionNumber} is not in the read model`);
       }
-      return [at({ ...view, updated_at: d.occurredAt, designated_version_id: designated.id, designated_version: designated })];
+      return [
+        at({
+          ...closed(view, d.proposalId),
+          updated_at: d.occurredAt,
+          designated_version_id: designated.id,
+          designated_version: designated,
+        }),
+      ];
     }
     case 'PresetDetailsChanged': {
       const { name, description, occurredAt } = event.data;
@@ -93,7 +99,13 @@ export const projectPresetEvent = (
     case 'PresetStatusChanged':
       return [at({ ...view, status: event.data.status, status_updated_at: event.data.occurredAt, updated_at: event.data.occurredAt })];
     case 'PresetLabelMoved':
-      return [at({ ...view, labels: { ...labels, [event.data.label]: event.data.versionNumber }, updated_at: event.data.occurredAt })];
+      return [
+        at({
+          ...closed(view, event.data.proposalId),
+          labels: { ...labels, [event.data.label]: event.data.versionNumber },
+          updated_at: event.data.occurredAt,
+        }),
+      ];
     case 'PresetLabelRemoved': {
       const { [event.data.label]: _removed, ...rest } = labels;
       return [at({ ...view, labels: rest, updated_at: event.data.occurredAt })];
@@ -102,8 +114,47 @@ export const projectPresetEvent = (
       const split = event.data.versions.map((share) => ({ version: share.versionNumber, weight: share.weight }));
       return [at({ ...view, labels: { ...labels, [event.data.label]: { split } }, updated_at: event.data.occurredAt })];
     }
+    case 'PresetLabelProtected': {
+      const d = event.data;
+      const protection = d.protected ? { approvals: d.approvals } : null;
+      if (d.label === null) return [at({ ...view, designation_protection: protection, updated_at: d.occurredAt })];
+      const { [d.label]: _was, ...others } = view.protected_labels ?? {};
+      return [at({ ...view, protected_labels: protection ? { ...others, [d.label]: protection } : others, updated_at: d.occurredAt })];
+    }
+    case 'LabelMoveProposed': {
+      const d = event.data;
+      const proposal: ProposalView = {
+        id: d.proposalId,
+        label: d.label,
+        version: d.versionNumber,
+        previous_version: d.previousVersionNumber,
+        proposer_user_id: d.proposerUserId,
+        approvals_required: d.approvalsRequired,
+        approved_by: [],
+        created_at: d.occurredAt,
+      };
+      return [at({ ...view, proposals: [...(view.proposals ?? []), proposal], updated_at: d.occurredAt })];
+    }
+    case 'LabelMoveApproved': {
+      const d = event.data;
+      const proposals = (view.proposals ?? []).map((p) =>
+        p.id === d.proposalId ? { ...p, approved_by: [...p.approved_by, d.approverUserId] } : p,
+      );
+      return [at({ ...view, proposals, updated_at: d.occurredAt })];
+    }
+    case 'LabelMoveRejected':
+    case 'LabelMoveWithdrawn':
+      return [at({ ...closed(view, event.data.proposalId), updated_at: event.data.occurredAt })];
+    case 'ApiKeyCreated':
+    case 'ApiKeyRevoked':
+      // A workspace's keys stream has no document (projectBatch never brings one here).
+      return [];
   }
 };
+
+/** The document without the proposal a change applied, rejected or withdrew. */
+const closed = (view: PresetView, proposalId: string | undefined): PresetView =>
+  proposalId === undefined || !view.proposals ? view : { ...view, proposals: view.proposals.filter((p) => p.id !== proposalId) };
 
 /**
  * One stream folded from nothing, in revision order, each designated version looked up among the

@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { decodeEvent } from '../src/presets/events';
 import { parsePresetStreamName } from '../src/presets/streamName';
+import { isKeysStream } from '../src/keys/streamName';
 import { projectPresetEvent, versionToLookUp } from './presetProjection';
 import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from './readmodel/readModel';
 
@@ -16,6 +17,8 @@ export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[]
   const versions = new Map<string, VersionView>();
   const versionChanges: ProjectionChange[] = [];
   for (const recorded of events) {
+    // A workspace's keys stream shares the prefix and has no document; its events only move the checkpoint.
+    if (isKeysStream(recorded.stream)) continue;
     const stored = decodeEvent(recorded);
     const key = parsePresetStreamName(recorded.stream);
     if (!key) throw new Error(`${recorded.stream} is not a preset stream`);

@@ -27,6 +27,8 @@ import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
 import { withSharedTail } from './feed/sharedTail';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
+import { createKeyCommandHandler } from './keys/handler';
+import { createLiveKeyRing, followKeys } from './keys/keyRing';
 import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
@@ -62,10 +64,13 @@ export interface Service {
 export const startService = async (config: Config, logger: Logger, print: (line: string) => void = console.log): Promise<Service> => {
   await ensureWritableDataDir(config.dataDir, logger);
   await keepPrivate(sqliteFiles(config));
-  const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
-  logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
+  const fileKeys = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
+  logger.info({ ...describeBackends(config), keys: fileKeys.size }, 'opening stores');
   const metrics = createMetrics();
   const eventStore = openEventStore(config, logger);
+  // The keys file's keys and the API's, which this process follows through the feed from here on.
+  const keyRing = createLiveKeyRing(fileKeys);
+  const keysFollower = await followKeys(eventStore, keyRing, logger.child({ component: 'keys' }));
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
   const consumerGroupStore = await openConsumerGroupStore(config);
@@ -172,6 +177,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     destinationPolicy,
     webhookChanged: deliverer?.changed,
     consumerGroups,
+    // Appends to the keys streams are counted like the presets' (metrics by event type).
+    keys: { handler: createKeyCommandHandler({ eventStore: instrumentEventStore(eventStore, metrics), ring: keyRing }), ring: keyRing },
     consoleDir: CONSOLE_DIR,
     usage,
     usageCounters,
@@ -202,6 +209,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         await metricsServer?.close();
         await deliverer?.stop();
         await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
+        await keysFollower.stop();
         await feed.close();
         await walCheckpointer?.stop();
         await projector?.stop();

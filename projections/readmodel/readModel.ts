@@ -49,8 +49,34 @@ export type LabelSplitView = t.TypeOf<typeof LabelSplitView>;
 export const LabelView = t.union([integer, LabelSplitView]);
 export type LabelView = t.TypeOf<typeof LabelView>;
 
-/** A preset as the API shows it, with its designated version. */
-export const PresetView = t.type(
+/** A move of a protected label (`label` null: the designated version) that waits for approvals. */
+export const ProposalView = t.type(
+  {
+    id: uuid,
+    label: t.union([t.string, t.null]),
+    version: integer,
+    previous_version: t.union([integer, t.null]),
+    proposer_user_id: t.string,
+    approvals_required: integer,
+    approved_by: t.array(t.string),
+    created_at: timestamp,
+  },
+  'Proposal',
+);
+export type ProposalView = t.TypeOf<typeof ProposalView>;
+const Protection = t.type({ approvals: integer }, 'Protection');
+
+/** Release control, on documents that have any (docs/keys-and-release.md). */
+const ReleaseFields = t.partial({
+  /** Protected label → the approvals a move needs. */
+  protected_labels: t.record(t.string, Protection),
+  /** The designated version's protection; null: not protected. */
+  designation_protection: t.union([Protection, t.null]),
+  /** Open proposals, oldest first. */
+  proposals: t.array(ProposalView),
+});
+
+const PresetFields = t.type(
   {
     id: uuid,
     name: t.string,
@@ -68,8 +94,10 @@ export const PresetView = t.type(
     designated_version_id: uuid,
     designated_version: VersionView,
   },
-  'Preset',
+  'PresetFields',
 );
+/** A preset as the API shows it, with its designated version. */
+export const PresetView = t.intersection([PresetFields, ReleaseFields], 'Preset');
 export type PresetView = t.TypeOf<typeof PresetView>;
 
 /** A preset document and the revision of its stream that it reflects. */

@@ -23,7 +23,7 @@ export interface ApiEvent {
   id: string;
   /** PresetCreated, PresetVersionAdded, …: docs/events.md lists them and their data. */
   type: string;
-  /** The preset's stream: `preset-<workspace uuid>-<slug>`. */
+  /** The preset's stream, `preset-<workspace uuid>-<slug>`, or the workspace's keys stream, `preset-<workspace uuid>-~keys`. */
   stream: string;
   /** Its place in its stream, from 0. */
   revision: number;
@@ -31,7 +31,7 @@ export interface ApiEvent {
   position: string;
   /** When it was stored (ISO 8601). */
   recorded_at: string;
-  /** What happened; every type's data names its preset and when. */
-  data: { presetId: string; occurredAt: string } & Record<string, unknown>;
+  /** What happened, and when; a preset's events name the preset (`presetId`), a key's event the key (`keyId`). */
+  data: { presetId?: string; occurredAt: string } & Record<string, unknown>;
   metadata: ApiEventMetadata;
 }

@@ -7,16 +7,22 @@ export type { KeyEntry, Scope } from './keysFile';
 
 export interface Caller {
   userId: string;
-  workspaceId: string;
+  /** The workspaces the key may act in; the first is where it acts when a request names none. */
+  workspaces: readonly string[];
   scopes: ReadonlySet<Scope>;
   /** First 12 hex chars of the key's SHA-256: identifies the key in logs without revealing it. */
   keyId: string;
+  /** The id of a key made through the API (src/keys/); absent for a key of the keys file. */
+  apiKeyId?: string;
 }
 
 export interface KeyRing {
   authenticate(token: string): Caller | null;
   size: number;
 }
+
+/** Every workspace of a keys-file entry: `workspace_id` first, then any `workspaces` not already named. */
+export const entryWorkspaces = (e: KeyEntry): string[] => [...new Set([e.workspace_id, ...(e.workspaces ?? [])])];
 
 /** Entries are expected to be validated (decodeKeysFile); an empty ring rejects everything. */
 export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
@@ -28,7 +34,7 @@ export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
     seen.add(hex);
     const caller: Caller = Object.freeze({
       userId: e.user_id,
-      workspaceId: e.workspace_id,
+      workspaces: Object.freeze(entryWorkspaces(e)),
       scopes: new Set(e.scopes),
       keyId: hex.slice(0, 12),
     });

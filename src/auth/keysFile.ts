@@ -1,10 +1,9 @@
 /** The keys file named by API_KEYS_FILE, and its validation. */
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
+import { SCOPES, type Scope } from '../keys/scopes';
 
-/** `webhooks:manage`: the webhooks API (registrations, secrets, deliveries, replay). */
-export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope };
 
 /** One entry of the keys file, as validated: exactly one of `key` / `key_sha256` is present. */
 export interface KeyEntry {
@@ -12,6 +11,8 @@ export interface KeyEntry {
   key_sha256?: string;
   user_id: string;
   workspace_id: string;
+  /** More workspaces the key may act in (by `workspace_id` in a request); `workspace_id` stays its default. */
+  workspaces?: string[];
   scopes: Scope[];
 }
 
@@ -74,6 +75,10 @@ const Entry: t.Type<KeyEntry, KeyEntry, unknown> = check(
       {
         key: str('key', (s) => TOKEN.test(s), 'must be a non-empty string of visible ASCII characters without spaces'),
         key_sha256: str('sha256', (s) => SHA256_HEX.test(s), 'must be 64 hex characters (the SHA-256 of the key)'),
+        workspaces: t.array(
+          str('uuid', (s) => UUID.test(s), 'must be a UUID'),
+          'a list of workspace ids',
+        ),
       },
       'an object',
     ),

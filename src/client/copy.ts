@@ -90,6 +90,8 @@ export const createPresetCopy = (api: Omit<ClientApi, 'reportUsage'>, options: {
     },
 
     async apply(event) {
+      // Only a preset's stream has a document (a workspace's keys stream shares the feed).
+      if (parsePresetStreamName(event.stream) === null) return;
       const stored = decodeEvent({
         id: event.id,
         type: event.type,

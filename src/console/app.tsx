@@ -6,6 +6,8 @@ import { LiveProvider, useLiveState } from './components/LiveProvider';
 import { SessionContext, type SessionValue } from './hooks/useSession';
 import { DiffPage } from './pages/DiffPage';
 import { EventsPage } from './pages/EventsPage';
+import { KeysPage } from './pages/KeysPage';
+import { ProposalsPage } from './pages/ProposalsPage';
 import { PresetList } from './pages/PresetList';
 import { PresetPage } from './pages/PresetPage';
 import { SignIn } from './pages/SignIn';
@@ -67,6 +69,8 @@ export const App = () => {
             <Switch>
               <Route path="/">{() => <PresetList />}</Route>
               <Route path="/events">{() => <EventsPage />}</Route>
+              <Route path="/proposals">{() => <ProposalsPage />}</Route>
+              <Route path="/keys">{() => <KeysPage />}</Route>
               <Route path="/presets/:slug/diff/:from/:to">
                 {(params: { slug: string; from: string; to: string }) => (
                   <DiffPage slug={decodeURIComponent(params.slug)} from={Number(params.from)} to={Number(params.to)} />
@@ -111,6 +115,12 @@ const Header = ({ onSignOut }: { onSignOut: () => void }) => {
           </li>
           <li>
             <Link href="/events">Events</Link>
+          </li>
+          <li>
+            <Link href="/proposals">Proposals</Link>
+          </li>
+          <li>
+            <Link href="/keys">Keys</Link>
           </li>
           <li>
             <span class={`live live-${live}`} role="status" title="Changes by others appear without a reload while this says live">

@@ -31,6 +31,8 @@ const sharesOf = (value: unknown): string =>
         .map((s) => `version ${String(s.versionNumber)} (${String(s.weight)})`)
         .join(', ')
     : '?';
+/** A label, or the designated version (null). */
+const target = (label: unknown) => (label === null || label === undefined ? 'the designated version' : `the label ${quoted(label)}`);
 
 export const describeEvent = (event: PresetEvent): Described => {
   const d = event.data as Record<string, unknown>;
@@ -80,12 +82,38 @@ export const describeEvent = (event: PresetEvent): Described => {
       };
     case 'PresetLabelRemoved':
       return { what: `removed the label ${quoted(d.label)} (it named version ${String(d.versionNumber)})`, note };
+    case 'PresetLabelProtected':
+      return {
+        what: d.protected
+          ? `protected ${target(d.label)}${Number(d.approvals) > 0 ? `, moves needing ${String(d.approvals)} approval${d.approvals === 1 ? '' : 's'}` : ''}`
+          : `lifted the protection of ${target(d.label)}`,
+        note,
+      };
+    case 'LabelMoveProposed':
+      return {
+        what: `proposed moving ${target(d.label)} to version ${String(d.versionNumber)} (${String(d.approvalsRequired)} approval${d.approvalsRequired === 1 ? '' : 's'} needed)`,
+        note,
+        version: numberOf(d.versionNumber),
+      };
+    case 'LabelMoveApproved':
+      return { what: 'approved a proposed move', note };
+    case 'LabelMoveRejected':
+      return { what: 'rejected a proposed move', note };
+    case 'LabelMoveWithdrawn':
+      return { what: 'withdrew their proposed move', note };
+    case 'ApiKeyCreated':
+      return {
+        what: `made an API key${d.name ? ` ${quoted(d.name)}` : ''} for ${String(d.userId)} (${(d.scopes as string[] | undefined)?.join(', ') ?? ''})`,
+        note,
+      };
+    case 'ApiKeyRevoked':
+      return { what: 'revoked an API key', note };
     default:
       return { what: `recorded ${event.type}`, note };
   }
 };
 
-const PRESET_STREAM = /^preset-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(.+)$/;
+const PRESET_STREAM = /^preset-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-([A-Za-z0-9].*)$/;
 
-/** The slug in a stream name `preset-<workspace uuid>-<slug>`. */
+/** The slug in a stream name `preset-<workspace uuid>-<slug>` (none for the workspace's keys stream, `…-~keys`). */
 export const slugOfStream = (stream: string): string | undefined => PRESET_STREAM.exec(stream)?.[1];

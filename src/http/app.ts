@@ -16,7 +16,9 @@ import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { consumerGroupRoutes, type ConsumerGroupRouteDeps } from './routes/consumerGroups';
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
+import { keyRoutes, type KeyRouteDeps } from './routes/keys';
 import { lifecycleRoutes } from './routes/lifecycle';
+import { releaseRoutes } from './routes/release';
 import { readRoutes, type ReadDeps } from './routes/reads';
 import { resolveRoutes } from './routes/resolve';
 import { usageRoutes } from './routes/usage';
@@ -30,7 +32,7 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
 export { SLUG };
 
-export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps {
+export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps, KeyRouteDeps {
   consumerGroups: ConsumerGroupRouteDeps['consumerGroups'];
   readModel: ReadModelQueries;
   logger: Logger;
@@ -88,8 +90,10 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   writeRoutes(api, deps);
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
+  releaseRoutes(api, deps);
   webhookRoutes(api, deps);
   consumerGroupRoutes(api, deps);
+  keyRoutes(api, deps);
   return api;
 };
 

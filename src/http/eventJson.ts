@@ -2,7 +2,15 @@ import type { ApiEvent } from '../apiTypes/event';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import * as t from 'io-ts';
 import { refine } from '../formats/codecs';
-import { decodeEvent, EventMetadata, eventDataCodecs, PRESET_EVENT_TYPES, type PresetEventType } from '../presets/events';
+import {
+  decodeEvent,
+  EventMetadata,
+  eventDataCodecs,
+  PRESET_EVENT_TYPES,
+  type PresetEventType,
+  type WorkspaceEvent,
+} from '../presets/events';
+import { ApiKeyCreatedPublicData } from '../keys/events';
 
 /**
  * An event as the API shows it, in one shape for /presets/{slug}/events, /events and the
@@ -30,6 +38,14 @@ export const EventJson = t.intersection(
       ofType('PresetLabelMoved', eventDataCodecs.PresetLabelMoved),
       ofType('PresetLabelRemoved', eventDataCodecs.PresetLabelRemoved),
       ofType('PresetLabelSplit', eventDataCodecs.PresetLabelSplit),
+      // Without the key's hash: only the replicas' key rings need it.
+      ofType('ApiKeyCreated', ApiKeyCreatedPublicData),
+      ofType('ApiKeyRevoked', eventDataCodecs.ApiKeyRevoked),
+      ofType('PresetLabelProtected', eventDataCodecs.PresetLabelProtected),
+      ofType('LabelMoveProposed', eventDataCodecs.LabelMoveProposed),
+      ofType('LabelMoveApproved', eventDataCodecs.LabelMoveApproved),
+      ofType('LabelMoveRejected', eventDataCodecs.LabelMoveRejected),
+      ofType('LabelMoveWithdrawn', eventDataCodecs.LabelMoveWithdrawn),
     ]),
   ],
   'Event',
@@ -65,7 +81,7 @@ export const eventJson = (recorded: RecordedEvent): EventJson => {
     revision: revisionNumber(stored.revision),
     position: stored.position.toString(),
     recorded_at: stored.recordedAt.toISOString(),
-    data: stored.event.data,
+    data: publicData(stored.event),
     metadata: stored.metadata,
   } as EventJson; // type and data come from one event, so they match
 };
@@ -83,4 +99,11 @@ export const eventJsonText = (recorded: RecordedEvent): { position: string; type
     texts.set(recorded, (found = { position: json.position, type: json.type, text: JSON.stringify(json) }));
   }
   return found;
+};
+
+/** What an event's data shows through the API: all of it, but for a created key's hash. */
+const publicData = (event: WorkspaceEvent): unknown => {
+  if (event.type !== 'ApiKeyCreated') return event.data;
+  const { keySha256: _hash, ...shown } = event.data;
+  return shown;
 };

@@ -23,6 +23,9 @@ import { RESOLVE_OPERATIONS, RESOLVE_SCHEMAS } from './routes/resolve.openapi';
 import { WEBHOOK_OPERATIONS, WEBHOOK_PARAMETERS, WEBHOOK_SCHEMAS } from './routes/webhooks.openapi';
 import { WRITE_OPERATIONS, WRITE_PARAMETERS, WRITE_SCHEMAS } from './routes/writes.openapi';
 import { ROLLOUT_OPERATIONS, ROLLOUT_PARAMETERS, ROLLOUT_SCHEMAS } from './routes/usage.openapi';
+import { KEY_OPERATIONS, KEY_PARAMETERS, KEY_SCHEMAS } from './routes/keys.openapi';
+import { RELEASE_OPERATIONS, RELEASE_PARAMETERS, RELEASE_SCHEMAS } from './routes/release.openapi';
+import { SCOPES } from '../keys/scopes';
 
 export type { Operation } from './operations';
 
@@ -49,6 +52,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...WEBHOOK_OPERATIONS,
   ...CONSUMER_GROUP_OPERATIONS,
   ...ROLLOUT_OPERATIONS,
+  ...KEY_OPERATIONS,
+  ...RELEASE_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...DOCS_OPERATIONS,
   ...CONSOLE_OPERATIONS,
@@ -66,6 +71,8 @@ const SCHEMAS: Schemas = [
   ...WEBHOOK_SCHEMAS,
   ...CONSUMER_GROUP_SCHEMAS,
   ...ROLLOUT_SCHEMAS,
+  ...KEY_SCHEMAS,
+  ...RELEASE_SCHEMAS,
   ...HEALTH_SCHEMAS,
 ];
 
@@ -78,6 +85,8 @@ const PARAMETERS = {
   ...WEBHOOK_PARAMETERS,
   ...CONSUMER_GROUP_PARAMETERS,
   ...ROLLOUT_PARAMETERS,
+  ...KEY_PARAMETERS,
+  ...RELEASE_PARAMETERS,
   ...DOCS_PARAMETERS,
   ...CONSOLE_PARAMETERS,
 };
@@ -104,7 +113,13 @@ const operation = (op: Operation) => ({
   tags: [op.tag],
   security: op.scope ? [{ bearer: [] }] : [],
   ...(op.scope ? { 'x-required-scope': op.scope } : {}),
-  ...(op.parameters ? { parameters: op.parameters.map((p) => ({ $ref: `#/components/parameters/${p}` })) } : {}),
+  ...(op.parameters || op.scope
+    ? {
+        parameters: [...(op.parameters ?? []), ...(op.scope ? ['workspace_id'] : [])].map((p) => ({
+          $ref: `#/components/parameters/${p}`,
+        })),
+      }
+    : {}),
   ...(op.requestBody
     ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.requestBody}` } } } } }
     : {}),
@@ -138,6 +153,7 @@ export const openApiDocument = (): Record<string, unknown> => {
       { name: 'Presets', description: 'Create, version, read and designate presets.' },
       { name: 'Events', description: 'The event streams, for auditors and analytics consumers.' },
       { name: 'Webhooks', description: 'Signed, ordered, at-least-once delivery of preset events to HTTP endpoints.' },
+      { name: 'Keys', description: 'API keys made, listed and revoked through the API.' },
       { name: 'Service', description: 'Health, this document and its reference page.' },
     ],
     paths,
@@ -153,7 +169,7 @@ export const openApiDocument = (): Record<string, unknown> => {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key: `Authorization: Bearer <key>`. Keys carry scopes (presets:read, presets:write, webhooks:manage).',
+          description: `An API key: \`Authorization: Bearer <key>\`. Keys carry scopes (${SCOPES.join(', ')}) and workspaces.`,
         },
       },
     },

@@ -32,7 +32,7 @@ export interface Operation {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Presets' | 'Events' | 'Webhooks' | 'Service';
+  tag: 'Presets' | 'Events' | 'Webhooks' | 'Keys' | 'Service';
   /** The scope the bearer key needs; none: no key needed. */
   scope?: Scope;
   /** Names of the document's parameters. */
@@ -61,6 +61,17 @@ export const written = (what: string): Partial<Record<Status, Answer>> => ({
   '202': {
     description: 'The write happened, but the read model has not shown it within READ_YOUR_WRITES_TIMEOUT_MS: poll Location.',
     content: json('PendingWrite'),
+    headers: ['Location'],
+  },
+});
+
+/** A move of a protected target with approvals answers 202 with the proposal it became (docs/keys-and-release.md). */
+export const movedOrProposed = (what: string): Partial<Record<Status, Answer>> => ({
+  ...written(what),
+  '202': {
+    description:
+      'The write happened but the read model has not shown it yet (poll Location); or the move became a proposal (protected, with approvals).',
+    content: json({ anyOf: [{ $ref: '#/components/schemas/PendingWrite' }, { $ref: '#/components/schemas/ProposalAnswer' }] }),
     headers: ['Location'],
   },
 });
@@ -106,6 +117,15 @@ export const SHARED_PARAMETERS: Parameters = {
     description: 'An ETag of the preset ("<revision>"), or *: change it only if it is still at that revision (else 412).',
     schema: { type: 'string' },
   },
+  /** On every operation that needs a key (the assembler adds it: ./openapi.ts). */
+  workspace_id: {
+    name: 'workspace_id',
+    in: 'query',
+    description:
+      'The workspace to act in, one the key holds (a 403 otherwise); writes may give it as a `workspace_id` field of the JSON body instead. ' +
+      "Default: the key's first workspace.",
+    schema: { type: 'string', format: 'uuid' },
+  },
   'If-None-Match': {
     name: 'If-None-Match',
     in: 'header',
@@ -144,11 +164,17 @@ export const HEADERS: Record<Header, JsonSchema> = {
 export const ERRORS: Record<Exclude<Status, '200' | '201' | '202' | '204' | '304'>, Answer> = {
   '400': { description: 'Not a valid request: metadata.errors lists each problem with its JSON path (`$.messages[0].role`) or parameter.' },
   '401': { description: 'Missing, malformed or unknown API key.', headers: ['WWW-Authenticate'] },
-  '403': { description: 'The key lacks the scope (metadata.required_scope).' },
+  '403': {
+    description:
+      'The key lacks the scope (metadata.required_scope), or does not hold the workspace (metadata.reason "workspace_not_held"), or the change ' +
+      'touches a protected label or designation (metadata.reason "protected"), or the user may not decide on the proposal ("not_allowed").',
+  },
   '404': { description: 'No such preset, version, label, webhook or route in this workspace.' },
   '409': {
     description:
       'Lost a race with a concurrent write: retry; or the preset is archived (metadata.reason "preset_archived"), or a webhook limit; ' +
+      'a split label removed ("label_split"), a label protected with approvals split ("label_protected_split"), a proposal closed, stale or ' +
+      'approved twice ("proposal_closed", "proposal_stale", "already_approved"), a disabled preset deleted or restored ("preset_disabled"); ' +
       'resolving: the preset is disabled or archived (metadata.reason "preset_disabled", "preset_archived").',
   },
   '412': { description: 'If-Match names a revision the preset is no longer at: read it again.' },

@@ -8,6 +8,8 @@ export interface AppState {
   log: Logger;
   /** The authenticated caller (set by the auth middleware). */
   caller: Caller;
+  /** The workspace the request acts in (middleware/workspace.ts): one of the caller's. */
+  workspaceId: string;
   /** The parsed JSON body (set by the JSON body middleware). */
   body: unknown;
   /** What answered a request no router matched (the console, /metrics): its metrics label. */

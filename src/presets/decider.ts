@@ -1,176 +1,89 @@
 import * as E from 'fp-ts/Either';
 import type { Decider } from '../eventstore/decider';
-import type { PresetEvent, PresetStatus, SplitShare } from './events';
+import type { PresetEvent, SplitShare } from './events';
+import type {
+  AddPresetVersion,
+  ArchivePreset,
+  ChangePreset,
+  CommandBase,
+  DecideProposal,
+  Decision,
+  DecisionError,
+  DesignateVersion,
+  MoveLabel,
+  PresetCommand,
+  ProtectLabel,
+  RemoveLabel,
+  RestorePreset,
+  SplitLabel,
+} from './commands';
+import { currentOf, evolve, initialState, labelledVersion, labelSplit, protectionOf, targetName } from './state';
+import type { Existing, PresetState } from './state';
+import { archived, disabled, existingVersion, moved, noted, statusChanged } from './outcomes';
+
+export * from './commands';
+export * from './state';
 
 /**
- * The write side of a preset, as pure functions (`presetDecider` at the end): `evolve` folds the
- * preset's own events into the little state a decision needs, `decide` turns a command into the
- * events to append (none when the command changes nothing) or a rejection.
+ * The write side of a preset, as pure functions (`presetDecider` at the end): `evolve` (./state.ts)
+ * folds the preset's own events into the little state a decision needs, `decide` turns a command
+ * (./commands.ts) into the events to append (none when the command changes nothing) or a rejection.
  */
-export type PresetState =
-  | { exists: false }
-  | {
-      exists: true;
-      presetId: string;
-      workspaceId: string;
-      slug: string;
-      name: string;
-      description: string | null;
-      status: PresetStatus;
-      /** Version ids by number − 1; numbers are gapless from 1. */
-      versionIds: string[];
-      designatedVersion: number;
-      /** Label → version number, for a label that names one version. */
-      labels: Record<string, number>;
-      /** Label → its shares, ascending by version, for a split label (a label is in `labels` or here, never both). */
-      splits: Record<string, SplitShare[]>;
-    };
-
-export const initialState = (): PresetState => ({ exists: false });
-
-export const evolve = (state: PresetState, event: PresetEvent): PresetState => {
-  if (event.type === 'PresetCreated') {
-    return {
-      exists: true,
-      presetId: event.data.presetId,
-      workspaceId: event.data.workspaceId,
-      slug: event.data.slug,
-      name: event.data.name,
-      description: null,
-      status: 'active',
-      versionIds: [event.data.version.id],
-      designatedVersion: event.data.version.number,
-      labels: {},
-      splits: {},
-    };
-  }
-  if (!state.exists) return state;
-  switch (event.type) {
-    case 'PresetVersionAdded':
-      // A new version becomes the designated one.
-      return { ...state, versionIds: [...state.versionIds, event.data.version.id], designatedVersion: event.data.version.number };
-    case 'PresetVersionDesignated':
-      return { ...state, designatedVersion: event.data.versionNumber };
-    case 'PresetDetailsChanged': {
-      const { name, description } = event.data;
-      return { ...state, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
-    }
-    case 'PresetStatusChanged':
-      return { ...state, status: event.data.status };
-    case 'PresetLabelMoved': {
-      const { [event.data.label]: _ended, ...splits } = state.splits ?? {};
-      return { ...state, labels: { ...state.labels, [event.data.label]: event.data.versionNumber }, splits };
-    }
-    case 'PresetLabelRemoved': {
-      const { [event.data.label]: _removed, ...labels } = state.labels;
-      return { ...state, labels };
-    }
-    case 'PresetLabelSplit': {
-      const { [event.data.label]: _split, ...labels } = state.labels;
-      return { ...state, labels, splits: { ...state.splits, [event.data.label]: event.data.versions } };
-    }
-  }
-};
-
-interface CommandBase {
-  workspaceId: string;
-  slug: string;
-  actorUserId: string;
-  /** Time is chosen by the caller, so `decide` stays pure and repeatable. */
-  now: Date;
-  /** Why, in the actor's words; stored on the events the command makes. */
-  note?: string;
-}
-
-/** Add a version to the preset named by workspace and slug, creating the preset if it is absent. */
-export interface AddPresetVersion extends CommandBase {
-  type: 'AddPresetVersion';
-  config: Record<string, unknown>;
-  systemPrompt: string;
-  newPresetId: string;
-  newVersionId: string;
-}
-
-/** Make an existing version the designated one (a rollback, or a roll forward). */
-export interface DesignateVersion extends CommandBase {
-  type: 'DesignateVersion';
-  version: number;
-}
-
-/** Change any of the preset's name, description and status; what is already so changes nothing. */
-export interface ChangePreset extends CommandBase {
-  type: 'ChangePreset';
-  name?: string;
-  description?: string | null;
-  status?: PresetStatus;
-}
-
-/** Point a label at a version, creating the label if it is new. */
-export interface MoveLabel extends CommandBase {
-  type: 'MoveLabel';
-  label: string;
-  version: number;
-}
-
-export interface RemoveLabel extends CommandBase {
-  type: 'RemoveLabel';
-  label: string;
-}
-
-/** Split a label between 2–10 distinct versions by weight (a rollout), creating it if it is new. */
-export interface SplitLabel extends CommandBase {
-  type: 'SplitLabel';
-  label: string;
-  /** Versions and their relative weights, in any order (checked by the route: distinct, integer weights 1–10,000). */
-  split: { version: number; weight: number }[];
-}
-
-export type PresetCommand = AddPresetVersion | DesignateVersion | ChangePreset | MoveLabel | RemoveLabel | SplitLabel;
-
-export type DecisionError =
-  | { type: 'PresetNotFound'; message: string }
-  | { type: 'VersionNotFound'; message: string }
-  | { type: 'LabelNotFound'; message: string }
-  /** A split label is ended by moving it to one version, not removed. */
-  | { type: 'LabelSplit'; message: string }
-  /** An archived preset takes no new version, label change or designation until it is restored. */
-  | { type: 'PresetArchived'; message: string }
-  | { type: 'PresetInconsistent'; message: string };
-
-type Existing = Extract<PresetState, { exists: true }>;
-type Decision = E.Either<DecisionError, PresetEvent[]>;
-
 export const decide = (command: PresetCommand, state: PresetState): Decision => {
   if (state.exists && (state.workspaceId !== command.workspaceId || state.slug !== command.slug)) {
-    return E.left({ type: 'PresetInconsistent', message: 'stream belongs to another preset' });
+    return E.left({ type: 'PresetInconsistent', kind: 'internal', message: 'stream belongs to another preset' });
   }
   if (command.type === 'AddPresetVersion') return state.exists ? addVersion(command, state) : E.right([create(command)]);
-  if (!state.exists) return E.left({ type: 'PresetNotFound', message: `no preset ${JSON.stringify(command.slug)}` });
+  if (!state.exists) return E.left({ type: 'PresetNotFound', kind: 'not_found', message: `no preset ${JSON.stringify(command.slug)}` });
   switch (command.type) {
     case 'DesignateVersion':
       return designate(command, state);
     case 'ChangePreset':
       return change(command, state);
+    case 'ArchivePreset':
+      return archive(command, state);
+    case 'RestorePreset':
+      return restore(command, state);
     case 'MoveLabel':
       return moveLabel(command, state);
     case 'RemoveLabel':
       return removeLabel(command, state);
     case 'SplitLabel':
       return splitLabel(command, state);
+    case 'ProtectLabel':
+      return protect(command, state);
+    case 'ApproveProposal':
+    case 'RejectProposal':
+    case 'WithdrawProposal':
+      return decideProposal(command, state);
   }
 };
 
-const noted = (note: string | undefined) => (note === undefined ? {} : { note });
-
-/** The version a label names; own keys only, so a label called `constructor` is just a label. */
-export const labelledVersion = (labels: Record<string, number>, label: string): number | undefined =>
-  Object.hasOwn(labels, label) ? labels[label] : undefined;
-
-const archived = (state: Existing, what: string): Decision =>
-  E.left({
-    type: 'PresetArchived',
-    message: `preset ${JSON.stringify(state.slug)} is archived: ${what} is refused; set its status back to active first (PATCH {"status":"active"})`,
-  });
+/**
+ * The one rule over every change of a protected label or of the protected designation (a move, a
+ * removal, an unprotection, and any label change to come, such as a split): only a key with
+ * presets:release may make it, and a move of a target protected with approvals becomes a proposal.
+ * Answers what to do: apply the change now, or propose it (with the approvals it needs).
+ */
+export const guardProtected = (
+  state: Existing,
+  label: string | null,
+  change: 'move' | 'remove' | 'protect',
+  command: Pick<CommandBase, 'mayRelease'>,
+): E.Either<DecisionError, { propose: false } | { propose: true; approvals: number }> => {
+  const approvals = protectionOf(state, label);
+  if (approvals === undefined) return E.right({ propose: false });
+  if (command.mayRelease !== true) {
+    const what = { move: 'moving', remove: 'removing', protect: 'changing the protection of' }[change];
+    return E.left({
+      type: 'Protected',
+      kind: 'forbidden',
+      reason: 'protected',
+      message: `${targetName(label)} of preset ${JSON.stringify(state.slug)} is protected: ${what} it needs a key with the presets:release scope`,
+    });
+  }
+  return change === 'move' && approvals > 0 ? E.right({ propose: true, approvals }) : E.right({ propose: false });
+};
 
 const versionOf = (command: AddPresetVersion, number: number) => ({
   id: command.newVersionId,
@@ -199,39 +112,53 @@ const addVersion = (command: AddPresetVersion, state: Existing): Decision => {
   return E.right([
     {
       type: 'PresetVersionAdded',
-      data: { presetId: state.presetId, version: versionOf(command, state.versionIds.length + 1), occurredAt: command.now.toISOString() },
-    },
-  ]);
-};
-
-/** The id of version `number`, or a rejection naming what is missing. */
-const existingVersion = (state: Existing, number: number): E.Either<DecisionError, string> => {
-  const id = Number.isInteger(number) ? state.versionIds[number - 1] : undefined;
-  return id === undefined
-    ? E.left({ type: 'VersionNotFound', message: `preset ${JSON.stringify(state.slug)} has no version ${number}` })
-    : E.right(id);
-};
-
-const designate = (command: DesignateVersion, state: Existing): Decision => {
-  const versionId = existingVersion(state, command.version);
-  if (E.isLeft(versionId)) return versionId;
-  if (state.status === 'archived') return archived(state, 'designating a version');
-  // Designating the designated version again changes nothing: no event.
-  if (command.version === state.designatedVersion) return E.right([]);
-  return E.right([
-    {
-      type: 'PresetVersionDesignated',
       data: {
         presetId: state.presetId,
-        versionId: versionId.right,
-        versionNumber: command.version,
-        previousVersionNumber: state.designatedVersion,
+        version: versionOf(command, state.versionIds.length + 1),
         occurredAt: command.now.toISOString(),
-        ...noted(command.note),
+        // A protected designation moves only by the rule: the new version does not take it.
+        ...(state.designationApprovals !== null ? { designated: false as const } : {}),
       },
     },
   ]);
 };
+
+/** A move of a label (or the designation) to a version: at once, or as a proposal when its protection asks for approvals. */
+const move = (command: MoveLabel | DesignateVersion, state: Existing, label: string | null, what: string): Decision => {
+  const versionId = existingVersion(state, command.version);
+  if (E.isLeft(versionId)) return versionId;
+  if (state.status === 'archived') return archived(state, what);
+  const previous = currentOf(state, label);
+  // Pointing it where it points already changes nothing: no event.
+  if (previous === command.version) return E.right([]);
+  const guard = guardProtected(state, label, 'move', command);
+  if (E.isLeft(guard)) return guard;
+  const occurredAt = command.now.toISOString();
+  if (guard.right.propose) {
+    if (command.newProposalId === undefined)
+      return E.left({ type: 'PresetInconsistent', kind: 'internal', message: 'a proposal needs an id' });
+    return E.right([
+      {
+        type: 'LabelMoveProposed',
+        data: {
+          presetId: state.presetId,
+          proposalId: command.newProposalId,
+          label,
+          versionNumber: command.version,
+          versionId: versionId.right,
+          previousVersionNumber: previous,
+          proposerUserId: command.actorUserId,
+          approvalsRequired: guard.right.approvals,
+          occurredAt,
+          ...noted(command.note),
+        },
+      },
+    ]);
+  }
+  return E.right([moved(state, label, command.version, versionId.right, occurredAt, command.note)]);
+};
+
+const designate = (command: DesignateVersion, state: Existing): Decision => move(command, state, null, 'designating a version');
 
 const change = (command: ChangePreset, state: Existing): Decision => {
   const occurredAt = command.now.toISOString();
@@ -246,45 +173,24 @@ const change = (command: ChangePreset, state: Existing): Decision => {
     });
   }
   if (command.status !== undefined && command.status !== state.status) {
-    events.push({
-      type: 'PresetStatusChanged',
-      data: { presetId: state.presetId, status: command.status, previousStatus: state.status, occurredAt, ...noted(command.note) },
-    });
+    events.push(statusChanged(command, state, command.status));
   }
   return E.right(events);
 };
 
-const moveLabel = (command: MoveLabel, state: Existing): Decision => {
-  const versionId = existingVersion(state, command.version);
-  if (E.isLeft(versionId)) return versionId;
-  if (state.status === 'archived') return archived(state, 'moving a label');
-  const previous = labelledVersion(state.labels, command.label);
-  if (previous === command.version) return E.right([]);
-  const split = labelSplit(state, command.label);
-  return E.right([
-    {
-      type: 'PresetLabelMoved',
-      data: {
-        presetId: state.presetId,
-        label: command.label,
-        versionNumber: command.version,
-        versionId: versionId.right,
-        previousVersionNumber: previous ?? null,
-        ...(split ? { previousVersions: split } : {}),
-        occurredAt: command.now.toISOString(),
-        ...noted(command.note),
-      },
-    },
-  ]);
+const archive = (command: ArchivePreset, state: Existing): Decision => {
+  if (state.status === 'disabled') return disabled(state, 'deleting it');
+  return E.right(state.status === 'archived' ? [] : [statusChanged(command, state, 'archived')]);
 };
-
-/** The shares of a split label; own keys only. (States cached before splits existed have no `splits`.) */
-export const labelSplit = (state: Existing, label: string): SplitShare[] | undefined =>
-  state.splits && Object.hasOwn(state.splits, label) ? state.splits[label] : undefined;
 
 const sameSplit = (a: SplitShare[], b: SplitShare[]) =>
   a.length === b.length && a.every((share, i) => share.versionNumber === b[i]!.versionNumber && share.weight === b[i]!.weight);
 
+/**
+ * A split changes what a label serves, so a protected label's split passes the same guard as a
+ * move: without presets:release it is refused (403). A label protected with approvals is not split
+ * at all (409): its changes wait for approvals as proposals, and a proposal names one version.
+ */
 const splitLabel = (command: SplitLabel, state: Existing): Decision => {
   const shares: SplitShare[] = [];
   // Ascending by version: the fixed order in which resolution lays the weights out (src/resolve/split.ts).
@@ -296,6 +202,19 @@ const splitLabel = (command: SplitLabel, state: Existing): Decision => {
   if (state.status === 'archived') return archived(state, 'splitting a label');
   const previousSplit = labelSplit(state, command.label);
   if (previousSplit && sameSplit(previousSplit, shares)) return E.right([]);
+  const guard = guardProtected(state, command.label, 'move', command);
+  if (E.isLeft(guard)) return guard;
+  if (guard.right.propose) {
+    return E.left({
+      type: 'ProtectedSplit',
+      kind: 'conflict',
+      reason: 'label_protected_split',
+      message:
+        `label ${JSON.stringify(command.label)} of preset ${JSON.stringify(state.slug)} is protected with ${guard.right.approvals} ` +
+        `approval(s): a protected label with approvals cannot be split; propose a move to one version (PUT {"version": N}), ` +
+        `or protect it without approvals first`,
+    });
+  }
   return E.right([
     {
       type: 'PresetLabelSplit',
@@ -312,17 +231,32 @@ const splitLabel = (command: SplitLabel, state: Existing): Decision => {
   ]);
 };
 
+const restore = (command: RestorePreset, state: Existing): Decision => {
+  if (state.status === 'disabled') return disabled(state, 'restoring it');
+  return E.right(state.status === 'active' ? [] : [statusChanged(command, state, 'active')]);
+};
+
+const moveLabel = (command: MoveLabel, state: Existing): Decision => move(command, state, command.label, 'moving a label');
+
 const removeLabel = (command: RemoveLabel, state: Existing): Decision => {
   const current = labelledVersion(state.labels, command.label);
   if (current === undefined && labelSplit(state, command.label)) {
     return E.left({
       type: 'LabelSplit',
+      kind: 'conflict',
+      reason: 'label_split',
       message: `label ${JSON.stringify(command.label)} of preset ${JSON.stringify(state.slug)} is split between versions: move it to one version first (PUT {"version": N})`,
     });
   }
   if (current === undefined)
-    return E.left({ type: 'LabelNotFound', message: `preset ${JSON.stringify(state.slug)} has no label ${JSON.stringify(command.label)}` });
+    return E.left({
+      type: 'LabelNotFound',
+      kind: 'not_found',
+      message: `preset ${JSON.stringify(state.slug)} has no label ${JSON.stringify(command.label)}`,
+    });
   if (state.status === 'archived') return archived(state, 'removing a label');
+  const guard = guardProtected(state, command.label, 'remove', command);
+  if (E.isLeft(guard)) return guard;
   return E.right([
     {
       type: 'PresetLabelRemoved',
@@ -335,6 +269,80 @@ const removeLabel = (command: RemoveLabel, state: Existing): Decision => {
       },
     },
   ]);
+};
+
+const protect = (command: ProtectLabel, state: Existing): Decision => {
+  const approvals = command.protected ? command.approvals : 0;
+  const current = protectionOf(state, command.label);
+  // Unprotecting or changing the approvals is a change of a protected target; protecting needs the scope too.
+  const guard = guardProtected(state, command.label, 'protect', command);
+  if (E.isLeft(guard)) return guard;
+  if (command.mayRelease !== true) {
+    return E.left({
+      type: 'Protected',
+      kind: 'forbidden',
+      reason: 'protected',
+      message: `protecting ${targetName(command.label)} needs a key with the presets:release scope`,
+    });
+  }
+  if (state.status === 'archived') return archived(state, 'changing a protection');
+  if (command.protected ? current === approvals : current === undefined) return E.right([]);
+  return E.right([
+    {
+      type: 'PresetLabelProtected',
+      data: {
+        presetId: state.presetId,
+        label: command.label,
+        protected: command.protected,
+        approvals,
+        occurredAt: command.now.toISOString(),
+        ...noted(command.note),
+      },
+    },
+  ]);
+};
+
+const decideProposal = (command: DecideProposal, state: Existing): Decision => {
+  const { proposalId } = command;
+  const proposal = Object.hasOwn(state.proposals, proposalId) ? state.proposals[proposalId] : undefined;
+  if (!proposal) {
+    return Object.hasOwn(state.closedProposals, proposalId)
+      ? E.left({ type: 'ProposalClosed', kind: 'conflict', reason: 'proposal_closed', message: `proposal ${proposalId} is closed` })
+      : E.left({
+          type: 'ProposalNotFound',
+          kind: 'not_found',
+          message: `preset ${JSON.stringify(state.slug)} has no proposal ${proposalId}`,
+        });
+  }
+  const step = { presetId: state.presetId, proposalId, occurredAt: command.now.toISOString(), ...noted(command.note) };
+  const forbidden = (message: string): Decision => E.left({ type: 'Protected', kind: 'forbidden', reason: 'not_allowed', message });
+  if (command.type === 'WithdrawProposal') {
+    if (command.actorUserId !== proposal.proposerUserId) return forbidden('only the proposer may withdraw a proposal');
+    return E.right([{ type: 'LabelMoveWithdrawn', data: step }]);
+  }
+  if (command.mayRelease !== true) return forbidden('deciding on a proposal needs a key with the presets:release scope');
+  if (command.type === 'RejectProposal') return E.right([{ type: 'LabelMoveRejected', data: step }]);
+  if (command.actorUserId === proposal.proposerUserId) return forbidden('the proposer may not approve their own proposal');
+  if (proposal.approvedBy.includes(command.actorUserId)) {
+    return E.left({
+      type: 'ProposalClosed',
+      kind: 'conflict',
+      reason: 'already_approved',
+      message: 'you have approved this proposal already',
+    });
+  }
+  if (state.status === 'archived') return archived(state, 'approving a proposal');
+  if (currentOf(state, proposal.label) !== proposal.base) {
+    return E.left({
+      type: 'ProposalClosed',
+      kind: 'conflict',
+      reason: 'proposal_stale',
+      message: `${targetName(proposal.label)} has moved since proposal ${proposalId} was made; propose the move again`,
+    });
+  }
+  const approved: PresetEvent = { type: 'LabelMoveApproved', data: { ...step, approverUserId: command.actorUserId } };
+  if (proposal.approvedBy.length + 1 < proposal.required) return E.right([approved]);
+  return E.right([approved, moved(state, proposal.label, proposal.version, proposal.versionId, step.occurredAt, undefined, proposalId)]);
 };
 
 export const presetDecider: Decider<PresetState, PresetCommand, PresetEvent, DecisionError> = { decide, evolve, initialState };

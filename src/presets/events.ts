@@ -3,6 +3,7 @@ import { pipe } from 'fp-ts/function';
 import * as E from 'fp-ts/Either';
 import type { NewEvent, RecordedEvent } from '../eventstore/eventStore';
 import { formatErrors } from '../validation';
+import { keyEventDataCodecs, type KeyEvent } from '../keys/events';
 import { upcast } from './upcasters';
 
 /**
@@ -52,7 +53,10 @@ const presetCreatedOf = <V extends t.Mixed>(version: V) =>
 const presetVersionAddedOf = <V extends t.Mixed>(version: V) => t.type({ presetId: t.string, version, occurredAt: t.string });
 
 export const PresetCreatedData = presetCreatedOf(VersionData);
-export const PresetVersionAddedData = presetVersionAddedOf(VersionData);
+/** `designated: false` when the designated version is protected, so the new version does not become it; absent: it does. */
+export const PresetVersionAddedData = t.intersection([presetVersionAddedOf(VersionData), t.partial({ designated: t.literal(false) })]);
+/** A label change made by a proposal names it; absent on a direct one. */
+const byProposal = t.partial({ proposalId: t.string });
 
 const presetVersionDesignatedFields = {
   presetId: t.string,
@@ -61,7 +65,7 @@ const presetVersionDesignatedFields = {
   previousVersionNumber: t.number,
   occurredAt: t.string,
 };
-export const PresetVersionDesignatedData = t.intersection([t.type(presetVersionDesignatedFields), withNote]);
+export const PresetVersionDesignatedData = t.intersection([t.type(presetVersionDesignatedFields), withNote, byProposal]);
 
 /** A preset's status: `disabled` may not be used, `archived` is hidden and frozen until restored. */
 export const PresetStatus = t.keyof({ active: null, disabled: null, archived: null });
@@ -97,6 +101,7 @@ export const PresetLabelMovedData = t.intersection([
   }),
   t.partial({ previousVersions: t.array(SplitShare) }),
   withNote,
+  byProposal,
 ]);
 
 /**
@@ -123,6 +128,39 @@ export const PresetLabelRemovedData = t.intersection([
   withNote,
 ]);
 
+/**
+ * Release control. A protection's or a proposal's `label` is null for the designated version,
+ * which follows the same rules as a label. `approvals`: how many users other than the proposer
+ * must approve a move before it happens (0: a key with presets:release moves it at once).
+ */
+const Target = t.union([t.string, t.null]);
+export const PresetLabelProtectedData = t.intersection([
+  t.type({ presetId: t.string, label: Target, protected: t.boolean, approvals: t.number, occurredAt: t.string }),
+  withNote,
+]);
+/** `previousVersionNumber`: what the label (or the designation) named when proposed; approving it later than a change of that is refused. */
+export const LabelMoveProposedData = t.intersection([
+  t.type({
+    presetId: t.string,
+    proposalId: t.string,
+    label: Target,
+    versionNumber: t.number,
+    versionId: t.string,
+    previousVersionNumber: t.union([t.number, t.null]),
+    proposerUserId: t.string,
+    approvalsRequired: t.number,
+    occurredAt: t.string,
+  }),
+  withNote,
+]);
+const proposalStep = t.intersection([t.type({ presetId: t.string, proposalId: t.string, occurredAt: t.string }), withNote]);
+export const LabelMoveApprovedData = t.intersection([
+  t.type({ presetId: t.string, proposalId: t.string, approverUserId: t.string, occurredAt: t.string }),
+  withNote,
+]);
+export const LabelMoveRejectedData = proposalStep;
+export const LabelMoveWithdrawnData = proposalStep;
+
 export type PresetCreated = { type: 'PresetCreated'; data: t.TypeOf<typeof PresetCreatedData> };
 export type PresetVersionAdded = { type: 'PresetVersionAdded'; data: t.TypeOf<typeof PresetVersionAddedData> };
 export type PresetVersionDesignated = { type: 'PresetVersionDesignated'; data: t.TypeOf<typeof PresetVersionDesignatedData> };
@@ -131,6 +169,11 @@ export type PresetStatusChanged = { type: 'PresetStatusChanged'; data: t.TypeOf<
 export type PresetLabelMoved = { type: 'PresetLabelMoved'; data: t.TypeOf<typeof PresetLabelMovedData> };
 export type PresetLabelRemoved = { type: 'PresetLabelRemoved'; data: t.TypeOf<typeof PresetLabelRemovedData> };
 export type PresetLabelSplit = { type: 'PresetLabelSplit'; data: t.TypeOf<typeof PresetLabelSplitData> };
+export type PresetLabelProtected = { type: 'PresetLabelProtected'; data: t.TypeOf<typeof PresetLabelProtectedData> };
+export type LabelMoveProposed = { type: 'LabelMoveProposed'; data: t.TypeOf<typeof LabelMoveProposedData> };
+export type LabelMoveApproved = { type: 'LabelMoveApproved'; data: t.TypeOf<typeof LabelMoveApprovedData> };
+export type LabelMoveRejected = { type: 'LabelMoveRejected'; data: t.TypeOf<typeof LabelMoveRejectedData> };
+export type LabelMoveWithdrawn = { type: 'LabelMoveWithdrawn'; data: t.TypeOf<typeof LabelMoveWithdrawnData> };
 export type PresetEvent =
   | PresetCreated
   | PresetVersionAdded
@@ -139,8 +182,15 @@ export type PresetEvent =
   | PresetStatusChanged
   | PresetLabelMoved
   | PresetLabelRemoved
-  | PresetLabelSplit;
-export type PresetEventType = PresetEvent['type'];
+  | PresetLabelSplit
+  | PresetLabelProtected
+  | LabelMoveProposed
+  | LabelMoveApproved
+  | LabelMoveRejected
+  | LabelMoveWithdrawn;
+/** Every event of a workspace's log: its presets' and its keys' (src/keys/events.ts). */
+export type WorkspaceEvent = PresetEvent | KeyEvent;
+export type PresetEventType = WorkspaceEvent['type'];
 
 export const eventDataCodecs = {
   PresetCreated: PresetCreatedData,
@@ -151,6 +201,12 @@ export const eventDataCodecs = {
   PresetLabelMoved: PresetLabelMovedData,
   PresetLabelRemoved: PresetLabelRemovedData,
   PresetLabelSplit: PresetLabelSplitData,
+  ...keyEventDataCodecs,
+  PresetLabelProtected: PresetLabelProtectedData,
+  LabelMoveProposed: LabelMoveProposedData,
+  LabelMoveApproved: LabelMoveApprovedData,
+  LabelMoveRejected: LabelMoveRejectedData,
+  LabelMoveWithdrawn: LabelMoveWithdrawnData,
 } as const satisfies Record<PresetEventType, t.Mixed>;
 
 /** Every event type, in the order they were introduced. */
@@ -177,7 +233,7 @@ export const codecsBySchemaVersion: Record<number, { metadata: t.Mixed; data: Pa
 
 /** An event as read back from a stream: the domain event plus where and when it was stored. */
 export interface StoredPresetEvent {
-  event: PresetEvent;
+  event: WorkspaceEvent;
   metadata: EventMetadata;
   id: string;
   stream: string;
@@ -219,7 +275,7 @@ export const decodeEvent = (recorded: RecordedEvent): StoredPresetEvent => {
 };
 
 const stored = (recorded: RecordedEvent, data: unknown, metadata: EventMetadata): StoredPresetEvent => ({
-  event: { type: recorded.type, data } as PresetEvent,
+  event: { type: recorded.type, data } as WorkspaceEvent,
   metadata,
   id: recorded.id,
   stream: recorded.stream,
@@ -228,7 +284,7 @@ const stored = (recorded: RecordedEvent, data: unknown, metadata: EventMetadata)
   recordedAt: recorded.recordedAt,
 });
 
-export const toNewEvent = (id: string, event: PresetEvent, metadata: EventMetadata): NewEvent => ({
+export const toNewEvent = (id: string, event: WorkspaceEvent, metadata: EventMetadata): NewEvent => ({
   id,
   type: event.type,
   data: event.data,

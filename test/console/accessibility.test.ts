@@ -85,6 +85,65 @@ describe.each([1280, 390])('at %i px wide', (width) => {
   });
 });
 
+describe.each([1280, 390])('keys and proposals at %i px wide', (width) => {
+  let page: Page;
+  let problems: string[];
+  beforeAll(async () => {
+    // A key made through the API, a protected label and a proposal waiting for the admin.
+    const made = await svc.request('/api/v1/keys', {
+      method: 'POST',
+      key: KEYS.admin,
+      json: {
+        user_id: `user-${width}`,
+        name: `key at ${width}`,
+        scopes: ['presets:read'],
+        workspaces: [(await apiPreset(svc, 'support-bot')).data.workspace_id],
+      },
+    });
+    expect(made.status).toBe(201);
+    const protect = await svc.request('/api/v1/presets/support-bot/labels/production/protection', {
+      method: 'PUT',
+      key: KEYS.releaseAnn,
+      json: { protected: true, approvals: 1 },
+    });
+    expect(protect.status).toBe(200);
+    const proposed = await svc.request('/api/v1/presets/support-bot/labels/production', {
+      method: 'PUT',
+      key: KEYS.releaseAnn,
+      json: { version: 3 },
+    });
+    expect(proposed.status).toBe(202);
+    ({ page, problems } = await browser.open(width));
+    await signedIn(page, svc, KEYS.admin);
+  });
+  afterAll(async () => {
+    expect(faults(problems)).toEqual([]);
+    await page.context().close();
+  });
+  const check = async () => {
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(width);
+  };
+
+  it('the keys', async () => {
+    await page.goto(`${svc.url}/#/keys`);
+    await page.locator('table.keys tbody tr').first().waitFor();
+    await check();
+  });
+
+  it('the proposals', async () => {
+    await page.goto(`${svc.url}/#/proposals`);
+    await page.locator('li[data-proposal]').first().waitFor();
+    await check();
+  });
+
+  it('a preset with a protected label and a proposal', async () => {
+    await openPreset(page, svc, 'support-bot');
+    await page.locator('li[data-proposal]').first().waitFor();
+    await check();
+  });
+});
+
 describe('with the keyboard alone', () => {
   let page: Page;
   beforeEach(async () => {

@@ -183,6 +183,33 @@ describe('keeping current', () => {
     expect(feeds[0]!.headers.accept).toBe('text/event-stream');
   });
 
+  it("passes by the events of the workspace's keys stream, and of release control, and keeps following", async () => {
+    await write('beside-keys', { model: 'm/1' });
+    const client = newClient();
+    const model = async () => (await clientAnswer(client, { model: '@preset/beside-keys', messages: [] })).ok?.request.model;
+    expect(await model()).toBe('m/1');
+    // A key made and revoked, and a label protected, in the workspace the client follows.
+    const made = await svc.request('/api/v1/keys', {
+      method: 'POST',
+      key: KEYS.admin,
+      json: { user_id: 'u', scopes: ['presets:read'], workspaces: [(await write('beside-keys', { model: 'm/2' })).workspace_id] },
+    });
+    expect(made.status).toBe(201);
+    expect((await svc.request(`/api/v1/keys/${(await made.json()).data.id}`, { method: 'DELETE', key: KEYS.admin })).status).toBe(200);
+    const guarded = await svc.request('/api/v1/presets/beside-keys/designation/protection', {
+      method: 'PUT',
+      key: KEYS.releaseAnn,
+      json: { protected: true, approvals: 0 },
+    });
+    expect(guarded.status).toBe(200);
+    await write('beside-keys', { model: 'm/3' }); // not designated: the designation is protected
+    expect(
+      (await svc.request('/api/v1/presets/beside-keys/designated-version', { method: 'PUT', key: KEYS.releaseAnn, json: { version: 3 } }))
+        .status,
+    ).toBe(200);
+    expect(await eventually(model, (m) => m === 'm/3')).toBe('m/3');
+  });
+
   it('reconnects after the feed drops, resuming with Last-Event-ID at the last event it applied', async () => {
     await write('resume', { model: 'm/1' });
     const recorder = recordingFetch();

@@ -20,6 +20,7 @@ const removeLabel = (slug: string, label: string, init: Init = {}) =>
 const designate = (slug: string, json: unknown, init: Init = {}) =>
   svc.request(`/api/v1/presets/${slug}/designated-version`, { method: 'PUT', json, ...init });
 const get = async (slug: string) => (await (await svc.request(`/api/v1/presets/${slug}`)).json()).data;
+const getArchived = async (slug: string) => (await (await svc.request(`/api/v1/presets/${slug}?include_archived=true`)).json()).data;
 const history = async (slug: string) =>
   (await (await svc.request(`/api/v1/presets/${slug}/events?limit=1000`)).json()).data as HistoryEvent[];
 const streamLength = async (slug: string) => (await svc.eventStore.read(presetStreamName(WORKSPACE_A, slug))).length;
@@ -121,7 +122,7 @@ describe('PATCH /api/v1/presets/{slug}', () => {
 });
 
 describe('statuses', () => {
-  it('archived: DELETE archives; hidden from the default list; reads answer; changes refused with 409; PATCH restores', async () => {
+  it('archived: DELETE archives; hidden from the get (as OpenRouter answers) but for include_archived; changes refused with 409; PATCH restores', async () => {
     await withVersions('retired', 2);
     expect((await putLabel('retired', 'production', { version: 1 })).status).toBe(200);
     const res = await archive('retired');
@@ -129,7 +130,10 @@ describe('statuses', () => {
     expect((await res.json()).data).toMatchObject({ status: 'archived' });
     expect((await svc.request('/api/v1/presets/retired/events')).status).toBe(200);
     expect((await svc.request('/api/v1/presets/retired/versions/2')).status).toBe(200);
-    expect(await get('retired')).toMatchObject({ status: 'archived', labels: { production: 1 } });
+    const hidden = await svc.request('/api/v1/presets/retired');
+    expect(hidden.status).toBe(404);
+    expect((await hidden.json()).error.metadata).toEqual({ reason: 'preset_archived' });
+    expect(await getArchived('retired')).toMatchObject({ status: 'archived', labels: { production: 1 } });
 
     const before = await streamLength('retired');
     for (const refused of [
@@ -140,7 +144,7 @@ describe('statuses', () => {
     ]) {
       expect(refused.status).toBe(409);
       const { error } = await refused.json();
-      expect(error.message).toMatch(/archived.*set its status back to active first/);
+      expect(error.message).toMatch(/archived.*restore it first/);
       expect(error.metadata).toEqual({ reason: 'preset_archived' });
     }
     expect(await streamLength('retired')).toBe(before);
@@ -166,7 +170,7 @@ describe('statuses', () => {
     await withVersions('taken', 1);
     await archive('taken');
     expect((await post('taken', 'again')).status).toBe(409);
-    expect(await get('taken')).toMatchObject({ status: 'archived', designated_version: { version: 1 } });
+    expect(await getArchived('taken')).toMatchObject({ status: 'archived', designated_version: { version: 1 } });
   });
 });
 

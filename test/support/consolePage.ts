@@ -44,7 +44,7 @@ export const postVersion = async (svc: TestService, slug: string, n: number, not
 };
 
 export const apiPreset = async (svc: TestService, slug: string) => {
-  const res = await svc.request(`/api/v1/presets/${slug}`);
+  const res = await svc.request(`/api/v1/presets/${slug}?include_archived=true`);
   return { status: res.status, etag: res.headers.get('etag'), data: res.status === 200 ? (await res.json()).data : undefined };
 };
 

@@ -50,6 +50,12 @@ const REFERENCE_ANSWERS: Record<string, string> = {
   archivePreset: 'GetPresetResponse',
   movePresetLabel: 'GetPresetResponse',
   removePresetLabel: 'GetPresetResponse',
+  restorePreset: 'GetPresetResponse',
+  protectPresetLabel: 'GetPresetResponse',
+  protectPresetDesignation: 'GetPresetResponse',
+  approveProposal: 'GetPresetResponse',
+  rejectProposal: 'GetPresetResponse',
+  withdrawProposal: 'GetPresetResponse',
 };
 
 export interface Exchange {

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { EventStoreAdapter } from '../../src/eventstore/eventStore';
-import { createPresetCommandHandler } from '../../src/presets/handler';
+import { createKeyRing, type Caller } from '../../src/auth/apiKeys';
+import { SCOPES } from '../../src/auth/keysFile';
+import { createKeyCommandHandler } from '../../src/keys/handler';
+import { createLiveKeyRing } from '../../src/keys/keyRing';
+import { createPresetCommandHandler, type PresetCommandRequest } from '../../src/presets/handler';
 import { PRESET_STREAM_PREFIX } from '../../src/presets/streamName';
 import { startProjector } from '../../projections/projector';
 import type { PresetRecord, ReadModel, VersionView } from '../../projections/readmodel/readModel';
@@ -108,4 +112,61 @@ export const dump = async (readModel: ReadModel, workspaces: readonly string[] =
     }
   }
   return out;
+};
+
+/**
+ * Every event type of release control and of the keys streams, in workspace A (the preset
+ * `release-bot`) and both workspaces' keys streams, through the real command handlers.
+ */
+export const releaseHistory = async (eventStore: EventStoreAdapter) => {
+  const [A, B] = WORKSPACES;
+  let tick = Date.UTC(2026, 5, 1);
+  const clock = () => new Date((tick += 1000));
+  const handle = createPresetCommandHandler({ eventStore, clock });
+  const run = (request: PresetCommandRequest) => handle(request, { requestId: randomUUID() });
+  const as = (user: string, mayRelease = true) => ({ workspaceId: A, slug: 'release-bot', actorUserId: user, mayRelease });
+  for (const prompt of ['one', 'two', 'three', 'four']) {
+    await run({ ...as('writer', false), type: 'AddPresetVersion', config: { model: 'm' }, systemPrompt: prompt });
+  }
+  await run({ ...as('writer', false), type: 'MoveLabel', label: 'production', version: 1 });
+  await run({ ...as('lead'), type: 'ProtectLabel', label: 'production', protected: true, approvals: 2 });
+  const proposed = await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 2, note: 'ship two' });
+  const first = (proposed.events[0] as { data: { proposalId: string } }).data.proposalId;
+  await run({ ...as('ann'), type: 'ApproveProposal', proposalId: first });
+  await run({ ...as('bob'), type: 'ApproveProposal', proposalId: first }); // the second approval moves it
+  const rejected = await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 3 });
+  await run({ ...as('ann'), type: 'RejectProposal', proposalId: (rejected.events[0] as { data: { proposalId: string } }).data.proposalId });
+  const withdrawn = await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 4 });
+  await run({
+    ...as('lead'),
+    type: 'WithdrawProposal',
+    proposalId: (withdrawn.events[0] as { data: { proposalId: string } }).data.proposalId,
+  });
+  await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 3 }); // left open
+  await run({ ...as('lead'), type: 'ProtectLabel', label: null, protected: true, approvals: 1 });
+  await run({ ...as('writer', false), type: 'AddPresetVersion', config: { model: 'm' }, systemPrompt: 'five' }); // not designated
+  const designation = await run({ ...as('lead'), type: 'DesignateVersion', version: 5 });
+  await run({
+    ...as('ann'),
+    type: 'ApproveProposal',
+    proposalId: (designation.events[0] as { data: { proposalId: string } }).data.proposalId,
+  });
+  await run({ ...as('lead'), type: 'ProtectLabel', label: 'staging', protected: true, approvals: 0 });
+  await run({ ...as('lead'), type: 'ProtectLabel', label: 'staging', protected: false, approvals: 0 });
+  await run({ ...as('writer', false), type: 'ArchivePreset' });
+  await run({ ...as('writer', false), type: 'RestorePreset' });
+  // Keys in both workspaces' keys streams.
+  const ring = createLiveKeyRing(createKeyRing([]));
+  const keys = createKeyCommandHandler({ eventStore, ring, clock });
+  const admin: Caller = { userId: 'admin', workspaces: [A, B], scopes: new Set(SCOPES), keyId: 'x' };
+  const made = await keys.create(
+    { userId: 'ci', name: 'CI', scopes: ['presets:read'], workspaces: [A, B], expiresAt: null },
+    { requestId: 'r', caller: admin, workspaceId: A },
+  );
+  await keys.create(
+    { userId: 'ops', name: null, scopes: ['presets:write'], workspaces: [B], expiresAt: null },
+    { requestId: 'r', caller: admin, workspaceId: B },
+  );
+  await keys.revoke(made.record.id, { requestId: 'r', caller: admin, workspaceId: B });
+  return made;
 };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import * as E from 'fp-ts/Either';
+import { SCOPES } from '../../src/auth/keysFile';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startService, type Service } from '../../src/service';
@@ -21,6 +22,12 @@ export const KEYS = {
   writerOnly: 'pk_test_writeonly_a',
   otherWorkspace: 'pk_test_writer_b',
   webhooksOnly: 'pk_test_webhooks_a',
+  /** Every scope, in workspaces A and B: makes keys. */
+  admin: 'pk_test_admin_ab',
+  /** presets:read, presets:write and presets:release in workspace A, each a different user. */
+  releaseAnn: 'pk_test_release_ann',
+  releaseBob: 'pk_test_release_bob',
+  releaseCid: 'pk_test_release_cid',
 };
 
 export interface TestService extends Service {
@@ -43,6 +50,13 @@ const keysFile = (dir: string) => {
         { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
         { key: KEYS.webhooksOnly, user_id: 'user-webhooks', workspace_id: WORKSPACE_A, scopes: ['webhooks:manage'] },
         { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
+        { key: KEYS.admin, user_id: 'user-admin', workspace_id: WORKSPACE_A, workspaces: [WORKSPACE_B], scopes: SCOPES },
+        ...(['ann', 'bob', 'cid'] as const).map((name) => ({
+          key: `pk_test_release_${name}`,
+          user_id: `user-${name}`,
+          workspace_id: WORKSPACE_A,
+          scopes: ['presets:read', 'presets:write', 'presets:release'],
+        })),
       ],
     }),
   );

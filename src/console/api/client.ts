@@ -51,8 +51,10 @@ export const explain = (status: number, serverMessage: string, metadata: Record<
     case 401:
       return 'This API key was not accepted: it is unknown or no longer valid. Sign in with a valid key.';
     case 403: {
-      const scope = typeof metadata.required_scope === 'string' ? metadata.required_scope : 'the needed';
-      return `This API key is not allowed to do this: it lacks the ${scope} scope. Ask for a key that has it.`;
+      // A missing scope is said in the console's words; any other refusal (a protected label, a
+      // workspace the key does not hold, a proposal not yours to decide) in the service's own.
+      if (typeof metadata.required_scope !== 'string') return `Not allowed: ${serverMessage}.`;
+      return `This API key is not allowed to do this: it lacks the ${metadata.required_scope} scope. Ask for a key that has it.`;
     }
     case 412:
       return STALE_MESSAGE;

@@ -31,6 +31,10 @@ export interface Preset {
   labels: Record<string, LabelTarget>;
   designated_version_id: string;
   designated_version: Version;
+  /** Release control (docs/keys-and-release.md): absent on a preset that never had any. */
+  protected_labels?: Record<string, { approvals: number }>;
+  designation_protection?: { approvals: number } | null;
+  proposals?: Proposal[];
 }
 
 /** One version's relative weight in a split label. */
@@ -47,6 +51,46 @@ export interface Usage {
   hours: Array<{ hour: string; label: string | null; version: number; count: number }>;
   totals: Array<{ label: string | null; version: number; count: number }>;
 }
+
+/** A move of a protected label (`label` null: the designated version) waiting for approvals. */
+export interface Proposal {
+  id: string;
+  label: string | null;
+  version: number;
+  previous_version: number | null;
+  proposer_user_id: string;
+  approvals_required: number;
+  approved_by: string[];
+  created_at: string;
+}
+
+/** A key made through the API, as GET /api/v1/keys lists it (never the key itself). */
+export interface ApiKey {
+  id: string;
+  name: string | null;
+  user_id: string;
+  scopes: string[];
+  workspaces: string[];
+  created_at: string;
+  created_by: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked: boolean;
+  revoked_at: string | null;
+  revoked_by: string | null;
+}
+
+/** GET /api/v1/me: who the signed-in key is. */
+export interface Me {
+  user_id: string;
+  workspace_id: string;
+  workspaces: string[];
+  scopes: string[];
+  key_id: string | null;
+}
+
+/** The scopes a key can hold (the service's list: src/keys/scopes.ts). */
+export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'keys:manage', 'presets:release'] as const;
 
 export interface ListPage<T> {
   data: T[];
@@ -75,6 +119,13 @@ export const EVENT_TYPES = [
   'PresetLabelMoved',
   'PresetLabelRemoved',
   'PresetLabelSplit',
+  'PresetLabelProtected',
+  'LabelMoveProposed',
+  'LabelMoveApproved',
+  'LabelMoveRejected',
+  'LabelMoveWithdrawn',
+  'ApiKeyCreated',
+  'ApiKeyRevoked',
 ] as const;
 
 /** The three create-or-version routes, by the request format each takes. */

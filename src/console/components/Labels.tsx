@@ -13,17 +13,24 @@ export const Labels = ({
   versions,
   busy,
   frozen,
+  protections = {},
   onMove,
   onRemove,
+  onProtect,
 }: {
   labels: Record<string, LabelTarget>;
   versions: Version[];
   busy: boolean;
   frozen: boolean;
+  /** Protected label → the approvals a move needs. */
+  protections?: Record<string, { approvals: number }>;
   onMove: (label: string, version: number) => void;
   onRemove: (label: string) => void;
+  /** Protect with this many approvals, or lift the protection (null). */
+  onProtect?: (label: string, approvals: number | null) => void;
 }) => {
   const names = Object.keys(labels).sort();
+  const [approvals, setApprovals] = useState<Record<string, string>>({});
   const [label, setLabel] = useState('');
   const [version, setVersion] = useState(String(versions[0]?.version ?? 1));
   const problem =
@@ -39,41 +46,85 @@ export const Labels = ({
       {names.length === 0 ? (
         <p class="muted">No labels.</p>
       ) : (
-        <table class="labels-table">
-          <thead>
-            <tr>
-              <th scope="col">Label</th>
-              <th scope="col">Version</th>
-              {!frozen && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {names.map((name) => (
-              <tr key={name} data-label={name}>
-                <th scope="row">{name}</th>
-                <td>{labelTargetText(labels[name]!)}</td>
-                {!frozen && typeof labels[name] === 'object' && <td class="muted">split: promote or abort it under Rollouts</td>}
-                {!frozen && typeof labels[name] === 'number' && (
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary outline small"
-                      disabled={busy}
-                      aria-label={`Remove the label ${name}`}
-                      onClick={() => onRemove(name)}
-                    >
-                      Remove
-                    </button>
-                  </td>
+        <div class="overflow-auto">
+          <table class="labels-table">
+            <thead>
+              <tr>
+                <th scope="col">Label</th>
+                <th scope="col">Version</th>
+                <th scope="col">Protection</th>
+                {!frozen && (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
                 )}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {names.map((name) => (
+                <tr key={name} data-label={name}>
+                  <th scope="row">{name}</th>
+                  <td>{labelTargetText(labels[name]!)}</td>
+                  <td data-label="Protection">
+                    {protections[name]
+                      ? `protected${protections[name].approvals > 0 ? `, ${protections[name].approvals} approval${protections[name].approvals === 1 ? '' : 's'}` : ''}`
+                      : '—'}
+                  </td>
+                  {!frozen && (
+                    <td class="actions">
+                      {onProtect && protections[name] && (
+                        <button
+                          type="button"
+                          class="secondary outline small"
+                          disabled={busy}
+                          aria-label={`Lift the protection of ${name}`}
+                          onClick={() => onProtect(name, null)}
+                        >
+                          Unprotect
+                        </button>
+                      )}
+                      {onProtect && !protections[name] && (
+                        <>
+                          <select
+                            aria-label={`Approvals a move of ${name} needs`}
+                            value={approvals[name] ?? '0'}
+                            onChange={(e) => setApprovals((a) => ({ ...a, [name]: e.currentTarget.value }))}
+                          >
+                            <option value="0">no approval</option>
+                            <option value="1">1 approval</option>
+                            <option value="2">2 approvals</option>
+                          </select>
+                          <button
+                            type="button"
+                            class="secondary outline small"
+                            disabled={busy}
+                            aria-label={`Protect ${name}`}
+                            onClick={() => onProtect(name, Number(approvals[name] ?? '0'))}
+                          >
+                            Protect
+                          </button>
+                        </>
+                      )}
+                      {typeof labels[name] === 'object' ? (
+                        <span class="muted">split: promote or abort it under Rollouts</span>
+                      ) : (
+                        <button
+                          type="button"
+                          class="secondary outline small"
+                          disabled={busy}
+                          aria-label={`Remove the label ${name}`}
+                          onClick={() => onRemove(name)}
+                        >
+                          Remove
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {!frozen && (
         <form

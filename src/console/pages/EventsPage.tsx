@@ -52,7 +52,7 @@ export const EventsPage = () => {
         from = Math.max(0, older - PAGE);
         events.push(...(await call<{ data: PresetEvent[] }>(`${base}/events?from=${from}&limit=${older - from}`)).body.data);
       } else {
-        const { etag } = await call(base);
+        const { etag } = await call(`${base}?include_archived=true`);
         from = Math.max(0, Number(/^"(\d+)"$/.exec(etag ?? '')?.[1] ?? 0) + 1 - PAGE);
         for (let next: number | null = from; next !== null;) {
           const body: { data: PresetEvent[]; next_from: number | null } = (

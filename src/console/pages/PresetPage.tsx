@@ -9,6 +9,8 @@ import { History } from '../components/History';
 import { JsonBlock, TextBlock } from '../components/JsonBlock';
 import { Labels } from '../components/Labels';
 import { Rollouts } from '../components/Rollouts';
+import { Proposals } from '../components/Proposals';
+import { useMe } from '../hooks/useMe';
 import { useLiveEvents } from '../components/LiveProvider';
 import { StatusActions } from '../components/StatusActions';
 import { StatusBadge } from '../components/StatusBadge';
@@ -36,6 +38,7 @@ const revisionOf = (etag: string | null) => {
  */
 export const PresetPage = ({ slug }: { slug: string }) => {
   const { call } = useSession();
+  const me = useMe();
   const heading = usePageTitle(slug);
   const base = `/api/v1/presets/${encodeURIComponent(slug)}`;
 
@@ -80,7 +83,8 @@ export const PresetPage = ({ slug }: { slug: string }) => {
 
   const load = useCallback(async () => {
     try {
-      const answer = await call<{ data: Preset }>(base);
+      // An archived preset too: the API hides it from the get unless asked for, as OpenRouter does.
+      const answer = await call<{ data: Preset }>(`${base}?include_archived=true`);
       setShown({ preset: answer.body.data, etag: answer.etag });
       setLoadFailure(undefined);
       await Promise.all([loadVersions(), loadHistory(answer.etag), loadUsage()]);
@@ -144,7 +148,11 @@ export const PresetPage = ({ slug }: { slug: string }) => {
     try {
       const answer = await call<{ data: Preset }>(path, { ...options, ifMatch: shown.etag, note: note.trim() || undefined });
       setNote('');
-      if (answer.status === 200) {
+      const proposed = (answer.body as unknown as { data?: { proposal_id?: string; approvals_required?: number } }).data;
+      if (answer.status === 202 && proposed?.proposal_id) {
+        await load();
+        setMessage(`The label is protected: the move is proposed and waits for ${proposed.approvals_required} approval(s).`);
+      } else if (answer.status === 200) {
         setShown({ preset: answer.body.data, etag: answer.etag });
         // Said once the page shows the change everywhere, history included.
         await Promise.all([loadVersions(), loadHistory(answer.etag)]).catch(() => undefined);
@@ -239,6 +247,32 @@ export const PresetPage = ({ slug }: { slug: string }) => {
                   }
                   onRemove={(label) =>
                     void write(`Label ${label} removed`, `${base}/labels/${encodeURIComponent(label)}`, { method: 'DELETE' })
+                  }
+                  protections={preset.protected_labels ?? {}}
+                  onProtect={(label, approvals) =>
+                    void write(
+                      approvals === null ? `Label ${label} is no longer protected` : `Label ${label} is protected`,
+                      `${base}/labels/${encodeURIComponent(label)}/protection`,
+                      { method: 'PUT', json: approvals === null ? { protected: false } : { protected: true, approvals } },
+                    )
+                  }
+                />
+              </section>
+
+              <section aria-labelledby="proposals-heading">
+                <h2 id="proposals-heading">Proposals</h2>
+                <Proposals
+                  items={(preset.proposals ?? []).map((proposal) => ({ slug: preset.slug, proposal }))}
+                  userId={me.data?.user_id}
+                  busy={busy}
+                  onStep={(_, proposal, step) =>
+                    void write(
+                      { approve: 'Approved', reject: 'Rejected', withdraw: 'Withdrawn' }[step],
+                      `${base}/proposals/${proposal.id}/${step}`,
+                      {
+                        method: 'POST',
+                      },
+                    )
                   }
                 />
               </section>

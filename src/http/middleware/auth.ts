@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { parseBearer, type KeyRing, type Scope } from '../../auth/apiKeys';
 import { ApiError } from '../errors';
 import type { AppContext, AppState } from '../types';
+import { actInWorkspace, WORKSPACE_PARAMETER } from './workspace';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="presets"' };
 
@@ -16,6 +17,7 @@ export const authenticate =
     const caller = keyRing.authenticate(token);
     if (!caller) throw new ApiError(401, 'unknown API key', {}, CHALLENGE);
     ctx.state.caller = caller;
+    actInWorkspace(ctx, ctx.query[WORKSPACE_PARAMETER], 'query');
     await next();
   };
 

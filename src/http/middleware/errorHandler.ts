@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
+import { CommandRejected, PreconditionFailed, type RejectionKind } from '../../eventstore/commandHandler';
 import { ConcurrencyConflict, StoreUnavailable } from '../../eventstore/eventStore';
-import { DecisionRejected, PreconditionFailed } from '../../presets/handler';
 import { ApiError, defaultMessage, envelope } from '../errors';
 import type { AppContext, AppState } from '../types';
 
@@ -38,20 +38,13 @@ interface Classified {
   headers: Record<string, string>;
 }
 
-/** What the decider refused, as the client should hear it. Another workspace's preset of a slug is a different stream: "not found" too. */
-const rejected = ({ reason }: DecisionRejected): Classified => {
-  switch (reason.type) {
-    case 'PresetNotFound':
-    case 'VersionNotFound':
-    case 'LabelNotFound':
-      return { status: 404, message: reason.message, metadata: {}, headers: {} };
-    case 'PresetArchived':
-      return { status: 409, message: reason.message, metadata: { reason: 'preset_archived' }, headers: {} };
-    case 'LabelSplit':
-      return { status: 409, message: reason.message, metadata: { reason: 'label_split' }, headers: {} };
-    case 'PresetInconsistent':
-      return { status: 500, message: 'internal error; it has been logged', metadata: {}, headers: {} };
-  }
+/** A decider's rejection, by its kind: the middleware knows no domain's rejections. */
+const KIND_STATUS: Record<RejectionKind, number> = { not_found: 404, conflict: 409, forbidden: 403, precondition: 412, internal: 500 };
+
+const rejected = ({ rejection }: CommandRejected): Classified => {
+  const status = KIND_STATUS[rejection.kind];
+  if (status >= 500) return { status, message: 'internal error; it has been logged', metadata: {}, headers: {} };
+  return { status, message: rejection.message, metadata: rejection.reason ? { reason: rejection.reason } : {}, headers: {} };
 };
 
 const classify = (error: unknown): Classified => {
@@ -61,9 +54,9 @@ const classify = (error: unknown): Classified => {
     return { status: 412, message: 'the preset is no longer at the revision named in If-Match; read it again', metadata: {}, headers: {} };
   }
   if (error instanceof ConcurrencyConflict) {
-    return { status: 409, message: 'the preset was changed by a concurrent request; retry', metadata: {}, headers: {} };
+    return { status: 409, message: 'the preset (or the keys) was changed by a concurrent request; retry', metadata: {}, headers: {} };
   }
-  if (error instanceof DecisionRejected) return rejected(error);
+  if (error instanceof CommandRejected) return rejected(error);
   if (error instanceof StoreUnavailable) {
     return {
       status: 503,

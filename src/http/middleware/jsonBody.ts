@@ -3,6 +3,7 @@ import sjson from 'secure-json-parse';
 import type { Middleware } from 'koa';
 import { ApiError, badRequest } from '../errors';
 import type { AppContext, AppState } from '../types';
+import { takeWorkspaceField } from './workspace';
 
 /**
  * Reads a JSON request body into `ctx.state.body`: only `application/json` in UTF-8 (415
@@ -52,6 +53,7 @@ export const jsonBody =
     if (problem === 'depth') throw badRequest(`the body is nested deeper than ${MAX_DEPTH} levels`);
     if (problem === 'nonFinite')
       throw badRequest('the body contains a number too large to represent (such as 1e400); numbers must be finite');
+    takeWorkspaceField(ctx);
     await next();
   };
 

@@ -40,6 +40,7 @@ export const requestContext =
  */
 class RequestState implements AppState {
   declare caller: Caller; // set by the auth middleware
+  declare workspaceId: string; // set by the auth middleware (middleware/workspace.ts)
   declare body: unknown; // set by the JSON body middleware
   private bound: Logger | undefined;
   constructor(

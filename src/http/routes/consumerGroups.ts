@@ -89,7 +89,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const start: Start | undefined =
       b.start === undefined || b.start === 'beginning' || b.start === 'now' ? b.start : { after: BigInt(b.start) };
     const { group, created } = unwrap(
-      await groups.define(ctx.state.caller.workspaceId, n, {
+      await groups.define(ctx.state.workspaceId, n, {
         filter: { types: b.filter?.types ?? null, slugPrefix: b.filter?.slug_prefix ?? null },
         start,
         leaseMs: b.lease_ms,
@@ -102,14 +102,14 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
   });
 
   router.get('/api/v1/consumer-groups', consume, async (ctx) => {
-    const list = await groups.list(ctx.state.caller.workspaceId);
+    const list = await groups.list(ctx.state.workspaceId);
     const answer: t.TypeOf<typeof ConsumerGroupList> = { data: await Promise.all(list.map(view)) };
     ctx.body = answer;
   });
 
   router.get('/api/v1/consumer-groups/:name', consume, async (ctx) => {
     const n = name(ctx);
-    const group = await groups.get(ctx.state.caller.workspaceId, n);
+    const group = await groups.get(ctx.state.workspaceId, n);
     if (!group) throw refused({ kind: 'not_found', message: `no consumer group ${JSON.stringify(n)} in this workspace` });
     const answer: t.TypeOf<typeof ConsumerGroupAnswer> = { data: await view(group) };
     ctx.body = answer;
@@ -117,7 +117,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
 
   router.delete('/api/v1/consumer-groups/:name', consume, async (ctx) => {
     const n = name(ctx);
-    if (!(await groups.remove(ctx.state.caller.workspaceId, n)))
+    if (!(await groups.remove(ctx.state.workspaceId, n)))
       throw refused({ kind: 'not_found', message: `no consumer group ${JSON.stringify(n)} in this workspace` });
     ctx.status = 204;
   });
@@ -133,7 +133,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     ctx.res.once('close', onClose);
     const fetched = unwrap(
       await groups
-        .fetch(ctx.state.caller.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal })
+        .fetch(ctx.state.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal })
         .finally(() => ctx.res.off('close', onClose)),
     );
     const answer: t.TypeOf<typeof FetchAnswer> = {
@@ -152,7 +152,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
       ]);
     }
     const group = unwrap(
-      await groups.ack(ctx.state.caller.workspaceId, n, {
+      await groups.ack(ctx.state.workspaceId, n, {
         leaseId: b.lease_id,
         position: b.position === undefined ? undefined : BigInt(b.position),
       }),

@@ -1,4 +1,4 @@
-import { WRITE_ERRORS, written, type Operation, type Schemas } from '../operations';
+import { movedOrProposed, WRITE_ERRORS, type Operation, type Schemas } from '../operations';
 import { DesignateBody } from './designate';
 
 /** The operation of ./designate.ts: designate a version (rollback). */
@@ -15,7 +15,7 @@ export const DESIGNATE_OPERATIONS: Operation[] = [
       'Refused (409) while the preset is archived.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     requestBody: 'DesignateRequest',
-    answers: written('Designated'),
+    answers: movedOrProposed('Designated'),
     errors: [...WRITE_ERRORS, '404'],
   },
 ];

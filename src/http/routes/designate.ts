@@ -10,6 +10,7 @@ import { jsonBody } from '../middleware/jsonBody';
 import { NoteField, noteOf } from '../note';
 import type { AppContext, AppState } from '../types';
 import { presetLocation } from './locations';
+import { actor, answerMoveOrProposal } from './release';
 import { answerWrite, type WriteDeps } from './writes';
 
 /** A version number: a whole number from 1. */
@@ -29,23 +30,17 @@ export const DesignateBody = t.intersection([t.type({ version: VersionNumber }),
 export const designateRoutes = (router: Router<AppState, AppContext>, deps: WriteDeps) => {
   router.put('/api/v1/presets/:slug/designated-version', requireScope('presets:write'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
     const slug = ctx.params.slug!;
-    const { caller, requestId } = ctx.state;
     const body = DesignateBody.decode(ctx.state.body);
     if (E.isLeft(body))
       throw badRequest('the body must be {"version": N} with N a version number from 1, and an optional "note"', formatErrors(body.left));
     const { version } = body.right;
     const outcome = await deps.handle(
-      {
-        type: 'DesignateVersion',
-        workspaceId: caller.workspaceId,
-        slug,
-        actorUserId: caller.userId,
-        version,
-        note: noteOf(ctx, body.right.note),
-      },
-      { requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
+      { type: 'DesignateVersion', slug, ...actor(ctx), version, note: noteOf(ctx, body.right.note) },
+      { requestId: ctx.state.requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
     );
     if (!outcome.state.exists) throw new Error('a designated version was decided for an absent preset');
+    // A protected designation with approvals: the move is a proposal (202).
+    if (outcome.events[0]?.type === 'LabelMoveProposed') return answerMoveOrProposal(ctx, deps, slug, outcome);
     await answerWrite(ctx, deps, {
       slug,
       revision: outcome.revision,

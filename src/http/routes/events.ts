@@ -37,27 +37,17 @@ type Ctx = ParameterizedContext<AppState, AppContext>;
 export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRouteDeps) => {
   const read = requireScope('presets:read');
 
-  router.get('/api/v1/presets/:slug/events', read, async (ctx) => {
-    const q = queryReader(ctx.query);
-    const from = q.int('from', 0, Number.MAX_SAFE_INTEGER, 0);
-    const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
-    q.done();
-    const stream = presetStreamName(ctx.state.caller.workspaceId, ctx.params.slug!);
-    // One more than asked: whether it exists says if there is a next page, and where it starts.
-    const page = await deps.eventStore.read(stream, { fromRevision: BigInt(from), limit: limit + 1 });
-    if (page.length === 0 && (from === 0 || (await deps.eventStore.read(stream, { limit: 1 })).length === 0)) {
-      throw notFound(`no preset ${JSON.stringify(ctx.params.slug)} in this workspace`);
-    }
-    const next = page[limit];
-    const body: t.TypeOf<typeof PresetEventsPage> = {
-      data: page.slice(0, limit).map((e) => eventJson(e)),
-      next_from: next ? revisionNumber(next.revision) : null,
-    };
-    ctx.body = body;
-  });
+  router.get('/api/v1/presets/:slug/events', read, async (ctx) =>
+    streamHistory(
+      ctx,
+      deps,
+      presetStreamName(ctx.state.workspaceId, ctx.params.slug!),
+      `no preset ${JSON.stringify(ctx.params.slug)} in this workspace`,
+    ),
+  );
 
   router.get('/api/v1/events', read, async (ctx) => {
-    const streamPrefix = workspaceStreamPrefix(ctx.state.caller.workspaceId);
+    const streamPrefix = workspaceStreamPrefix(ctx.state.workspaceId);
     // Not on HEAD: a stream without a body would only hold the connection open.
     const live = ctx.method === 'GET' && ctx.accepts('application/json', 'text/event-stream') === 'text/event-stream';
     if (live) return streamEvents(ctx, deps, streamPrefix);
@@ -87,6 +77,28 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     const body: t.TypeOf<typeof EventsPage> = { data, next_after: data.length > 0 ? data[data.length - 1]!.position : null };
     ctx.body = body;
   });
+};
+
+/**
+ * One stream's events by revision, paged (`from`, `limit`): a preset's history, or the workspace's
+ * keys stream (src/http/routes/keys.ts). A stream with no event is a 404 with `missing`.
+ */
+export const streamHistory = async (ctx: Ctx, deps: Pick<EventRouteDeps, 'eventStore'>, stream: string, missing: string | null) => {
+  const q = queryReader(ctx.query);
+  const from = q.int('from', 0, Number.MAX_SAFE_INTEGER, 0);
+  const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
+  q.done();
+  // One more than asked: whether it exists says if there is a next page, and where it starts.
+  const page = await deps.eventStore.read(stream, { fromRevision: BigInt(from), limit: limit + 1 });
+  if (missing !== null && page.length === 0 && (from === 0 || (await deps.eventStore.read(stream, { limit: 1 })).length === 0)) {
+    throw notFound(missing);
+  }
+  const next = page[limit];
+  const body: t.TypeOf<typeof PresetEventsPage> = {
+    data: page.slice(0, limit).map((e) => eventJson(e)),
+    next_from: next ? revisionNumber(next.revision) : null,
+  };
+  ctx.body = body;
 };
 
 const DIRECTIONS = ['forwards', 'backwards'] as const;

@@ -1,4 +1,4 @@
-import { WRITE_ERRORS, written, type Operation, type Parameters, type Schemas } from '../operations';
+import { movedOrProposed, WRITE_ERRORS, written, type Operation, type Parameters, type Schemas } from '../operations';
 import { LABEL, PatchBody, PutLabelBody, RESERVED_LABELS } from './lifecycle';
 
 /** The operations of ./lifecycle.ts: a preset's name, description and status, archiving, and its labels. */
@@ -25,7 +25,9 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
     tag: 'Presets',
     scope: 'presets:write',
     summary: 'Archive a preset',
-    description: 'The same as PATCH {"status":"archived"}: events are never erased, and the slug stays taken.',
+    description:
+      "OpenRouter's delete: archives (events are never erased, and the slug stays taken); the preset is then hidden from the get and the list. " +
+      'Deleting an archived preset answers 200 again; deleting a disabled one is a 409 (metadata.reason "preset_disabled").',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     answers: written('Archived'),
     errors: [...WRITE_ERRORS, '404'],
@@ -40,10 +42,11 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
     description:
       'Creates the label, or moves it (PresetLabelMoved names the version it named before); moving it to the version it names stores nothing. ' +
       'With {"split": [{"version", "weight"}, …]} instead, splits it between 2–10 versions by relative weight (PresetLabelSplit); moving it to one version ends the split. ' +
-      'Refused (409) while the preset is archived.',
+      'Refused (409) while the preset is archived. A protected label is moved or split only with presets:release (else 403, metadata.reason "protected"); ' +
+      'protected with approvals, a move becomes a proposal (202) and a split is refused (409, "label_protected_split").',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
     requestBody: 'LabelRequest',
-    answers: written('Moved'),
+    answers: movedOrProposed('Moved'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {

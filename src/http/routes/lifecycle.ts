@@ -14,8 +14,8 @@ import { jsonBody } from '../middleware/jsonBody';
 import { NoteField, noteOf } from '../note';
 import type { AppContext, AppState } from '../types';
 import { VersionNumber } from './designate';
-import { presetLocation } from './locations';
-import { answerWrite, type WriteDeps } from './writes';
+import { actor, answerMoveOrProposal } from './release';
+import type { WriteDeps } from './writes';
 
 /**
  * The lifecycle of a preset: its name, description and status (PATCH; DELETE archives), and its
@@ -73,29 +73,22 @@ const splitOf = (body: unknown): t.TypeOf<typeof SplitLabelBody> | ValidationPro
 type Ctx = ParameterizedContext<AppState, AppContext>;
 /** A command of this router, without what the path and the caller say. */
 type Command = PresetCommandRequest extends infer C
-  ? C extends { type: 'ChangePreset' | 'MoveLabel' | 'RemoveLabel' | 'SplitLabel' }
-    ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId'>
+  ? C extends { type: 'ChangePreset' | 'ArchivePreset' | 'RestorePreset' | 'MoveLabel' | 'RemoveLabel' | 'SplitLabel' }
+    ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId' | 'mayRelease'>
     : never
   : never;
 
 export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: WriteDeps) => {
   const write = requireScope('presets:write');
 
-  /** Runs a command on the preset named in the path, and answers with the preset as it left it. */
+  /** Runs a command on the preset named in the path, and answers with the preset as it left it (or the proposal it became). */
   const run = async (ctx: Ctx, command: Command) => {
     const slug = ctx.params.slug!;
-    const { caller, requestId } = ctx.state;
-    const outcome = await deps.handle(
-      { ...command, workspaceId: caller.workspaceId, slug, actorUserId: caller.userId } as PresetCommandRequest,
-      { requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
-    );
-    if (!outcome.state.exists) throw new Error(`${command.type} was decided for an absent preset`);
-    await answerWrite(ctx, deps, {
-      slug,
-      revision: outcome.revision,
-      presetId: outcome.state.presetId,
-      pendingLocation: presetLocation(slug),
+    const outcome = await deps.handle({ ...command, slug, ...actor(ctx) } as PresetCommandRequest, {
+      requestId: ctx.state.requestId,
+      expectedRevision: parseIfMatch(ctx.get('If-Match')),
     });
+    await answerMoveOrProposal(ctx, deps, slug, outcome);
   };
 
   router.patch('/api/v1/presets/:slug', write, jsonBody(deps.bodyLimitBytes), async (ctx) => {
@@ -122,9 +115,15 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
     await run(ctx, { type: 'ChangePreset', ...decoded.right, note: noteOf(ctx) });
   });
 
-  // Deleting archives: events are never erased, and the slug stays taken.
+  // Deleting archives, as OpenRouter does: events are never erased, and the slug stays taken.
+  // An archived preset answers 200 again; a disabled one is a 409.
   router.delete('/api/v1/presets/:slug', write, async (ctx) => {
-    await run(ctx, { type: 'ChangePreset', status: 'archived', note: noteOf(ctx) });
+    await run(ctx, { type: 'ArchivePreset', note: noteOf(ctx) });
+  });
+
+  // OpenRouter's restore: archived → active, with no new version and the designation unchanged.
+  router.post('/api/v1/presets/:slug/restore', write, async (ctx) => {
+    await run(ctx, { type: 'RestorePreset', note: noteOf(ctx) });
   });
 
   router.param('label', async (label, ctx, next) => {

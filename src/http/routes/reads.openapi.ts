@@ -29,8 +29,10 @@ export const READ_OPERATIONS: Operation[] = [
     tag: 'Presets',
     scope: 'presets:read',
     summary: 'Get a preset',
-    description: 'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304).',
-    parameters: ['slug', 'If-None-Match'],
+    description:
+      'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304). ' +
+      'An archived preset is a 404 (metadata.reason "preset_archived") unless include_archived=true.',
+    parameters: ['slug', 'If-None-Match', 'include_archived'],
     answers: { '200': { description: 'The preset.', content: json('PresetAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
@@ -70,6 +72,13 @@ export const READ_SCHEMAS: Schemas = [
 ];
 
 export const READ_PARAMETERS: Parameters = {
+  include_archived: {
+    name: 'include_archived',
+    in: 'query',
+    description:
+      '`true`: answer an archived preset too (by default it is a 404 with metadata.reason "preset_archived", as OpenRouter answers).',
+    schema: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  },
   version: {
     name: 'version',
     in: 'path',

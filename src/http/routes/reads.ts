@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type * as t from 'io-ts';
 import type { Page, ReadModelQueries } from '../../../projections/readmodel/readModel';
 import type { PresetStatus } from '../../presets/events';
-import { badRequest, notFound } from '../errors';
+import { ApiError, badRequest, notFound } from '../errors';
 import { answeredNotModified, etagOf } from '../etag';
 import { sendDataJson } from '../jsonData';
 import { requireScope } from '../middleware/auth';
@@ -31,7 +31,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const search = parseSearch(ctx.query.q);
     const page = parsePage(ctx.query);
     const position = await projectedPosition?.();
-    const { items, total } = await readModel.listPresets(ctx.state.caller.workspaceId, page, statuses, search);
+    const { items, total } = await readModel.listPresets(ctx.state.workspaceId, page, statuses, search);
     if (position !== undefined && position !== null) ctx.set(FEED_POSITION_HEADER, position.toString());
     const body: t.TypeOf<typeof PresetList> = { data: items, total_count: total };
     ctx.body = body;
@@ -46,8 +46,17 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
 
   router.get('/api/v1/presets/:slug', read, async (ctx) => {
     const slug = ctx.params.slug!;
-    const preset = await readModel.getPresetJson(ctx.state.caller.workspaceId, slug);
+    const q = queryReader(ctx.query);
+    const includeArchived = q.oneOf('include_archived', ['true', 'false'], 'false') === 'true';
+    q.done();
+    const preset = await readModel.getPresetJson(ctx.state.workspaceId, slug);
     if (!preset) throw noSuchPreset(slug);
+    // As OpenRouter answers: an archived preset is hidden from the get unless asked for.
+    if (!includeArchived && statusOfJson(preset.json) === 'archived') {
+      throw new ApiError(404, `preset ${JSON.stringify(slug)} is archived; restore it, or read it with ?include_archived=true`, {
+        reason: 'preset_archived',
+      });
+    }
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
     if (answeredNotModified(ctx, etagOf(preset.revision))) return;
     sendDataJson(ctx, preset.json);
@@ -55,7 +64,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
 
   router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {
     const page = parsePage(ctx.query);
-    const { view, revision } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    const { view, revision } = await presetOf(ctx.state.workspaceId, ctx.params.slug!);
     // Versions are only ever added, each by an event of the preset's stream: the list is as new as the revision.
     if (answeredNotModified(ctx, etagOf(revision))) return;
     const { items, total } = await readModel.listVersions(view.id, page);
@@ -68,7 +77,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const number = /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : NaN;
     if (Number.isNaN(number))
       throw badRequest('the version must be a whole number from 1', [{ path: 'version', message: `got ${JSON.stringify(raw)}` }]);
-    const { view } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
+    const { view } = await presetOf(ctx.state.workspaceId, ctx.params.slug!);
     const version = await readModel.getVersion(view.id, number);
     if (!version) throw notFound(`preset ${JSON.stringify(view.slug)} has no version ${number}`);
     // A version never changes: its id names it for good.
@@ -116,3 +125,20 @@ export const parseSearch = (raw: string | string[] | undefined): string | undefi
     { path: 'q', message: typeof raw === 'string' ? `at most ${MAX_SEARCH_CHARS} characters` : 'give it once' },
   ]);
 };
+
+/**
+ * A stored document's status without parsing it: the projection writes `id`, `name`, `slug` and
+ * `description` (strings or null, in which a quote is always escaped) before `status`, so the first
+ * `"status":"` of the text is the document's own. Parsed when the text is not in that shape.
+ */
+export const statusOfJson = (json: string): string => {
+  const at = json.indexOf(STATUS_KEY);
+  if (at >= 0) {
+    const start = at + STATUS_KEY.length;
+    const end = json.indexOf('"', start);
+    const before = json.slice(0, at);
+    if (end > start && !before.includes('{', 1) && !before.includes('[')) return json.slice(start, end);
+  }
+  return String((JSON.parse(json) as { status?: unknown }).status);
+};
+const STATUS_KEY = '"status":"';

@@ -33,7 +33,7 @@ export const SPLIT_KEY_HEADER = 'Preset-Split-Key';
 export const resolveRoutes = (router: Router<AppState, AppContext>, deps: ResolveDeps) => {
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/resolve/${path}`, requireScope('presets:read'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
-      const { workspaceId } = ctx.state.caller;
+      const { workspaceId } = ctx.state;
       const splitKey = ctx.get(SPLIT_KEY_HEADER) || undefined;
       const resolved = await resolveRequest(format, ctx.state.body, readModelSource(deps.readModel, workspaceId), { splitKey });
       deps.countResolution?.(format, E.isLeft(resolved) ? statusClass(resolved.left.status) : 'resolved');

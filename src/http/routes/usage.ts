@@ -81,7 +81,7 @@ export const usageRoutes = (router: Router<AppState, AppContext>, deps: UsageDep
       query.problem('from', `the window may be at most ${MAX_USAGE_DAYS} days`);
     query.done();
     const slug = ctx.params.slug!;
-    const { workspaceId } = ctx.state.caller;
+    const { workspaceId } = ctx.state;
     const preset = await deps.readModel.getPreset(workspaceId, slug);
     if (!preset) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
     const counts = await deps.usage.query(workspaceId, preset.view.id, from, to);
@@ -108,7 +108,7 @@ export const usageRoutes = (router: Router<AppState, AppContext>, deps: UsageDep
     if (E.isLeft(decoded)) {
       throw badRequest('the body must be {"counts": [{"slug", "label", "version", "hour", "count"}, …]}', formatErrors(decoded.left));
     }
-    const { workspaceId } = ctx.state.caller;
+    const { workspaceId } = ctx.state;
     const latestHour = Math.floor(clock().getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
     const problems: ValidationProblem[] = [];
     const ids = new Map<string, string | null>();

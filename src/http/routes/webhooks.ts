@@ -78,7 +78,7 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
   };
   const find = async (ctx: Ctx): Promise<StoredWebhook> => {
     const id = ctx.params.id!;
-    const stored = UUID.test(id) ? await deps.webhooks.get(ctx.state.caller.workspaceId, id) : null;
+    const stored = UUID.test(id) ? await deps.webhooks.get(ctx.state.workspaceId, id) : null;
     if (!stored) throw notFound(`no webhook ${JSON.stringify(id)} in this workspace`);
     return stored;
   };
@@ -99,7 +99,7 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
   router.post('/api/v1/webhooks', manage, readsPresets, body, async (ctx) => {
     const input = decode(CreateWebhookBody, ctx, 'a webhook: {"url": "https://…", "events"?: […], "description"?: "…"}');
     await checkUrl(input.url);
-    const { workspaceId } = ctx.state.caller;
+    const { workspaceId } = ctx.state;
     if ((await deps.webhooks.list(workspaceId)).length >= MAX_WEBHOOKS_PER_WORKSPACE) {
       throw new ApiError(409, `a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`, {
         limit: MAX_WEBHOOKS_PER_WORKSPACE,
@@ -124,7 +124,7 @@ export const webhookRoutes = (router: Router<AppState, AppContext>, deps: Webhoo
   });
 
   router.get('/api/v1/webhooks', manage, async (ctx) => {
-    const all = await deps.webhooks.list(ctx.state.caller.workspaceId);
+    const all = await deps.webhooks.list(ctx.state.workspaceId);
     ctx.body = { data: all.map(webhookView), total_count: all.length } satisfies t.TypeOf<typeof WebhookList>;
   });
 

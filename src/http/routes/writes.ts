@@ -36,7 +36,7 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/presets/:slug/${path}`, requireScope('presets:write'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
       const slug = ctx.params.slug!;
-      const { caller, requestId } = ctx.state;
+      const { requestId } = ctx.state;
       const dryRun = isDryRun(ctx.query.dry_run);
       const draft = toDraft(format, ctx.state.body);
       if (E.isLeft(draft)) throw badRequest(`the body is not a valid ${format} request`, draft.left);
@@ -47,7 +47,15 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
         return;
       }
       const outcome = await deps.handle(
-        { type: 'AddPresetVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, config, systemPrompt, note },
+        {
+          type: 'AddPresetVersion',
+          workspaceId: ctx.state.workspaceId,
+          slug,
+          actorUserId: ctx.state.caller.userId,
+          config,
+          systemPrompt,
+          note,
+        },
         { requestId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
       );
       const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
@@ -87,7 +95,7 @@ export const answerWrite = async (
   written: WrittenPreset,
 ): Promise<void> => {
   const { slug, revision, presetId, version } = written;
-  const workspaceId = ctx.state.caller.workspaceId;
+  const workspaceId = ctx.state.workspaceId;
   const record = await deps.waitForPreset(workspaceId, slug, revision, deps.readYourWritesTimeoutMs);
   if (!record) {
     ctx.status = 202;

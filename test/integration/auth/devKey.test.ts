@@ -33,7 +33,7 @@ describe('ensureKeysFile', () => {
     expect(file.keys).toHaveLength(1);
     expect(file.keys[0]).toMatchObject({
       user_id: expect.stringMatching(/^user_/),
-      scopes: ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume'],
+      scopes: ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'keys:manage', 'presets:release'],
     });
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await readdir(dataDir)).toEqual(['api-keys.json']); // no temp file left behind
@@ -41,7 +41,7 @@ describe('ensureKeysFile', () => {
     const ring = await loadKeyRing(path);
     expect(ring.size).toBe(1);
     const caller = ring.authenticate(key);
-    expect(caller).toMatchObject({ userId: file.keys[0]!.user_id, workspaceId: file.keys[0]!.workspace_id });
+    expect(caller).toMatchObject({ userId: file.keys[0]!.user_id, workspaces: [file.keys[0]!.workspace_id] });
     expect(caller!.scopes.has('presets:write')).toBe(true);
   });
 

@@ -35,7 +35,7 @@ describe('appendKeyEntry', () => {
     expect(ring.size).toBe(2);
     expect(ring.authenticate(devKey)).not.toBeNull();
     const carol = ring.authenticate(second.key);
-    expect(carol).toMatchObject({ userId: 'carol', workspaceId: WS, keyId: second.keyId });
+    expect(carol).toMatchObject({ userId: 'carol', workspaces: [WS], keyId: second.keyId });
     expect([...carol!.scopes]).toEqual(['presets:read']);
     expect(await readFile(path, 'utf8')).not.toContain(second.key);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
@@ -81,15 +81,23 @@ describe('create-api-key CLI', () => {
     const key = r.out[0]!;
     expect(r.err.join('\n')).not.toContain(key);
     expect(r.err.join('\n')).toContain(hashApiKey(key));
-    expect((await loadKeyRing(file)).authenticate(key)).toMatchObject({ userId: 'gina', workspaceId: WS });
+    expect((await loadKeyRing(file)).authenticate(key)).toMatchObject({ userId: 'gina', workspaces: [WS] });
   });
 
   it('defaults the workspace to a new uuid and the file to $DATA_DIR/api-keys.json', async () => {
     const r = await run(['--user', 'hal'], { DATA_DIR: dir });
     expect(r.code).toBe(0);
     const caller = (await loadKeyRing(join(dir, 'api-keys.json'))).authenticate(r.out[0]!);
-    expect(caller?.workspaceId).toMatch(/^[0-9a-f-]{36}$/);
-    expect([...caller!.scopes]).toEqual(['presets:read', 'presets:write', 'webhooks:manage', 'events:consume']);
+    expect(caller?.workspaces).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    // Every scope by default: consumer groups' and the two of release control too.
+    expect([...caller!.scopes]).toEqual([
+      'presets:read',
+      'presets:write',
+      'webhooks:manage',
+      'events:consume',
+      'keys:manage',
+      'presets:release',
+    ]);
   });
 
   it.each([

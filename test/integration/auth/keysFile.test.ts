@@ -38,7 +38,7 @@ describe('loadKeyRing', () => {
     expect(ring.size).toBe(2);
 
     const alice = ring.authenticate(PLAIN);
-    expect(alice).toMatchObject({ userId: 'alice', workspaceId: WS, keyId: hashApiKey(PLAIN).slice(0, 12) });
+    expect(alice).toMatchObject({ userId: 'alice', workspaces: [WS], keyId: hashApiKey(PLAIN).slice(0, 12) });
     expect([...alice!.scopes]).toEqual(['presets:read', 'presets:write']);
 
     const bob = ring.authenticate(HASHED);

@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import * as E from 'fp-ts/Either';
 import { toDraft, type FormatName } from '../../../src/formats';
@@ -35,6 +36,9 @@ const BASE: Record<FormatName, Record<string, unknown>> = {
 it('the reference copy in reference/ is the one in shared/reference/ (when that is beside the clone)', () => {
   if (!sharedReferenceExists()) return;
   expect(readFileSync(REFERENCE_FILE, 'utf8')).toBe(readFileSync(SHARED_REFERENCE_FILE, 'utf8'));
+  // And the note of what OpenRouter's later documents add (delete, restore, workspace_id).
+  const note = 'openrouter-presets-changes-2026-11.md';
+  expect(readFileSync(join(dirname(REFERENCE_FILE), note), 'utf8')).toBe(readFileSync(join(dirname(SHARED_REFERENCE_FILE), note), 'utf8'));
 });
 
 describe.each(SOURCE_FORMATS)('%s: every field of the reference request schema, at its own level', (format) => {

@@ -5,6 +5,7 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { renderEventSchemas, SCHEMA_DIR } from '../../../scripts/generate-event-schemas';
 import { decide, evolve, initialState } from '../../../src/presets/decider';
+import { decideKeys, initialKeysState, type KeyCommandMetadata } from '../../../src/keys/decider';
 import { codecsBySchemaVersion, CURRENT_SCHEMA_VERSION, PRESET_EVENT_TYPES, type PresetEvent } from '../../../src/presets/events';
 import { toJsonSchema, type JsonSchema } from '../../../src/jsonSchema';
 
@@ -161,6 +162,60 @@ const resplit = one(
 );
 const promoted = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 2 }, [labelled, split].reduce(evolve, history)));
 const notedAdd = one(decide({ ...add, newVersionId: 'v3', note: 'faster model' }, history));
+// Release control: protect production with two approvals, propose, approve twice (the second moves it), and the other endings.
+const release = { ...base, mayRelease: true };
+const protectedLabel = one(decide({ ...release, type: 'ProtectLabel', label: 'production', protected: true, approvals: 2 }, history));
+const protectedDesignation = one(
+  decide({ ...release, type: 'ProtectLabel', label: null, protected: true, approvals: 0, note: 'release only' }, history),
+);
+const unprotected = one(
+  decide({ ...release, type: 'ProtectLabel', label: 'production', protected: false, approvals: 0 }, evolve(history, protectedLabel)),
+);
+const guarded = evolve(history, protectedLabel);
+const proposed = one(
+  decide({ ...release, type: 'MoveLabel', label: 'production', version: 2, newProposalId: 'pr1', note: 'ship' }, guarded),
+);
+const pending = evolve(guarded, proposed);
+const proposal = { ...release, proposalId: 'pr1' };
+const approvedOnce = one(decide({ ...proposal, type: 'ApproveProposal', actorUserId: 'a1' }, pending));
+const [approvedTwice, movedByProposal] = all(
+  decide({ ...proposal, type: 'ApproveProposal', actorUserId: 'a2', note: 'lgtm' }, evolve(pending, approvedOnce)),
+);
+const rejected = one(decide({ ...proposal, type: 'RejectProposal', actorUserId: 'a1' }, pending));
+const withdrawn = one(decide({ ...proposal, type: 'WithdrawProposal', note: 'not yet' }, pending));
+const keyMeta: KeyCommandMetadata = {
+  requestId: 'r',
+  actorUserId: 'admin',
+  actorWorkspaces: ['w1', 'w2'],
+  actorScopes: new Set(['presets:read']),
+  now: new Date(0),
+};
+const keyData = {
+  keyId: 'k1',
+  keySha256: 'a'.repeat(64),
+  userId: 'u',
+  name: null,
+  scopes: ['presets:read' as const],
+  workspaces: ['w1'],
+  expiresAt: null,
+};
+const keyCreated = E.getOrElseW(() => [])(decideKeys({ type: 'CreateApiKey', data: keyData, metadata: keyMeta }, initialKeysState()))[0]!;
+const keyCreatedNamed = E.getOrElseW(() => [])(
+  decideKeys(
+    {
+      type: 'CreateApiKey',
+      data: { ...keyData, name: 'ci', workspaces: ['w1', 'w2'], expiresAt: new Date(86_400_000) },
+      metadata: keyMeta,
+    },
+    initialKeysState(),
+  ),
+)[0]!;
+const keyRevoked = E.getOrElseW(() => [])(
+  decideKeys(
+    { type: 'RevokeApiKey', data: { keyId: 'k1', note: 'leaked' }, metadata: keyMeta },
+    { keys: { k1: { revoked: false, workspaces: ['w1'] } } },
+  ),
+)[0]!;
 const withoutCreator = (e: PresetEvent) => ({ ...e.data, version: { ...(e.data as { version: object }).version, creatorId: undefined } });
 const samples: Record<number, Record<string, unknown[]>> = {
   1: {
@@ -185,9 +240,16 @@ const samples: Record<number, Record<string, unknown[]>> = {
     ],
     PresetDetailsChanged: [renamed!.data, undescribed!.data],
     PresetStatusChanged: [disabled!.data],
-    PresetLabelMoved: [labelled.data, relabelled.data, promoted.data],
+    PresetLabelMoved: [labelled.data, relabelled.data, promoted.data, movedByProposal!.data],
     PresetLabelRemoved: [unlabelled.data],
     PresetLabelSplit: [split.data, resplit.data],
+    PresetLabelProtected: [protectedLabel.data, protectedDesignation.data, unprotected.data],
+    LabelMoveProposed: [proposed.data],
+    LabelMoveApproved: [approvedOnce.data, approvedTwice!.data],
+    LabelMoveRejected: [rejected.data],
+    LabelMoveWithdrawn: [withdrawn.data],
+    ApiKeyCreated: [keyCreated.data, keyCreatedNamed.data],
+    ApiKeyRevoked: [keyRevoked.data],
   },
 };
 

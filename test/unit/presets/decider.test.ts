@@ -1,5 +1,7 @@
+import * as E from 'fp-ts/Either';
 import {
   presetDecider,
+  type DecideProposal,
   type AddPresetVersion,
   type ChangePreset,
   type DesignateVersion,
@@ -8,6 +10,10 @@ import {
   type SplitLabel,
 } from '../../../src/presets/decider';
 import type {
+  LabelMoveApproved,
+  LabelMoveProposed,
+  LabelMoveWithdrawn,
+  PresetLabelProtected,
   PresetCreated,
   PresetEvent,
   PresetLabelMoved,
@@ -124,6 +130,10 @@ describe('evolve', () => {
       designatedVersion: 1,
       labels: {},
       splits: {},
+      protectedLabels: {},
+      designationApprovals: null,
+      proposals: {},
+      closedProposals: {},
     });
     expect([created, added(2)].reduce(evolve, initialState())).toMatchObject({
       versionIds: ['version-1', 'version-2'],
@@ -515,5 +525,249 @@ describe('splitting a label (rollouts)', () => {
     ])
       .when({ ...base, type: 'RemoveLabel', label: 'production' })
       .thenRejects({ type: 'LabelSplit' });
+  });
+});
+
+describe('release control (given / when / then)', () => {
+  const at = new Date('2026-04-01T00:00:00.000Z');
+  const base = { workspaceId: 'ws-1', slug: 'bot', now: at };
+  const protectedAt = (label: string | null, approvals: number): PresetLabelProtected => ({
+    type: 'PresetLabelProtected',
+    data: { presetId: 'preset-1', label, protected: true, approvals, occurredAt: at.toISOString() },
+  });
+  const production1: PresetLabelMoved = {
+    type: 'PresetLabelMoved',
+    data: {
+      presetId: 'preset-1',
+      label: 'production',
+      versionNumber: 1,
+      versionId: 'version-1',
+      previousVersionNumber: null,
+      occurredAt: at.toISOString(),
+    },
+  };
+  const proposedBy = (user: string, version = 2, proposalId = 'p-1'): LabelMoveProposed => ({
+    type: 'LabelMoveProposed',
+    data: {
+      presetId: 'preset-1',
+      proposalId,
+      label: 'production',
+      versionNumber: version,
+      versionId: `version-${version}`,
+      previousVersionNumber: 1,
+      proposerUserId: user,
+      approvalsRequired: 2,
+      occurredAt: at.toISOString(),
+    },
+  });
+  const approvedBy = (user: string): LabelMoveApproved => ({
+    type: 'LabelMoveApproved',
+    data: { presetId: 'preset-1', proposalId: 'p-1', approverUserId: user, occurredAt: at.toISOString() },
+  });
+  const guarded = [...threeVersions, production1, protectedAt('production', 2)];
+  const move = (actor: string, mayRelease: boolean, version = 2): MoveLabel => ({
+    ...base,
+    type: 'MoveLabel',
+    actorUserId: actor,
+    mayRelease,
+    label: 'production',
+    version,
+    newProposalId: 'p-1',
+  });
+  const decideOn = (type: DecideProposal['type'], actor: string, mayRelease = true): DecideProposal => ({
+    ...base,
+    type,
+    actorUserId: actor,
+    mayRelease,
+    proposalId: 'p-1',
+  });
+
+  it('refuses any change of a protected label to a key without presets:release: move, remove, unprotect', () => {
+    given(guarded).when(move('w', false)).thenRejects({ type: 'Protected', kind: 'forbidden' });
+    given(guarded)
+      .when({ ...base, type: 'RemoveLabel', actorUserId: 'w', label: 'production' })
+      .thenRejects({ type: 'Protected', kind: 'forbidden' });
+    given(guarded)
+      .when({ ...base, type: 'ProtectLabel', actorUserId: 'w', label: 'production', protected: false, approvals: 0 })
+      .thenRejects({ type: 'Protected', kind: 'forbidden' });
+    // A label that is not protected moves as before.
+    given(threeVersions).when(move('w', false)).then([labelMoved2()]);
+  });
+
+  it('makes a move of a label protected with approvals a proposal, applied by the last approval of another user', () => {
+    given(guarded)
+      .when(move('ann', true))
+      .then([proposedBy('ann')]);
+    given([...guarded, proposedBy('ann')])
+      .when(decideOn('ApproveProposal', 'ann'))
+      .thenRejects({ type: 'Protected', kind: 'forbidden' });
+    given([...guarded, proposedBy('ann')])
+      .when(decideOn('ApproveProposal', 'bob'))
+      .then([approvedBy('bob')]);
+    given([...guarded, proposedBy('ann'), approvedBy('bob')])
+      .when(decideOn('ApproveProposal', 'bob'))
+      .thenRejects({ kind: 'conflict', reason: 'already_approved' });
+    given([...guarded, proposedBy('ann'), approvedBy('bob')])
+      .when(decideOn('ApproveProposal', 'cid'))
+      .then([approvedBy('cid'), { ...labelMoved2(), data: { ...labelMoved2().data, previousVersionNumber: 1, proposalId: 'p-1' } }]);
+  });
+
+  it('refuses a stale proposal, and closes one by rejection or by its proposer only', () => {
+    const moved: PresetLabelMoved = {
+      ...production1,
+      data: { ...production1.data, versionNumber: 3, versionId: 'version-3', previousVersionNumber: 1 },
+    };
+    given([...guarded, proposedBy('ann'), moved])
+      .when(decideOn('ApproveProposal', 'bob'))
+      .thenRejects({ kind: 'conflict', reason: 'proposal_stale' });
+    given([...guarded, proposedBy('ann')])
+      .when(decideOn('WithdrawProposal', 'bob'))
+      .thenRejects({ kind: 'forbidden' });
+    const withdrawn: LabelMoveWithdrawn = {
+      type: 'LabelMoveWithdrawn',
+      data: { presetId: 'preset-1', proposalId: 'p-1', occurredAt: at.toISOString() },
+    };
+    given([...guarded, proposedBy('ann')])
+      .when(decideOn('WithdrawProposal', 'ann', false))
+      .then([withdrawn]);
+    given([...guarded, proposedBy('ann'), withdrawn])
+      .when(decideOn('ApproveProposal', 'bob'))
+      .thenRejects({ kind: 'conflict', reason: 'proposal_closed' });
+    given([...guarded, proposedBy('ann')])
+      .when(decideOn('RejectProposal', 'bob', false))
+      .thenRejects({ kind: 'forbidden' });
+  });
+
+  it('keeps a protected designation where it is when a version is added', () => {
+    const [event] = E.getOrElseW(() => [])(
+      presetDecider.decide(
+        { ...base, type: 'AddPresetVersion', actorUserId: 'w', config: {}, systemPrompt: '', newPresetId: 'x', newVersionId: 'version-4' },
+        [...threeVersions, protectedAt(null, 0)].reduce(evolve, initialState()),
+      ),
+    );
+    expect(event).toMatchObject({ type: 'PresetVersionAdded', data: { designated: false } });
+    expect([...threeVersions, protectedAt(null, 0), event!].reduce(evolve, initialState())).toMatchObject({ designatedVersion: 3 });
+  });
+
+  const labelMoved2 = (): PresetLabelMoved => ({
+    type: 'PresetLabelMoved',
+    data: {
+      presetId: 'preset-1',
+      label: 'production',
+      versionNumber: 2,
+      versionId: 'version-2',
+      previousVersionNumber: null,
+      occurredAt: at.toISOString(),
+    },
+  });
+});
+
+describe('splitting a protected label (rollouts under release control)', () => {
+  const at = '2026-05-01T00:00:00.000Z';
+  const base = { workspaceId: 'ws-1', slug: 'bot', actorUserId: 'ann', now: new Date(at) };
+  const production1: PresetLabelMoved = {
+    type: 'PresetLabelMoved',
+    data: {
+      presetId: 'preset-1',
+      label: 'production',
+      versionNumber: 1,
+      versionId: 'version-1',
+      previousVersionNumber: null,
+      occurredAt: at,
+    },
+  };
+  const protectedWith = (approvals: number): PresetLabelProtected => ({
+    type: 'PresetLabelProtected',
+    data: { presetId: 'preset-1', label: 'production', protected: true, approvals, occurredAt: at },
+  });
+  const canary = (mayRelease: boolean): SplitLabel => ({
+    ...base,
+    type: 'SplitLabel',
+    mayRelease,
+    label: 'production',
+    split: [
+      { version: 1, weight: 90 },
+      { version: 2, weight: 10 },
+    ],
+  });
+  const splitEvent: PresetLabelSplit = {
+    type: 'PresetLabelSplit',
+    data: {
+      presetId: 'preset-1',
+      label: 'production',
+      versions: [
+        { versionNumber: 1, versionId: 'version-1', weight: 90 },
+        { versionNumber: 2, versionId: 'version-2', weight: 10 },
+      ],
+      previousVersionNumber: 1,
+      previousVersions: null,
+      occurredAt: at,
+    },
+  };
+
+  it('refuses a split of a protected label to a key without presets:release, as it refuses a move (403)', () => {
+    given([...threeVersions, production1, protectedWith(0)])
+      .when(canary(false))
+      .thenRejects({ type: 'Protected', kind: 'forbidden', reason: 'protected' });
+    given([...threeVersions, production1, protectedWith(2)])
+      .when(canary(false))
+      .thenRejects({ type: 'Protected', kind: 'forbidden', reason: 'protected' });
+  });
+
+  it('lets a key with presets:release split a label protected without approvals', () => {
+    given([...threeVersions, production1, protectedWith(0)])
+      .when(canary(true))
+      .then([splitEvent]);
+  });
+
+  it('refuses to split a label protected with approvals, even with presets:release (409 label_protected_split), and stores nothing', () => {
+    given([...threeVersions, production1, protectedWith(1)])
+      .when(canary(true))
+      .thenRejects({ type: 'ProtectedSplit', kind: 'conflict', reason: 'label_protected_split' });
+  });
+
+  it('still lets an unprotected label be split by a key without presets:release', () => {
+    given([...threeVersions, production1])
+      .when(canary(false))
+      .then([splitEvent]);
+  });
+
+  it('ends a split of a protected label only by the rule for moves: a proposal, whose approval names the split it ended', () => {
+    const history = [...threeVersions, production1, splitEvent, protectedWith(1)];
+    const proposed: LabelMoveProposed = {
+      type: 'LabelMoveProposed',
+      data: {
+        presetId: 'preset-1',
+        proposalId: 'p-1',
+        label: 'production',
+        versionNumber: 2,
+        versionId: 'version-2',
+        previousVersionNumber: null,
+        proposerUserId: 'ann',
+        approvalsRequired: 1,
+        occurredAt: at,
+      },
+    };
+    given(history)
+      .when({ ...base, type: 'MoveLabel', mayRelease: true, label: 'production', version: 2, newProposalId: 'p-1' })
+      .then([proposed]);
+    given([...history, proposed])
+      .when({ ...base, type: 'ApproveProposal', actorUserId: 'bob', mayRelease: true, proposalId: 'p-1' })
+      .then([
+        { type: 'LabelMoveApproved', data: { presetId: 'preset-1', proposalId: 'p-1', approverUserId: 'bob', occurredAt: at } },
+        {
+          type: 'PresetLabelMoved',
+          data: {
+            presetId: 'preset-1',
+            label: 'production',
+            versionNumber: 2,
+            versionId: 'version-2',
+            previousVersionNumber: null,
+            previousVersions: splitEvent.data.versions,
+            occurredAt: at,
+            proposalId: 'p-1',
+          },
+        },
+      ]);
   });
 });

@@ -1,0 +1,49 @@
+import * as t from 'io-ts';
+import { SCOPES, type Scope } from './scopes';
+
+/**
+ * The events of a workspace's keys stream (streams.ts): who was given which access, and when it
+ * was taken back. Who acted is the event's `metadata.actorUserId`, as on every event.
+ *
+ * `keySha256` is what every replica needs to recognise the key (each follows these events to keep
+ * its key ring): the key itself is never stored anywhere, and the API's event answers (history,
+ * feed, live stream, webhooks) leave the hash out too (`publicEventData`).
+ */
+export const KeyScope = t.keyof(Object.fromEntries(SCOPES.map((s) => [s, null])) as Record<Scope, null>, 'Scope');
+
+export const ApiKeyCreatedData = t.type({
+  keyId: t.string,
+  keySha256: t.string,
+  userId: t.string,
+  name: t.union([t.string, t.null]),
+  scopes: t.array(KeyScope),
+  /** The first is where the key acts when a request names none; the stream is the first's. */
+  workspaces: t.array(t.string),
+  expiresAt: t.union([t.string, t.null]),
+  occurredAt: t.string,
+});
+
+export const ApiKeyRevokedData = t.intersection([t.type({ keyId: t.string, occurredAt: t.string }), t.partial({ note: t.string })]);
+
+export type ApiKeyCreated = { type: 'ApiKeyCreated'; data: t.TypeOf<typeof ApiKeyCreatedData> };
+export type ApiKeyRevoked = { type: 'ApiKeyRevoked'; data: t.TypeOf<typeof ApiKeyRevokedData> };
+export type KeyEvent = ApiKeyCreated | ApiKeyRevoked;
+export type KeyEventType = KeyEvent['type'];
+
+export const keyEventDataCodecs = {
+  ApiKeyCreated: ApiKeyCreatedData,
+  ApiKeyRevoked: ApiKeyRevokedData,
+} as const satisfies Record<KeyEventType, t.Mixed>;
+
+export const KEY_EVENT_TYPES = Object.keys(keyEventDataCodecs) as KeyEventType[];
+
+/** An ApiKeyCreated as the API shows it: without the key's hash. */
+export const ApiKeyCreatedPublicData = t.type({
+  keyId: t.string,
+  userId: t.string,
+  name: t.union([t.string, t.null]),
+  scopes: t.array(KeyScope),
+  workspaces: t.array(t.string),
+  expiresAt: t.union([t.string, t.null]),
+  occurredAt: t.string,
+});

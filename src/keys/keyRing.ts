@@ -1,0 +1,177 @@
+import { hash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Caller, KeyRing } from '../auth/apiKeys';
+import type { Scope } from '../auth/keysFile';
+import type { EventFeed } from '../eventstore/eventFeed';
+import type { RecordedEvent } from '../eventstore/eventStore';
+import { decodeEvent } from '../presets/events';
+import { PRESET_STREAM_PREFIX } from '../presets/streamName';
+import { KEY_EVENT_TYPES } from './events';
+import { isKeysStream } from './streamName';
+
+/**
+ * The keys a request may present: the keys file's (the bootstrap, read once at start) and those
+ * made through the API, which every process follows through the event feed (`followKeys`), so a
+ * key made or revoked on one replica is honoured on every other without a restart.
+ */
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string | null;
+  scopes: Scope[];
+  workspaces: string[];
+  createdAt: string;
+  createdBy: string;
+  expiresAt: Date | null;
+  revokedAt: string | null;
+  revokedBy: string | null;
+  /** The keys stream it lives in: where its revocation goes. */
+  stream: string;
+  /** When this process last saw it used, to the minute (usage is no event). */
+  lastUsedAt: Date | null;
+}
+
+export interface LiveKeyRing extends KeyRing {
+  /** Applies an event of a keys stream; any other event is passed by. */
+  apply(recorded: RecordedEvent): void;
+  /** The API's keys that hold this workspace, oldest first. */
+  list(workspaceId: string): ApiKeyRecord[];
+  get(id: string): ApiKeyRecord | undefined;
+  /** Following the keys streams fails: a revocation could go unseen, so the API's keys are refused while halted (the file's still work). */
+  halt(halted: boolean): void;
+}
+
+const MINUTE = 60_000;
+
+export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new Date()): LiveKeyRing => {
+  const byId = new Map<string, ApiKeyRecord>();
+  const byHash = new Map<string, { record: ApiKeyRecord; caller: Caller }>();
+  let halted = false;
+  return {
+    get size() {
+      return file.size + byHash.size;
+    },
+    authenticate(token) {
+      const fromFile = file.authenticate(token);
+      if (fromFile) return fromFile;
+      if (token.length === 0 || halted) return null;
+      // A lookup by the token's SHA-256: what it reveals through timing is about the hash of the
+      // guess, which a guesser cannot steer towards a stored one.
+      const found = byHash.get(hash('sha256', token, 'hex'));
+      if (!found) return null;
+      const now = clock();
+      const { record } = found;
+      if (record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime())) return null;
+      record.lastUsedAt = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE);
+      return found.caller;
+    },
+    apply(recorded) {
+      if (!isKeysStream(recorded.stream)) return;
+      const stored = decodeEvent(recorded);
+      const { event } = stored;
+      if (event.type === 'ApiKeyCreated') {
+        const d = event.data;
+        if (byId.has(d.keyId)) return; // seen already (catch-up and subscription overlap)
+        const record: ApiKeyRecord = {
+          id: d.keyId,
+          userId: d.userId,
+          name: d.name,
+          scopes: d.scopes,
+          workspaces: d.workspaces,
+          createdAt: d.occurredAt,
+          createdBy: stored.metadata.actorUserId,
+          expiresAt: d.expiresAt === null ? null : new Date(d.expiresAt),
+          revokedAt: null,
+          revokedBy: null,
+          stream: recorded.stream,
+          lastUsedAt: null,
+        };
+        const caller: Caller = Object.freeze({
+          userId: d.userId,
+          workspaces: Object.freeze([...d.workspaces]),
+          scopes: new Set(d.scopes),
+          keyId: d.keySha256.slice(0, 12),
+          apiKeyId: d.keyId,
+        });
+        byId.set(d.keyId, record);
+        byHash.set(d.keySha256.toLowerCase(), { record, caller });
+      } else if (event.type === 'ApiKeyRevoked') {
+        const record = byId.get(event.data.keyId);
+        if (record && record.revokedAt === null) {
+          record.revokedAt = event.data.occurredAt;
+          record.revokedBy = stored.metadata.actorUserId;
+        }
+      }
+    },
+    list(workspaceId) {
+      return [...byId.values()].filter((r) => r.workspaces.includes(workspaceId));
+    },
+    get: (id) => byId.get(id),
+    halt(value) {
+      halted = value;
+    },
+  };
+};
+
+const PAGE = 1000;
+
+export interface FollowOptions {
+  /** How often to look for key events (another process's, or this one's own made elsewhere). */
+  intervalMs?: number;
+  /** Looking has failed for this long: the ring refuses the API's keys until it succeeds again. */
+  haltAfterMs?: number;
+}
+
+/**
+ * Keeps the ring up to date with every keys stream, through the event feed: a read of the key
+ * event types after the last position looked at, every `intervalMs` (200 ms), so a key made or
+ * revoked on another replica is honoured here well within a second, without a restart. The
+ * position moves to the head seen before each read, so a look costs the events appended since the
+ * last one, and only the key events among them are parsed (a subscription would parse every
+ * preset event on the HTTP thread). Resolves once caught up. If looking fails for `haltAfterMs`
+ * (5 s), a revocation could go unseen, so the API's keys are refused until it works again.
+ */
+export const followKeys = async (
+  feed: EventFeed,
+  ring: LiveKeyRing,
+  logger: Logger,
+  { intervalMs = 200, haltAfterMs = 5000 }: FollowOptions = {},
+): Promise<{ stop(): Promise<void> }> => {
+  let after: bigint | undefined;
+  const look = async () => {
+    const head = await feed.headPosition();
+    for (;;) {
+      const page = await feed.readAll({ after, limit: PAGE, streamPrefix: PRESET_STREAM_PREFIX, types: KEY_EVENT_TYPES });
+      for (const recorded of page) ring.apply(recorded);
+      if (page.length > 0) after = page[page.length - 1]!.position;
+      if (page.length < PAGE) break;
+    }
+    // Every event up to the head seen before the read is committed and was read: start there next time.
+    if (head !== null && (after === undefined || head > after)) after = head;
+  };
+  await look();
+  let stopped = false;
+  let lastSuccess = Date.now();
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(async () => {
+      if (stopped) return;
+      try {
+        await look();
+        lastSuccess = Date.now();
+        ring.halt(false);
+      } catch (error) {
+        logger.error({ err: error }, 'reading the keys streams failed; trying again');
+        if (Date.now() - lastSuccess >= haltAfterMs) ring.halt(true);
+      }
+    });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+};

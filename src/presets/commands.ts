@@ -1,0 +1,122 @@
+import type * as E from 'fp-ts/Either';
+import type { Rejection } from '../eventstore/commandHandler';
+import type { PresetEvent, PresetStatus } from './events';
+
+/** The commands a preset's decider (./decider.ts) takes, and what it answers: events or a rejection. */
+export interface CommandBase {
+  workspaceId: string;
+  slug: string;
+  actorUserId: string;
+  /** Whether the actor's key holds presets:release: only such a key may change what is protected. */
+  mayRelease?: boolean;
+  /** Time is chosen by the caller, so `decide` stays pure and repeatable. */
+  now: Date;
+  /** Why, in the actor's words; stored on the events the command makes. */
+  note?: string;
+}
+
+/** Add a version to the preset named by workspace and slug, creating the preset if it is absent. */
+export interface AddPresetVersion extends CommandBase {
+  type: 'AddPresetVersion';
+  config: Record<string, unknown>;
+  systemPrompt: string;
+  newPresetId: string;
+  newVersionId: string;
+}
+
+/** Make an existing version the designated one (a rollback, or a roll forward). */
+export interface DesignateVersion extends CommandBase {
+  type: 'DesignateVersion';
+  version: number;
+  /** The id a proposal gets if the designation is protected with approvals (the handler chooses it). */
+  newProposalId?: string;
+}
+
+/** Change any of the preset's name, description and status; what is already so changes nothing. */
+export interface ChangePreset extends CommandBase {
+  type: 'ChangePreset';
+  name?: string;
+  description?: string | null;
+  status?: PresetStatus;
+}
+
+/** OpenRouter's delete: archive; an archived preset stays so, a disabled one is refused. */
+export interface ArchivePreset extends CommandBase {
+  type: 'ArchivePreset';
+}
+
+/** OpenRouter's restore: archived → active; an active preset stays so, a disabled one is refused. */
+export interface RestorePreset extends CommandBase {
+  type: 'RestorePreset';
+}
+
+/** Point a label at a version, creating the label if it is new. */
+export interface MoveLabel extends CommandBase {
+  type: 'MoveLabel';
+  label: string;
+  version: number;
+  /** The id a proposal gets if the label is protected with approvals (the handler chooses it). */
+  newProposalId?: string;
+}
+
+export interface RemoveLabel extends CommandBase {
+  type: 'RemoveLabel';
+  label: string;
+}
+
+/** Split a label between 2–10 distinct versions by weight (a rollout), creating it if it is new. */
+export interface SplitLabel extends CommandBase {
+  type: 'SplitLabel';
+  label: string;
+  /** Versions and their relative weights, in any order (checked by the route: distinct, integer weights 1–10,000). */
+  split: { version: number; weight: number }[];
+}
+
+/** Protect (or unprotect) a label, or the designation when `label` is null. */
+export interface ProtectLabel extends CommandBase {
+  type: 'ProtectLabel';
+  label: string | null;
+  protected: boolean;
+  approvals: number;
+}
+
+export interface DecideProposal extends CommandBase {
+  type: 'ApproveProposal' | 'RejectProposal' | 'WithdrawProposal';
+  proposalId: string;
+}
+
+export type PresetCommand =
+  | AddPresetVersion
+  | DesignateVersion
+  | ChangePreset
+  | ArchivePreset
+  | RestorePreset
+  | MoveLabel
+  | RemoveLabel
+  | SplitLabel
+  | ProtectLabel
+  | DecideProposal;
+
+/** Every rejection has a kind, which the error middleware maps to a status (commandHandler.ts). */
+export type DecisionError = Rejection & {
+  type:
+    | 'PresetNotFound'
+    | 'VersionNotFound'
+    | 'LabelNotFound'
+    | 'ProposalNotFound'
+    /** A split label is ended by moving it to one version, not removed. */
+    | 'LabelSplit'
+    /** A label protected with approvals is not split: its changes go through proposals, which name one version. */
+    | 'ProtectedSplit'
+    /** An archived preset takes no new version, label change or designation until it is restored. */
+    | 'PresetArchived'
+    /** A disabled preset is neither archived nor restored (OpenRouter answers 409). */
+    | 'PresetDisabled'
+    /** A protected label (or designation) changed by a key without presets:release, or a proposal decided by the wrong user. */
+    | 'Protected'
+    /** The proposal was closed, or its label moved since it was made. */
+    | 'ProposalClosed'
+    | 'PresetInconsistent';
+};
+
+export type Decision = E.Either<DecisionError, PresetEvent[]>;

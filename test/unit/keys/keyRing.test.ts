@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { createKeyRing } from '../../../src/auth/apiKeys';
+import { hashApiKey, SCOPES } from '../../../src/auth/keysFile';
+import type { EventFeed } from '../../../src/eventstore/eventFeed';
+import { openMemoryEventStore } from '../../../src/eventstore/memory';
+import { createKeyCommandHandler } from '../../../src/keys/handler';
+import { createLiveKeyRing, followKeys } from '../../../src/keys/keyRing';
+
+/**
+ * Two key rings over one store, as two replicas: keys made and revoked through one reach the other
+ * by following the feed; while the feed cannot be read, the API's keys are refused (a revocation
+ * could go unseen), the file's are not.
+ */
+const silent = pino({ level: 'silent' });
+const WS = randomUUID();
+const admin = { userId: 'admin', workspaces: [WS], scopes: new Set(SCOPES), keyId: 'adm' };
+const until = async (check: () => boolean, ms = 2000) => {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  return check();
+};
+
+it('brings keys made and revoked on one replica to another, and refuses them while the feed fails', async () => {
+  const store = openMemoryEventStore();
+  const here = createLiveKeyRing(createKeyRing([]));
+  const fileKey = 'pk_file_key';
+  const there = createLiveKeyRing(createKeyRing([{ key: fileKey, user_id: 'f', workspace_id: WS, scopes: ['presets:read'] }]));
+  let failing = false;
+  const feed: EventFeed = {
+    ...store,
+    readAll: async (options) => {
+      if (failing) throw new Error('unreachable');
+      return store.readAll(options);
+    },
+  };
+  const follower = await followKeys(feed, there, silent, { intervalMs: 10, haltAfterMs: 50 });
+  try {
+    const keys = createKeyCommandHandler({ eventStore: store, ring: here });
+    const { key, record } = await keys.create(
+      { userId: 'ci', name: null, scopes: ['presets:read'], workspaces: [WS], expiresAt: null },
+      { requestId: 'r', caller: admin, workspaceId: WS },
+    );
+    // The replica that made it knows it at once; the other once it has looked.
+    expect(here.authenticate(key)?.userId).toBe('ci');
+    expect(await until(() => there.authenticate(key)?.userId === 'ci')).toBe(true);
+    expect(there.list(WS).map((k) => k.id)).toEqual([record.id]);
+
+    failing = true;
+    expect(await until(() => there.authenticate(key) === null)).toBe(true);
+    expect(there.authenticate(fileKey)?.userId).toBe('f');
+    failing = false;
+    expect(await until(() => there.authenticate(key) !== null)).toBe(true);
+
+    await keys.revoke(record.id, { requestId: 'r', caller: admin, workspaceId: WS });
+    expect(here.authenticate(key)).toBeNull();
+    expect(await until(() => there.authenticate(key) === null)).toBe(true);
+    expect(there.get(record.id)).toMatchObject({ revokedBy: 'admin' });
+  } finally {
+    await follower.stop();
+    await store.close();
+  }
+});
+
+const TOKEN = 'pk_expiring_token';
+it('refuses an expired key from the moment it expires, and a token that is no key', () => {
+  let now = new Date('2026-01-01T00:00:00Z');
+  const ring = createLiveKeyRing(createKeyRing([]), () => now);
+  ring.apply({
+    id: randomUUID(),
+    type: 'ApiKeyCreated',
+    stream: `preset-${WS}-~keys`,
+    revision: 0n,
+    position: 1n,
+    recordedAt: now,
+    data: {
+      keyId: 'k',
+      keySha256: hashApiKey(TOKEN),
+      userId: 'u',
+      name: null,
+      scopes: ['presets:read'],
+      workspaces: [WS],
+      expiresAt: '2026-01-01T01:00:00.000Z',
+      occurredAt: now.toISOString(),
+    },
+    metadata: { requestId: 'r', actorUserId: 'admin', schemaVersion: 2 },
+  });
+  expect(ring.list(WS)).toHaveLength(1);
+  expect(ring.authenticate(TOKEN)?.userId).toBe('u');
+  expect(ring.authenticate('')).toBeNull();
+  expect(ring.authenticate('pk_unknown')).toBeNull();
+  now = new Date('2026-01-01T01:00:00Z'); // the moment it expires
+  expect(ring.authenticate(TOKEN)).toBeNull();
+});
