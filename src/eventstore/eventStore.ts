@@ -1,3 +1,4 @@
+import type { SealedLinks } from '../audit/links';
 import type { EventFeed } from './eventFeed';
 import type { StreamReader } from './streamReader';
 
@@ -19,6 +20,7 @@ export interface NewEvent {
   id: string; // a UUID chosen by the writer, so a retried append can be recognised
   type: string;
   data: unknown;
+  /** A JSON object: the store adds the event's chain link to it as `hash` (src/audit/chain.ts). */
   metadata: unknown;
 }
 
@@ -41,14 +43,17 @@ export interface AppendResult {
 }
 
 export interface EventStore {
-  /** Throws ConcurrencyConflict when the stream is not at the expected revision. */
+  /**
+   * Throws ConcurrencyConflict when the stream is not at the expected revision. Each event is
+   * stored with its hash chain link in its metadata (`hash`), computed in the append's transaction.
+   */
   append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream in revision order, from a revision (inclusive); [] for a missing stream. */
   read(stream: StreamName, options?: { fromRevision?: bigint; limit?: number }): Promise<RecordedEvent[]>;
 }
 
 /** What an adapter opens: every port over one connection, closed together. */
-export interface EventStoreAdapter extends EventStore, EventFeed, StreamReader {
+export interface EventStoreAdapter extends EventStore, EventFeed, StreamReader, SealedLinks {
   close(): Promise<void>;
 }
 

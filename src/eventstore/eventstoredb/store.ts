@@ -35,6 +35,7 @@ import {
 import type { EventFeed, Subscription } from '../eventFeed';
 import { streamShare, type ReadStreamsOptions } from '../streamReader';
 import { decodePosition, encodePosition, knownPosition } from './position';
+import { GENESIS_HASH, HASH_KEY, canonicalBody, isJsonObject, linkHash, metadataWithoutHash, storedHash } from '../../audit/chain';
 
 /**
  * The event store on EventStoreDB (gRPC client 6.x). Revisions are EventStoreDB's own; positions
@@ -230,12 +231,27 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     async append(stream, events, expected) {
       if (closed) throw new StoreUnavailable('event store is closed');
       if (events.length === 0) throw new Error('append needs at least one event');
+      if (!events.every((e) => isJsonObject(e.metadata)))
+        throw new TypeError("an event's metadata must be a JSON object (it carries the chain's hash)");
       try {
-        const result = await client.appendToStream(
-          stream,
-          events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata })),
-          { expectedRevision: toExpectedRevision(expected) },
-        );
+        // The chain continues from the event at the expected revision: if the stream has moved past
+        // it, the append below fails on its expected revision, so the link is never built on a stale head.
+        let previous = GENESIS_HASH;
+        if (expected !== 'no_stream') {
+          const [head] = await read(stream, { fromRevision: expected, limit: 1 });
+          if (!head) throw new ConcurrencyConflict(stream, expected, 'no_stream');
+          const link = storedHash(head.metadata);
+          if (link === undefined) throw new Error(`${stream}@${head.revision} has no chain hash: the log is not sealed`);
+          previous = link;
+        }
+        const first = expected === 'no_stream' ? 0n : expected + 1n;
+        const linked = events.map((e, i) => {
+          const metadata = metadataWithoutHash(JSON.parse(JSON.stringify(e.metadata))) as Record<string, unknown>;
+          const data = JSON.parse(JSON.stringify(e.data ?? null)) as JSONType;
+          previous = linkHash(previous, canonicalBody({ type: e.type, data, metadata, stream, revision: first + BigInt(i) }));
+          return jsonEvent({ id: e.id, type: e.type, data, metadata: { ...metadata, [HASH_KEY]: previous } });
+        });
+        const result = await client.appendToStream(stream, linked, { expectedRevision: toExpectedRevision(expected) });
         const position = knownPosition(result.position);
         return {
           revision: result.nextExpectedRevision,
@@ -243,8 +259,19 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
           position: position ? encodePosition(position) : await positionOfRevision(stream, result.nextExpectedRevision),
         };
       } catch (error) {
+        if (error instanceof ConcurrencyConflict) throw error;
         throw mapAppendError(error, stream, expected);
       }
+    },
+
+    // A log is sealed on the embedded store only (docs/events.md): EventStoreDB logs begin chained.
+    async sealedHashes() {
+      return new Map();
+    },
+    async recordSeal() {
+      throw new Error(
+        'audit:seal writes the links of an unchained log beside it on the embedded store only; EventStoreDB is not supported',
+      );
     },
 
     read,
