@@ -43,7 +43,7 @@ export const designateRoutes = (router: Router<AppState, AppContext>, deps: Writ
         version,
         note: noteOf(ctx, body.right.note),
       },
-      { requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
+      { requestId, keyId: caller.keyId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
     );
     if (!outcome.state.exists) throw new Error('a designated version was decided for an absent preset');
     await answerWrite(ctx, deps, {

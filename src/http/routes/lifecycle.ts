@@ -49,7 +49,7 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
     const { caller, requestId } = ctx.state;
     const outcome = await deps.handle(
       { ...command, workspaceId: caller.workspaceId, slug, actorUserId: caller.userId } as PresetCommandRequest,
-      { requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
+      { requestId, keyId: caller.keyId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
     );
     if (!outcome.state.exists) throw new Error(`${command.type} was decided for an absent preset`);
     await answerWrite(ctx, deps, {

@@ -48,7 +48,7 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
       }
       const outcome = await deps.handle(
         { type: 'AddPresetVersion', workspaceId: caller.workspaceId, slug, actorUserId: caller.userId, config, systemPrompt, note },
-        { requestId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
+        { requestId, keyId: caller.keyId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
       );
       const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
       const { id, number } = event.data.version;
