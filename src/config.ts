@@ -31,6 +31,8 @@ export interface Config {
   webhookDisableAfterMs: number;
   /** Let webhooks reach loopback, private and link-local addresses (local development, tests). */
   webhookAllowPrivateNetworks: boolean;
+  /** How often each workspace that changed gets an audit checkpoint (LogCheckpointed). */
+  auditCheckpointIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -81,6 +83,7 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 10, 86_400_000),
     webhookDisableAfterMs: int('WEBHOOK_DISABLE_AFTER_MS', 3 * 86_400_000, 1000, 365 * 86_400_000),
     webhookAllowPrivateNetworks: oneOf('WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'] as const, 'false') === 'true',
+    auditCheckpointIntervalMs: int('AUDIT_CHECKPOINT_INTERVAL_MS', 60_000, 100, 86_400_000),
   };
   return problems.length > 0 ? E.left(problems) : E.right(config);
 };

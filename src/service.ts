@@ -21,7 +21,10 @@ import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
 import type { WebhookStore } from './webhooks/webhookStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
-import { presetAt } from '../projections/presetAt';
+import { presetAsOf, presetAt } from '../projections/presetAt';
+import { startCheckpointer, type Checkpointer } from './audit/checkpoint';
+import { chainState, UNSEALED_MESSAGE } from './audit/seal';
+import { loadSigningKey } from './audit/signing';
 import { startProjectorThread } from '../projections/projectorThread';
 import type { ReadModel } from '../projections/readmodel/readModel';
 
@@ -35,6 +38,8 @@ export interface Service {
   /** Delivers webhooks; absent with WEBHOOKS=off. */
   deliverer?: Deliverer;
   projector?: Projector;
+  /** Records the audit checkpoints every AUDIT_CHECKPOINT_INTERVAL_MS. */
+  checkpointer: Checkpointer;
   /** Ends open event streams, stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
   close(): Promise<void>;
 }
@@ -44,6 +49,12 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const keyRing = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
   logger.info({ ...describeBackends(config), keys: keyRing.size }, 'opening stores');
   const eventStore = openEventStore(config, logger);
+  // A log written before the hash chain is sealed once, by a command, before the service takes writes on it.
+  if ((await chainState(eventStore)) === 'unsealed') {
+    await eventStore.close();
+    throw new Error(UNSEALED_MESSAGE);
+  }
+  const signingKey = await loadSigningKey(config.dataDir);
   const readModel = await openReadModel(config);
   const webhooks = await openWebhookStore(config);
   const files = sqliteFiles(config);
@@ -67,6 +78,11 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         },
       })
     : undefined;
+  const checkpointer = await startCheckpointer({
+    store: eventStore,
+    intervalMs: config.auditCheckpointIntervalMs,
+    logger: logger.child({ component: 'audit' }),
+  });
   // Announced documents keep a cache current; without a projector here nothing would.
   const reads = projector ? withPresetCache(readModel, projector.events) : readModel;
 
@@ -103,6 +119,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     handle: createPresetCommandHandler({ eventStore, states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE) }),
     waitForPreset: createProjectionWaiter({ readModel: reads, projected: projector?.events }),
     presetAt: (workspaceId, slug, revision) => presetAt(eventStore, workspaceId, slug, revision),
+    presetAsOf: (workspaceId, slug, at) => presetAsOf(eventStore, workspaceId, slug, at),
+    audit: { store: eventStore, signingKey },
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,
@@ -133,6 +151,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
       .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
       .then(async () => {
         await deliverer?.stop();
+        await checkpointer.stop();
         await walCheckpointer?.stop();
         await projector?.stop();
         await eventStore.close();
@@ -140,7 +159,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         await webhooks.close();
         logger.info('stopped');
       }));
-  return { url, port, eventStore, readModel, webhooks, deliverer, projector, close };
+  return { url, port, eventStore, readModel, webhooks, deliverer, projector, checkpointer, close };
 };
 
 /** The web console as `npm run build` writes it: dist/console/, beside the compiled dist/src/. */

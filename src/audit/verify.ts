@@ -42,6 +42,8 @@ export interface VerifyReport {
 }
 
 export interface VerifyOptions {
+  /** Only the streams with these prefixes (every stream by default): a workspace's, for its auditors. */
+  prefixes?: readonly string[];
   pageSize?: number;
   onProgress?: (events: number) => void;
 }
@@ -78,7 +80,8 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
     let stream: string | undefined;
     let expected = 0n;
     let previous = GENESIS_HASH;
-    for await (const page of store.readStreams({ until, pageSize })) {
+    const prefixes = options.prefixes ?? [''];
+    for await (const page of pagesOf(store, prefixes, until, pageSize)) {
       const links = await linksOf(store, page);
       page.forEach((e, i) => {
         if (e.stream !== stream) {
@@ -126,6 +129,10 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
     throw error;
   }
 };
+
+async function* pagesOf(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number) {
+  for (const streamPrefix of prefixes) yield* store.readStreams({ until, pageSize, streamPrefix });
+}
 
 const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent) => {
   const { data } = decodeCheckpoint(recorded);

@@ -2,8 +2,11 @@
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
 
-/** `webhooks:manage`: the webhooks API (registrations, secrets, deliveries, replay). */
-export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage'] as const;
+/**
+ * `webhooks:manage`: the webhooks API (registrations, secrets, deliveries, replay).
+ * `audit:read`: the audit API (verify, signed export, report, checkpoints, the public key).
+ */
+export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage', 'audit:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** One entry of the keys file, as validated: exactly one of `key` / `key_sha256` is present. */

@@ -10,6 +10,7 @@ import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
 import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
+import { auditRoutes, type AuditRouteDeps } from './routes/audit';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
@@ -24,7 +25,7 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
 export { SLUG };
 
-export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps {
+export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps, AuditRouteDeps {
   readModel: ReadModelQueries;
   logger: Logger;
   keyRing: KeyRing;
@@ -70,6 +71,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
   webhookRoutes(api, deps);
+  auditRoutes(api, deps);
   return api;
 };
 

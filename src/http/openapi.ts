@@ -24,6 +24,7 @@ import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './routes/events';
 import { LABEL, LabelBody, PatchBody, RESERVED_LABELS } from './routes/lifecycle';
 import { DEFAULT_LIMIT, FEED_POSITION_HEADER, MAX_LIMIT } from './routes/reads';
 import { DryRunAnswer } from './routes/dryRun';
+import { AUDIT_OPERATIONS, AUDIT_PARAMETERS } from './routes/audit.openapi';
 import { DroppedField, RESOLVE_ANSWER_CODECS, RESOLVE_REQUEST_CODECS, ResolvedPreset } from '../resolve/codecs';
 import {
   EventsBackwardsPage,
@@ -110,7 +111,7 @@ export interface Operation {
   description: string;
   tag: 'Presets' | 'Events' | 'Webhooks' | 'Service';
   /** The scope the bearer key needs; none: no key needed. */
-  scope?: 'presets:read' | 'presets:write' | 'webhooks:manage';
+  scope?: 'presets:read' | 'presets:write' | 'webhooks:manage' | 'audit:read';
   parameters?: string[];
   /** A schema name of SCHEMAS. */
   requestBody?: string;
@@ -353,7 +354,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'presets:read',
     summary: 'Get a preset',
     description: 'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304).',
-    parameters: ['slug', 'If-None-Match'],
+    parameters: ['slug', 'as_of', 'If-None-Match'],
     answers: { '200': { description: 'The preset.', content: json('PresetAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
@@ -365,7 +366,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'presets:read',
     summary: "List a preset's versions",
     description: "Its versions, ascending. The ETag is the preset's stream revision: the list changes only with it.",
-    parameters: ['slug', 'offset', 'limit', 'If-None-Match'],
+    parameters: ['slug', 'offset', 'limit', 'as_of', 'If-None-Match'],
     answers: {
       '200': { description: 'A page of versions and how many there are.', content: json('VersionList'), headers: ['ETag'] },
       ...notModified,
@@ -380,7 +381,7 @@ export const OPERATIONS: readonly Operation[] = [
     scope: 'presets:read',
     summary: 'Get one version of a preset',
     description: 'One version, by its number. A version never changes: its ETag is its id.',
-    parameters: ['slug', 'version', 'If-None-Match'],
+    parameters: ['slug', 'version', 'as_of', 'If-None-Match'],
     answers: { '200': { description: 'The version.', content: json('VersionAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
@@ -499,6 +500,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   ...RESOLVE_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...AUDIT_OPERATIONS,
   {
     method: 'get',
     path: '/health/live',
@@ -618,6 +620,7 @@ export const OPERATIONS: readonly Operation[] = [
 ];
 
 const PARAMETERS: Record<string, JsonSchema> = {
+  ...AUDIT_PARAMETERS,
   slug: {
     name: 'slug',
     in: 'path',
@@ -869,7 +872,8 @@ export const openApiDocument = (): Record<string, unknown> => {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key: `Authorization: Bearer <key>`. Keys carry scopes (presets:read, presets:write, webhooks:manage).',
+          description:
+            'An API key: `Authorization: Bearer <key>`. Keys carry scopes (presets:read, presets:write, webhooks:manage, audit:read).',
         },
       },
     },

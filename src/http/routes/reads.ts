@@ -9,6 +9,8 @@ import { requireScope } from '../middleware/auth';
 import { queryReader } from '../query';
 import type { PresetList, VersionAnswer, VersionList } from '../schemas';
 import type { AppContext, AppState } from '../types';
+import { isProblem, parseMoment, type PresetAsOfReader } from '../asOf';
+import { presetJsonOf } from '../../../projections/readmodel/documentJson';
 
 export interface ReadDeps {
   readModel: ReadModelQueries;
@@ -17,14 +19,32 @@ export interface ReadDeps {
    * checkpoint), read before a list: a consumer that lists, then follows the feed after it, misses nothing.
    */
   projectedPosition?: () => Promise<bigint | null>;
+  /** `?as_of=`: the preset folded from its events up to a moment; absent, `as_of` is refused. */
+  presetAsOf?: PresetAsOfReader;
 }
 
 /** The header of a list answer that gives the read model's feed position (ReadDeps.projectedPosition). */
 export const FEED_POSITION_HEADER = 'Feed-Position';
 
 /** Reads, all from the read model, all scoped to the caller's workspace. */
-export const readRoutes = (router: Router<AppState, AppContext>, { readModel, projectedPosition }: ReadDeps) => {
+export const readRoutes = (router: Router<AppState, AppContext>, { readModel, projectedPosition, presetAsOf }: ReadDeps) => {
   const read = requireScope('presets:read');
+
+  /** `as_of` given: the moment, with the query without it; absent: null. */
+  const asOfQuery = (query: Record<string, string | string[] | undefined>) => {
+    const { as_of: raw, ...rest } = query;
+    if (raw === undefined) return { at: null, rest };
+    const at = parseMoment(raw, 'as_of');
+    if (isProblem(at)) throw badRequest('invalid query parameters', [at]);
+    if (!presetAsOf) throw badRequest('invalid query parameters', [{ path: 'as_of', message: 'not available here' }]);
+    return { at, rest };
+  };
+  /** The preset as it stood at a moment, or a 404 saying it did not exist yet. */
+  const presetThen = async (workspaceId: string, slug: string, at: Date) => {
+    const then = await presetAsOf!(workspaceId, slug, at);
+    if (!then) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace at ${at.toISOString()}`);
+    return then;
+  };
 
   router.get('/api/v1/presets', read, async (ctx) => {
     const statuses = parseStatusFilter(ctx.query.status);
@@ -46,6 +66,14 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
 
   router.get('/api/v1/presets/:slug', read, async (ctx) => {
     const slug = ctx.params.slug!;
+    const { at } = asOfQuery(ctx.query);
+    if (at) {
+      // From the events, not the read model: what the preset was then (its labels included).
+      const { record } = await presetThen(ctx.state.caller.workspaceId, slug, at);
+      if (answeredNotModified(ctx, etagOf(record.revision))) return;
+      sendDataJson(ctx, presetJsonOf(record).json);
+      return;
+    }
     const preset = await readModel.getPresetJson(ctx.state.caller.workspaceId, slug);
     if (!preset) throw noSuchPreset(slug);
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
@@ -54,7 +82,18 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
   });
 
   router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {
-    const page = parsePage(ctx.query);
+    const { at, rest } = asOfQuery(ctx.query);
+    const page = parsePage(rest);
+    if (at) {
+      const { record, versions } = await presetThen(ctx.state.caller.workspaceId, ctx.params.slug!, at);
+      if (answeredNotModified(ctx, etagOf(record.revision))) return;
+      const body: t.TypeOf<typeof VersionList> = {
+        data: versions.slice(page.offset, page.offset + page.limit),
+        total_count: versions.length,
+      };
+      ctx.body = body;
+      return;
+    }
     const { view, revision } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
     // Versions are only ever added, each by an event of the preset's stream: the list is as new as the revision.
     if (answeredNotModified(ctx, etagOf(revision))) return;
@@ -68,6 +107,16 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const number = /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : NaN;
     if (Number.isNaN(number))
       throw badRequest('the version must be a whole number from 1', [{ path: 'version', message: `got ${JSON.stringify(raw)}` }]);
+    const { at } = asOfQuery(ctx.query);
+    if (at) {
+      const { record, versions } = await presetThen(ctx.state.caller.workspaceId, ctx.params.slug!, at);
+      const version = versions.find((v) => v.version === number);
+      if (!version) throw notFound(`preset ${JSON.stringify(record.view.slug)} had no version ${number} at ${at.toISOString()}`);
+      if (answeredNotModified(ctx, `"${version.id}"`)) return;
+      const body: t.TypeOf<typeof VersionAnswer> = { data: version };
+      ctx.body = body;
+      return;
+    }
     const { view } = await presetOf(ctx.state.caller.workspaceId, ctx.params.slug!);
     const version = await readModel.getVersion(view.id, number);
     if (!version) throw notFound(`preset ${JSON.stringify(view.slug)} has no version ${number}`);

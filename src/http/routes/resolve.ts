@@ -10,6 +10,8 @@ import { readModelSource } from '../presetSource';
 import { resolutionJson } from '../resolutionJson';
 import type { AppContext, AppState } from '../types';
 import { FORMAT_ROUTES } from './writes';
+import { asOfSource, isProblem, parseMoment, type PresetAsOfReader } from '../asOf';
+import { badRequest } from '../errors';
 
 /**
  * Using a preset: POST a request of one of the three formats that names a preset, and get back
@@ -19,12 +21,28 @@ import { FORMAT_ROUTES } from './writes';
 export interface ResolveDeps {
   readModel: Pick<ReadModelQueries, 'getPresetJson' | 'getVersion' | 'getLatestVersion'>;
   bodyLimitBytes: number;
+  /** `"as_of"` in the body: resolve from the presets as they stood then, folded from their events. */
+  presetAsOf?: PresetAsOfReader;
 }
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 export const resolveRoutes = (router: Router<AppState, AppContext>, deps: ResolveDeps) => {
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/resolve/${path}`, requireScope('presets:read'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
-      const resolved = await resolveRequest(format, ctx.state.body, readModelSource(deps.readModel, ctx.state.caller.workspaceId));
+      const { workspaceId } = ctx.state.caller;
+      let body = ctx.state.body;
+      let source = readModelSource(deps.readModel, workspaceId);
+      // `as_of` is the service's, never part of the request to send: taken off the body here.
+      if (isObject(body) && 'as_of' in body) {
+        const { as_of: raw, ...rest } = body;
+        const at = parseMoment(raw, '$.as_of');
+        if (isProblem(at)) throw badRequest('the body is not a valid request', [at]);
+        if (!deps.presetAsOf) throw badRequest('the body is not a valid request', [{ path: '$.as_of', message: 'not available here' }]);
+        body = rest;
+        source = asOfSource(deps.presetAsOf, workspaceId, at);
+      }
+      const resolved = await resolveRequest(format, body, source);
       if (E.isLeft(resolved)) throw new ApiError(resolved.left.status, resolved.left.message, resolved.left.metadata);
       sendDataJson(ctx, resolutionJson(resolved.right));
     });
