@@ -32,7 +32,7 @@ export interface TestService extends Service {
 
 const keysFile = (dir: string) => {
   const file = join(dir, 'keys.json');
-  const all = ['presets:read', 'presets:write', 'webhooks:manage'];
+  const all = ['presets:read', 'presets:write', 'webhooks:manage', 'audit:read'];
   writeFileSync(
     file,
     JSON.stringify({
