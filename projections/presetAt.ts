@@ -24,9 +24,10 @@ export const presetAt = async (
   return record && record.revision === revision ? presetJsonOf(record) : null;
 };
 
-/** A preset as it stood at a moment: its document, and its versions that existed then (ascending). */
+/** A preset as it stood at a moment: its document (and as JSON), and its versions that existed then (ascending). */
 export interface PresetAsOf {
   record: PresetRecord;
+  json: string;
   versions: VersionView[];
 }
 
@@ -49,5 +50,5 @@ export const presetAsOf = async (
       if (change.kind === 'putVersion') versions.set(change.version.version, change.version);
   }
   const record = fold.current();
-  return record && { record, versions: [...versions.values()].sort((a, b) => a.version - b.version) };
+  return record && { record, json: presetJsonOf(record).json, versions: [...versions.values()].sort((a, b) => a.version - b.version) };
 };

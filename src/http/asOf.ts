@@ -1,4 +1,4 @@
-import type { PresetAsOf } from '../../projections/presetAt';
+import type { PresetRecord, VersionView } from '../../projections/readmodel/readModel';
 import type { PresetSource } from '../resolve/presetSource';
 import type { ValidationProblem } from '../validation';
 
@@ -20,7 +20,14 @@ export const parseMoment = (raw: unknown, path: string): Date | ValidationProble
 
 export const isProblem = (u: Date | ValidationProblem): u is ValidationProblem => !(u instanceof Date);
 
-/** How a preset is folded up to a moment (presetAsOf over the event store). */
+/** A preset as it stood at a moment: its document (and as JSON), and its versions then, ascending. */
+export interface PresetAsOf {
+  record: PresetRecord;
+  json: string;
+  versions: VersionView[];
+}
+
+/** How a preset is folded up to a moment (presetAsOf in projections/presetAt.ts, over the event store). */
 export type PresetAsOfReader = (workspaceId: string, slug: string, at: Date) => Promise<PresetAsOf | null>;
 
 /** The resolver's source at a moment: each preset folded from its events up to it. */

@@ -10,7 +10,6 @@ import { queryReader } from '../query';
 import type { PresetList, VersionAnswer, VersionList } from '../schemas';
 import type { AppContext, AppState } from '../types';
 import { isProblem, parseMoment, type PresetAsOfReader } from '../asOf';
-import { presetJsonOf } from '../../../projections/readmodel/documentJson';
 
 export interface ReadDeps {
   readModel: ReadModelQueries;
@@ -69,9 +68,9 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const { at } = asOfQuery(ctx.query);
     if (at) {
       // From the events, not the read model: what the preset was then (its labels included).
-      const { record } = await presetThen(ctx.state.caller.workspaceId, slug, at);
+      const { record, json } = await presetThen(ctx.state.caller.workspaceId, slug, at);
       if (answeredNotModified(ctx, etagOf(record.revision))) return;
-      sendDataJson(ctx, presetJsonOf(record).json);
+      sendDataJson(ctx, json);
       return;
     }
     const preset = await readModel.getPresetJson(ctx.state.caller.workspaceId, slug);
