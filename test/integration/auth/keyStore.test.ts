@@ -89,7 +89,7 @@ describe('create-api-key CLI', () => {
     expect(r.code).toBe(0);
     const caller = (await loadKeyRing(join(dir, 'api-keys.json'))).authenticate(r.out[0]!);
     expect(caller?.workspaceId).toMatch(/^[0-9a-f-]{36}$/);
-    expect([...caller!.scopes]).toEqual(['presets:read', 'presets:write', 'webhooks:manage']);
+    expect([...caller!.scopes]).toEqual(['presets:read', 'presets:write', 'webhooks:manage', 'audit:read']);
   });
 
   it.each([
