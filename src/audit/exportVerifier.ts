@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
-import { canonicalBody, linkHash } from './chain';
+import { linksTo } from './chain';
 import { verifySignature } from './signing';
 
 /**
@@ -63,7 +63,7 @@ export const verifyExport = async (lines: AsyncIterable<string>, publicKeyPem: s
         `${stream}@${revision} does not follow ${stream}@${before.revision} in this export (an event is missing, moved or changed)`,
       );
     }
-    if (linkHash(previous, canonicalBody({ type, data, metadata, stream, revision: BigInt(revision) })) !== hash)
+    if (!linksTo(previous, { type, data, metadata, stream, revision: BigInt(revision) }, hash))
       throw new Refused(n, `${stream}@${revision} does not match its chain hash: the line was changed`);
     links.set(stream, { revision, hash });
     digest.update(`${text}\n`, 'utf8');

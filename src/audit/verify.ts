@@ -1,7 +1,7 @@
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
 import type { StreamReader } from '../eventstore/streamReader';
-import { GENESIS_HASH, canonicalBody, linkHash } from './chain';
+import { GENESIS_HASH, linksTo } from './chain';
 import { headsDigest, linksOf } from './checkpoint';
 import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint } from './events';
 import type { SealedLinks } from './links';
@@ -101,8 +101,7 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
         }
         const link = links[i];
         if (link === undefined) throw fault('unsealed', e, `${e.stream}@${e.revision} has no chain hash: run npm run audit:seal`);
-        const computed = linkHash(previous, canonicalBody(e));
-        if (computed !== link) {
+        if (!linksTo(previous, e, link)) {
           throw fault(
             'hash_mismatch',
             e,

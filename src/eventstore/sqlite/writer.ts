@@ -3,7 +3,15 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from '../eventStore';
 import { openDatabase } from '../../sqlite/connection';
-import { GENESIS_HASH, canonicalBody, linkHash, metadataJsonWithHash, metadataWithoutHash, requireObjectMetadata } from '../../audit/chain';
+import { canonicalize } from 'json-canonicalize';
+import {
+  GENESIS_HASH,
+  bodyOfCanonical,
+  linkHash,
+  metadataJsonWithHash,
+  metadataWithoutHash,
+  requireObjectMetadata,
+} from '../../audit/chain';
 import { CHAIN_SCHEMA, HEAD_LINK_SQL } from './chain';
 
 /**
@@ -29,9 +37,11 @@ ${CHAIN_SCHEMA}`;
 
 /**
  * An event as the writer stores it: serialized by the caller, so crossing to the thread copies
- * strings, not object trees. `metadata` is without the chain's hash; `body` is the canonical JSON
- * the hash covers (src/audit/chain.ts), made for the revision the event gets if the append's
- * expectation holds (an append that does not hold stores nothing).
+ * strings, not object trees. Data and metadata are canonical JSON (RFC 8785), metadata without the
+ * chain's hash; `body` is the canonical JSON the hash covers (src/audit/chain.ts), made from them for
+ * the revision the event gets if the append's expectation holds (one that does not stores nothing).
+ * Canonical text costs one canonicalization per event, which the link needs anyway, and lets a
+ * verify hash what it reads without canonicalizing again (chain.ts quickBody).
  */
 export interface SerializedEvent {
   id: string;
@@ -46,14 +56,9 @@ export interface AppendRequest {
   expected: ExpectedRevision;
 }
 export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => {
-  const unlinked = metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`));
-  return {
-    id,
-    type,
-    data: JSON.stringify(data),
-    metadata: JSON.stringify(unlinked),
-    body: canonicalBody({ type, data, metadata: unlinked, stream, revision }),
-  };
+  const unlinked = canonicalize(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
+  const json = canonicalize(data === undefined ? null : data);
+  return { id, type, data: json, metadata: unlinked, body: bodyOfCanonical(type, json, unlinked, stream, revision) };
 };
 export type AppendOutcome =
   { ok: true; revision: bigint; position: bigint } | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
