@@ -10,9 +10,9 @@
  *   the service's peak RSS before and after.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { flags, median, procMb, ROOT, startChild, tempDir, writeKeysFile, API_KEY, WORKSPACE_ID } from './lib';
+import { flags, median, procMb, ROOT, startChild, tempDir, API_KEY, WORKSPACE_ID } from './lib';
 import { generateEvents } from './rebuild';
 import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { checkpointWorkspace } from '../src/audit/checkpoint';
@@ -85,7 +85,12 @@ const main = async () => {
       );
       log(`  (${r.out.trim().split('\n').at(-1)})`);
 
-      const keys = writeKeysFile(dir);
+      // Not lib's keys file: a release from before the audit (a --compare target elsewhere) refuses the audit:read scope.
+      const keys = join(dir, 'audit-keys.json');
+      writeFileSync(
+        keys,
+        JSON.stringify({ keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['audit:read'] }] }),
+      );
       const service = await startChild('dist/src/main.js', { DATA_DIR: dir, API_KEYS_FILE: keys, LOG_LEVEL: 'warn' });
       try {
         const rssBefore = procMb(service.pid, 'VmHWM');
