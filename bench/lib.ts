@@ -29,7 +29,7 @@ export const writeKeysFile = (dir: string): string => {
           key: API_KEY,
           user_id: 'bench',
           workspace_id: WORKSPACE_ID,
-          scopes: ['presets:read', 'presets:write', 'webhooks:manage', 'audit:read'],
+          scopes: ['presets:read', 'presets:write', 'webhooks:manage'],
         },
       ],
     }),
