@@ -111,6 +111,21 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     );
   });
 
+  it('keeps the links audit:seal records beside events, by position', async () => {
+    const { position } = await store.append(stream('s'), [newEvent('A', 1)], 'no_stream');
+    const other = position + 1_000_000n;
+    await store.recordSeal([
+      { position, hash: 'a'.repeat(64) },
+      { position: other, hash: 'b'.repeat(64) },
+    ]);
+    expect(await store.sealedHashes([position, other, other + 1n])).toEqual(
+      new Map([
+        [position, 'a'.repeat(64)],
+        [other, 'b'.repeat(64)],
+      ]),
+    );
+  });
+
   it('refuses an event whose metadata is not a JSON object (it carries the link), storing nothing', async () => {
     await expect(store.append(stream('m'), [{ ...newEvent('A', 1), metadata: null }], 'no_stream')).rejects.toThrow(/metadata/);
     expect(await store.read(stream('m'))).toEqual([]);
