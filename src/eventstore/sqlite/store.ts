@@ -139,7 +139,10 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     while (pending.length > 0) {
       const batch = pending.splice(0, maxBatch);
       const result = await writer.write(
-        batch.map(({ stream, events, expected }) => ({ stream, events: events.map(serializeEvent), expected })),
+        batch.map(({ stream, events, expected }) => {
+          const first = expected === 'no_stream' ? 0n : expected + 1n;
+          return { stream, events: events.map((e, i) => serializeEvent(e, stream, first + BigInt(i))), expected };
+        }),
       );
       if (!result.ok) {
         const { code, message } = result.fault;

@@ -36,27 +36,30 @@ CREATE TABLE IF NOT EXISTS events (
 ${CHAIN_SCHEMA}`;
 
 /**
- * An event as the caller hands it to the writer: serialized with JSON.stringify, so crossing to the
- * thread copies strings, not object trees, and metadata without the chain's hash. The writer makes
- * the canonical JSON (RFC 8785) the link covers and stores that (see createBatchWriter).
+ * An event as the writer stores it: serialized by the caller, so crossing to the thread copies
+ * strings, not object trees. Data and metadata are canonical JSON (RFC 8785), metadata without the
+ * chain's hash; `body` is the canonical JSON the hash covers (src/audit/chain.ts), made from them for
+ * the revision the event gets if the append's expectation holds (one that does not stores nothing).
+ * Canonical text costs one canonicalization per event, which the link needs anyway, and lets a
+ * verify hash what it reads without canonicalizing again (chain.ts quickBody).
  */
 export interface SerializedEvent {
   id: string;
   type: string;
   data: string;
   metadata: string;
+  body: string;
 }
 export interface AppendRequest {
   stream: StreamName;
   events: SerializedEvent[];
   expected: ExpectedRevision;
 }
-export const serializeEvent = ({ id, type, data, metadata }: NewEvent): SerializedEvent => ({
-  id,
-  type,
-  data: JSON.stringify(data === undefined ? null : data),
-  metadata: JSON.stringify(metadataWithoutHash(requireObjectMetadata(metadata, type))),
-});
+export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => {
+  const unlinked = canonicalize(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
+  const json = canonicalize(data === undefined ? null : data);
+  return { id, type, data: json, metadata: unlinked, body: bodyOfCanonical(type, json, unlinked, stream, revision) };
+};
 export type AppendOutcome =
   { ok: true; revision: bigint; position: bigint } | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
 /** Either every append of the batch has an outcome, or the transaction failed as a whole (a storage fault). */
@@ -126,14 +129,9 @@ export const createBatchWriter = (db: Database.Database) => {
     const now = new Date().toISOString();
     for (const e of a.events) {
       revision += 1n;
-      // Canonical JSON here, on the writer's thread rather than the one serving HTTP (which only
-      // stringified), once the append is known to hold. Stored as is, so a verify can hash what it
-      // reads without canonicalizing again (audit/chain.ts quickBody).
-      const data = canonicalize(JSON.parse(e.data));
-      const unlinked = canonicalize(JSON.parse(e.metadata));
-      previous = linkHash(previous, bodyOfCanonical(e.type, data, unlinked, a.stream, revision));
-      const metadata = metadataJsonWithHash(unlinked, previous);
-      position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, data, metadata, now).lastInsertRowid);
+      previous = linkHash(previous, e.body);
+      const metadata = metadataJsonWithHash(e.metadata, previous);
+      position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, e.data, metadata, now).lastInsertRowid);
     }
     return { ok: true, revision, position };
   });

@@ -40,7 +40,7 @@ it('an append waits for another connection that holds the write lock', async () 
       {
         stream: 'preset-w-a',
         expected: 'no_stream',
-        events: [serializeEvent({ id: 'e1', type: 'T', data: {}, metadata: {} })],
+        events: [serializeEvent({ id: 'e1', type: 'T', data: {}, metadata: {} }, 'preset-w-a', 0n)],
       },
     ]).ok,
   ).toBe(true);
@@ -50,7 +50,7 @@ it('an append waits for another connection that holds the write lock', async () 
     300,
   );
   const outcome = write([
-    { stream: 'preset-w-a', expected: 0n, events: [serializeEvent({ id: 'e2', type: 'T', data: {}, metadata: {} })] },
+    { stream: 'preset-w-a', expected: 0n, events: [serializeEvent({ id: 'e2', type: 'T', data: {}, metadata: {} }, 'preset-w-a', 1n)] },
   ]);
   // Position 3: stored after the other connection's event (2), which committed while this waited.
   expect(outcome).toEqual({ ok: true, outcomes: [{ ok: true, revision: 1n, position: 3n }] });
