@@ -62,24 +62,50 @@ export const checkpointWorkspace = async (
   options: CheckpointOptions,
 ): Promise<StoredCheckpoint | null> => {
   const prefix = workspaceStreamPrefix(workspaceId);
-  const previous = await lastCheckpoint(store, workspaceId);
-  const after = previous ? BigInt(previous.data.through) : 0n;
+  let previous = await lastCheckpoint(store, workspaceId);
   const through = options.through ?? (await store.headPosition({ streamPrefix: prefix }));
-  if (through === null || through <= after) return null;
-  const heads = new Map<string, StreamHead>();
-  for (let from = after; ;) {
-    const page = (await store.readAll({ after: from, limit: PAGE, streamPrefix: prefix })).filter((e) => e.position <= through);
-    const links = await linksOf(store, page);
-    page.forEach((e, i) => {
-      const hash = links[i];
-      if (hash === undefined)
-        throw new Error(`${e.stream}@${e.revision} has no chain hash: the log is not sealed (run npm run audit:seal)`);
-      heads.set(e.stream, { stream: e.stream, revision: Number(e.revision), hash });
-    });
-    if (page.length < PAGE) break;
-    from = page[page.length - 1]!.position;
+  let made: StoredCheckpoint | null = null;
+  // Past MAX_HEADS streams, one checkpoint ends where its heads were read and the next goes on from
+  // there: memory and each event stay bounded however many streams changed (a seal, a bulk load).
+  for (let after = previous ? BigInt(previous.data.through) : 0n; through !== null && after < through;) {
+    const heads = new Map<string, StreamHead>();
+    let reached = after;
+    for (let from = after; heads.size < MAX_HEADS;) {
+      const page = (await store.readAll({ after: from, limit: PAGE, streamPrefix: prefix })).filter((e) => e.position <= through);
+      const links = await linksOf(store, page);
+      page.forEach((e, i) => {
+        const hash = links[i];
+        if (hash === undefined)
+          throw new Error(`${e.stream}@${e.revision} has no chain hash: the log is not sealed (run npm run audit:seal)`);
+        heads.set(e.stream, { stream: e.stream, revision: Number(e.revision), hash });
+      });
+      if (page.length < PAGE) {
+        reached = through;
+        break;
+      }
+      from = reached = page[page.length - 1]!.position;
+    }
+    if (heads.size === 0) break;
+    const checkpoint = await record(store, workspaceId, previous, after, reached, heads, options);
+    if (!checkpoint) break; // another process recorded it first
+    made = previous = checkpoint;
+    after = reached;
   }
-  if (heads.size === 0) return null;
+  return made;
+};
+
+/** At most this many heads in one checkpoint. */
+export const MAX_HEADS = 5000;
+
+const record = async (
+  store: AuditStore,
+  workspaceId: string,
+  previous: StoredCheckpoint | null,
+  after: bigint,
+  through: bigint,
+  heads: Map<string, StreamHead>,
+  options: CheckpointOptions,
+): Promise<StoredCheckpoint | null> => {
   const sorted = [...heads.values()].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
   const data: LogCheckpointedData = {
     workspaceId,
