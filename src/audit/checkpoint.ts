@@ -179,11 +179,16 @@ export const startCheckpointer = async ({
   logger?: CheckpointerLogger;
   clock?: () => Date;
 }): Promise<Checkpointer> => {
-  const [newest] = await store.readAllBackwards({ streamPrefix: 'audit-', types: [LOG_CHECKPOINTED], limit: 1 });
-  let cursor = newest ? BigInt(decodeCheckpoint(newest).data.through) : 0n;
+  // Found at the first run, not at start: with no checkpoint yet it is a look through the whole log.
+  let cursor: bigint | undefined;
+  const newestThrough = async () => {
+    const [newest] = await store.readAllBackwards({ streamPrefix: 'audit-', types: [LOG_CHECKPOINTED], limit: 1 });
+    return newest ? BigInt(decodeCheckpoint(newest).data.through) : 0n;
+  };
   let running: Promise<number> | null = null;
   const run = () =>
     (running ??= (async () => {
+      cursor ??= await newestThrough();
       const head = await store.headPosition({ streamPrefix: 'preset-' });
       if (head === null || head <= cursor) return 0;
       let made = 0;

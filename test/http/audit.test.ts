@@ -201,3 +201,23 @@ describe('GET /api/v1/audit/report', () => {
     expect(bad.body.error.metadata.errors[0].path).toBe('format');
   });
 });
+
+describe('periodic checkpoints (AUDIT_CHECKPOINT_INTERVAL_MS)', () => {
+  it('records one for a workspace that changed, within a few intervals, and none while nothing changes', async () => {
+    const periodic = await startTestService({ AUDIT_CHECKPOINT_INTERVAL_MS: '100' });
+    try {
+      expect((await periodic.request('/api/v1/presets/tick/chat/completions', { method: 'POST', json: chatBody() })).status).toBe(200);
+      const checkpoints = async () =>
+        ((await (await periodic.request('/api/v1/audit/verify')).json()) as { data: { checkpoints: number } }).data.checkpoints;
+      const deadline = Date.now() + 10_000;
+      while ((await checkpoints()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await checkpoints()).toBe(1);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await checkpoints()).toBe(1);
+      expect(periodic.logs.join('')).toContain('audit checkpoints recorded');
+    } finally {
+      await periodic.stop();
+      removeDir(periodic.dataDir);
+    }
+  });
+});
