@@ -6,13 +6,13 @@
  *   events from `--concurrency` writers through the embedded store (bench/auditAppend.ts);
  * - `audit:verify` over `--events` events (made through the event store, then checkpointed), as
  *   the built command in a child process: events/s and its peak RSS;
- * - an export of all of them over HTTP from the built service, streamed and counted: its time and
- *   the service's peak RSS before and after.
+ * - the same verify under a 64 MB heap, and the signed export of all of them streamed into a slow
+ *   sink by the route's own generator (bench/auditExport.ts): its time and peak RSS.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { flags, median, procMb, ROOT, startChild, tempDir, API_KEY, WORKSPACE_ID } from './lib';
+import { flags, median, ROOT, tempDir, WORKSPACE_ID } from './lib';
 import { generateEvents } from './rebuild';
 import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { checkpointWorkspace } from '../src/audit/checkpoint';
@@ -85,31 +85,30 @@ const main = async () => {
       );
       log(`  (${r.out.trim().split('\n').at(-1)})`);
 
-      // Not lib's keys file: a release from before the audit (a --compare target elsewhere) refuses the audit:read scope.
-      const keys = join(dir, 'audit-keys.json');
-      writeFileSync(
-        keys,
-        JSON.stringify({ keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['audit:read'] }] }),
+      // The same verify under a 64 MB heap: it finishes, so what it holds does not grow with the log.
+      const small = await node(
+        ['--max-old-space-size=64', '-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, 'dist/scripts/audit.js'), 'verify'],
+        {
+          DATA_DIR: dir,
+          LOG_LEVEL: 'warn',
+          BENCH_PEAK_FILE: peakFile,
+        },
       );
-      const service = await startChild('dist/src/main.js', { DATA_DIR: dir, API_KEYS_FILE: keys, LOG_LEVEL: 'warn' });
-      try {
-        const rssBefore = procMb(service.pid, 'VmHWM');
-        const began = process.hrtime.bigint();
-        const res = await fetch(`${service.url}/api/v1/audit/export`, { headers: { authorization: `Bearer ${API_KEY}` } });
-        let bytes = 0;
-        let lines = 0;
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          bytes += chunk.byteLength;
-          for (const b of chunk) if (b === 10) lines++;
-        }
-        const took = Number(process.hrtime.bigint() - began) / 1e9;
-        log(
-          `export: ${f(lines - 1)} events, ${f(bytes / 1e6)} MB in ${f(took, 1)} s (${f((lines - 1) / took)} events/s); ` +
-            `service peak RSS ${f(rssBefore)} MB before, ${f(procMb(service.pid, 'VmHWM'))} MB after`,
-        );
-      } finally {
-        await service.stop();
-      }
+      const smallPeak = (JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number }).peakKb;
+      log(
+        `audit:verify with --max-old-space-size=64: exit ${small.code}, peak RSS ${f(smallPeak / 1024)} MB (${small.out.trim().split('\n').at(-1)})`,
+      );
+
+      const exportPeak = join(dir, 'export-peak');
+      const e = await node(['-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, 'dist/bench/auditExport.js'), dir, WORKSPACE_ID], {
+        BENCH_PEAK_FILE: exportPeak,
+      });
+      if (e.code !== 0) throw new Error(`auditExport exited ${e.code}: ${e.err}`);
+      const x = JSON.parse(e.out) as { lines: number; bytes: number; seconds: number };
+      const { peakKb: exportKb } = JSON.parse(readFileSync(exportPeak, 'utf8')) as { peakKb: number };
+      log(
+        `export: ${f(x.lines - 1)} events, ${f(x.bytes / 1e6)} MB in ${f(x.seconds, 1)} s (${f((x.lines - 1) / x.seconds)} events/s), peak RSS ${f(exportKb / 1024)} MB`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
