@@ -24,14 +24,7 @@ export const writeKeysFile = (dir: string): string => {
   writeFileSync(
     file,
     JSON.stringify({
-      keys: [
-        {
-          key: API_KEY,
-          user_id: 'bench',
-          workspace_id: WORKSPACE_ID,
-          scopes: ['presets:read', 'presets:write', 'webhooks:manage'],
-        },
-      ],
+      keys: [{ key: API_KEY, user_id: 'bench', workspace_id: WORKSPACE_ID, scopes: ['presets:read', 'presets:write', 'webhooks:manage'] }],
     }),
   );
   return file;
