@@ -48,6 +48,8 @@ export interface VerifyOptions {
   onProgress?: (events: number) => void;
 }
 
+const CHECKPOINTS_PER_PAGE = 4;
+
 class Fault {
   constructor(readonly fault: ChainFault) {}
 }
@@ -115,12 +117,17 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
       options.onProgress?.(events);
     }
     // The chains hold; now every checkpoint (on the audit streams, whose own chains were checked above).
-    for (let after = 0n; ;) {
-      const page = await store.readAll({ after, limit: pageSize, streamPrefix: AUDIT_STREAM_PREFIX, types: [LOG_CHECKPOINTED] });
-      for (const recorded of page) await checkCheckpoint(store, recorded);
-      checkpoints += page.length;
-      if (page.length < pageSize) break;
-      after = page[page.length - 1]!.position;
+    // Only the audit streams verified above (a workspace's own, for its auditors); a few checkpoints
+    // at a time, since one can hold thousands of heads.
+    const audits = prefixes.includes('') ? [AUDIT_STREAM_PREFIX] : prefixes.filter((p) => p.startsWith(AUDIT_STREAM_PREFIX));
+    for (const streamPrefix of audits) {
+      for (let after = 0n; ;) {
+        const page = await store.readAll({ after, limit: CHECKPOINTS_PER_PAGE, streamPrefix, types: [LOG_CHECKPOINTED] });
+        for (const recorded of page) await checkCheckpoint(store, recorded);
+        checkpoints += page.length;
+        if (page.length < CHECKPOINTS_PER_PAGE) break;
+        after = page[page.length - 1]!.position;
+      }
     }
     return report();
   } catch (error) {

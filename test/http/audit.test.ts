@@ -65,6 +65,8 @@ const verifyOffline = async (lines: string) => {
 describe('GET /api/v1/audit/verify', () => {
   it("verifies the workspace's chains and checkpoints after a mixed run of every event type", async () => {
     expect((await json('/api/v1/audit/checkpoints', { method: 'POST' })).status).toBe(201);
+    // The other workspace's checkpoint is its own: neither counted nor read here.
+    expect((await json('/api/v1/audit/checkpoints', { method: 'POST', key: KEYS.otherWorkspace })).status).toBe(201);
     const { status, body } = await json('/api/v1/audit/verify');
     expect(status).toBe(200);
     // 8 preset events and one checkpoint; the other workspace's event is not this workspace's to verify.
