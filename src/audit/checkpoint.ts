@@ -95,7 +95,7 @@ export const checkpointWorkspace = async (
 };
 
 /** At most this many heads in one checkpoint. */
-export const MAX_HEADS = 5000;
+export const MAX_HEADS = 1000;
 
 const record = async (
   store: AuditStore,

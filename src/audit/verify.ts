@@ -64,7 +64,8 @@ const fault = (kind: FaultKind, e: { stream: string; revision: bigint | number; 
   });
 
 export const verifyLog = async (store: VerifiableStore, options: VerifyOptions = {}): Promise<VerifyReport> => {
-  const pageSize = options.pageSize ?? 2000;
+  // Small pages: a page is read a stream at a time, and a checkpoint event can be ~140 KB (1,000 heads).
+  const pageSize = options.pageSize ?? 100;
   const until = await store.headPosition();
   let events = 0;
   let streams = 0;
