@@ -1,5 +1,5 @@
 /**
- * `npm run keys:create -- --workspace <uuid> --user <id> [--scopes presets:read,presets:write,webhooks:manage] [--file path]`
+ * `npm run keys:create -- --workspace <uuid> --user <id> [--scopes presets:read,presets:write,webhooks:manage,audit:read] [--file path]`
  * Generates an API key, appends its hash to the keys file and prints the key, once.
  * The key alone goes to stdout (so `KEY=$(npm run -s keys:create -- ...)` works); the rest to stderr.
  */

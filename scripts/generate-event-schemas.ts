@@ -7,6 +7,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codecsBySchemaVersion } from '../src/presets/events';
+import { auditCodecsBySchemaVersion } from '../src/audit/events';
 import { toJsonSchema } from '../src/jsonSchema';
 
 export const SCHEMA_DIR = join('schemas', 'events');
@@ -25,14 +26,23 @@ const DESCRIPTIONS: Record<string, string> = {
   PresetLabelRemoved: 'The data of PresetLabelRemoved: a label was removed; versionNumber is the version it named.',
   PresetLabelSplit:
     'The data of PresetLabelSplit: a label was split between versions by relative weights (a rollout), ascending by version; previousVersionNumber or previousVersions is what it named before (both null for a new label).',
+  AuditMetadata: "The metadata of every event of a workspace's audit stream (audit-<workspace uuid>).",
+  LogCheckpointed:
+    'The data of LogCheckpointed: the head (revision and chain hash) of every preset stream of the workspace that changed after `after` ' +
+    'up to `through` (feed positions), sorted by stream, and digest = SHA-256 of their RFC 8785 JSON.',
 };
 
-const file = (name: string, version: number, codec: Parameters<typeof toJsonSchema>[0]): [string, string] => {
+const file = (
+  name: string,
+  version: number,
+  codec: Parameters<typeof toJsonSchema>[0],
+  source = 'src/presets/events.ts',
+): [string, string] => {
   const schema = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `urn:presets:events:${name}:v${version}`,
     title: `${name}, schema version ${version}`,
-    $comment: 'Generated from the io-ts codecs in src/presets/events.ts by npm run schemas:generate; do not edit.',
+    $comment: `Generated from the io-ts codecs in ${source} by npm run schemas:generate; do not edit.`,
     description: DESCRIPTIONS[name] ?? name,
     ...toJsonSchema(codec),
   };
@@ -46,6 +56,10 @@ export const renderEventSchemas = (): Map<string, string> => {
     const [name, text] = file('EventMetadata', Number(version), metadata);
     files.set(name, text);
     for (const [type, codec] of Object.entries(data)) files.set(...file(type, Number(version), codec));
+  }
+  for (const [version, { metadata, data }] of Object.entries(auditCodecsBySchemaVersion)) {
+    files.set(...file('AuditMetadata', Number(version), metadata, 'src/audit/events.ts'));
+    for (const [type, codec] of Object.entries(data)) files.set(...file(type, Number(version), codec, 'src/audit/events.ts'));
   }
   return files;
 };

@@ -40,6 +40,8 @@ export interface Config {
   metricsToken?: string;
   /** How often this process adds its usage counts (resolutions answered) to the usage store; also at shutdown. */
   usageFlushMs: number;
+  /** How often each workspace that changed gets an audit checkpoint (LogCheckpointed). */
+  auditCheckpointIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -95,6 +97,7 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, 0, 65535) : undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
     usageFlushMs: int('USAGE_FLUSH_MS', 10_000, 10, 3_600_000),
+    auditCheckpointIntervalMs: int('AUDIT_CHECKPOINT_INTERVAL_MS', 60_000, 100, 86_400_000),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (a scraper presents it as a bearer token)');

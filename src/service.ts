@@ -39,7 +39,10 @@ import { createMetrics, type Metrics } from './observability/metrics';
 import { startMetricsServer } from './observability/server';
 import type { WebhookStore } from './webhooks/webhookStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
-import { presetAt } from '../projections/presetAt';
+import { presetAsOf, presetAt } from '../projections/presetAt';
+import { startCheckpointer, type Checkpointer } from './audit/checkpoint';
+import { chainState, UNSEALED_MESSAGE } from './audit/seal';
+import { loadSigningKey } from './audit/signing';
 import { startProjectorThread } from '../projections/projectorThread';
 import type { ReadModel } from '../projections/readmodel/readModel';
 
@@ -57,6 +60,8 @@ export interface Service {
   metrics: Metrics;
   /** Where GET /metrics answers: the API's own URL, or METRICS_PORT's. */
   metricsUrl: string;
+  /** Records the audit checkpoints every AUDIT_CHECKPOINT_INTERVAL_MS. */
+  checkpointer: Checkpointer;
   /** Ends open event streams, stops accepting, lets requests in flight finish, stops the projector, closes the stores. */
   close(): Promise<void>;
 }
@@ -68,6 +73,12 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   logger.info({ ...describeBackends(config), keys: fileKeys.size }, 'opening stores');
   const metrics = createMetrics();
   const eventStore = openEventStore(config, logger);
+  // A log written before the hash chain is sealed once, by a command, before the service takes writes on it.
+  if ((await chainState(eventStore)) === 'unsealed') {
+    await eventStore.close();
+    throw new Error(UNSEALED_MESSAGE);
+  }
+  const signingKey = await loadSigningKey(config.dataDir);
   // The keys file's keys and the API's, which this process follows through the feed from here on.
   const keyRing = createLiveKeyRing(fileKeys);
   const keysFollower = await followKeys(eventStore, keyRing, logger.child({ component: 'keys' }));
@@ -108,6 +119,11 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         },
       })
     : undefined;
+  const checkpointer = await startCheckpointer({
+    store: eventStore,
+    intervalMs: config.auditCheckpointIntervalMs,
+    logger: logger.child({ component: 'audit' }),
+  });
   // Announced documents keep a cache current; without a projector here nothing would.
   const reads = projector ? withPresetCache(readModel, projector.events) : readModel;
 
@@ -170,6 +186,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     ),
     waitForPreset: instrumentWaiter(createProjectionWaiter({ readModel: reads, projected: projector?.events }), metrics),
     presetAt: (workspaceId, slug, revision) => presetAt(eventStore, workspaceId, slug, revision),
+    presetAsOf: (workspaceId, slug, at) => presetAsOf(eventStore, workspaceId, slug, at),
+    audit: { store: eventStore, signingKey },
     bodyLimitBytes: config.bodyLimitBytes,
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     rateLimitPerMinute: config.rateLimitPerMinute,
@@ -211,6 +229,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
         await keysFollower.stop();
         await feed.close();
+        await checkpointer.stop();
         await walCheckpointer?.stop();
         await projector?.stop();
         await eventStore.close();
@@ -220,7 +239,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
         await usage.close();
         logger.info('stopped');
       }));
-  return { url, port, eventStore, readModel, webhooks, usage, deliverer, projector, metrics, metricsUrl, close };
+  return { url, port, eventStore, readModel, webhooks, usage, deliverer, projector, metrics, metricsUrl, checkpointer, close };
 };
 
 const hostUrl = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -6,7 +6,7 @@ import { newKey, writeFileAtomic } from './keyStore';
 export const DEFAULT_KEYS_FILE_NAME = 'api-keys.json';
 
 export const KEYS_CREATE_USAGE =
-  'npm run keys:create -- --workspace <uuid> --user <id> [--scopes presets:read,presets:write,webhooks:manage] [--file path]';
+  'npm run keys:create -- --workspace <uuid> --user <id> [--scopes presets:read,presets:write,webhooks:manage,audit:read] [--file path]';
 
 /**
  * Returns the path of the keys file to load. An explicit file must exist: silently creating a

@@ -1,3 +1,4 @@
+import type { SealedLinks } from '../audit/links';
 import type { EventFeed } from './eventFeed';
 import type { StreamReader } from './streamReader';
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamName } from './types';
@@ -11,14 +12,17 @@ export type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamNam
  * types they share are in types.ts (re-exported here).
  */
 export interface EventStore {
-  /** Throws ConcurrencyConflict when the stream is not at the expected revision. */
+  /**
+   * Throws ConcurrencyConflict when the stream is not at the expected revision. Each event is
+   * stored with its hash chain link in its metadata (`hash`), computed in the append's transaction.
+   */
   append(stream: StreamName, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream in revision order, from a revision (inclusive); [] for a missing stream. */
   read(stream: StreamName, options?: { fromRevision?: bigint; limit?: number }): Promise<RecordedEvent[]>;
 }
 
 /** What an adapter opens: every port over one connection, closed together. */
-export interface EventStoreAdapter extends EventStore, EventFeed, StreamReader {
+export interface EventStoreAdapter extends EventStore, EventFeed, StreamReader, SealedLinks {
   close(): Promise<void>;
 }
 

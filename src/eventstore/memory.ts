@@ -9,6 +9,7 @@ import {
 import { MAX_INT64_POSITION } from './eventFeed';
 import { createPoller } from './poller';
 import { streamShare } from './streamReader';
+import { GENESIS_HASH, HASH_KEY, canonicalBody, isJsonObject, linkHash, metadataWithoutHash, storedHash } from '../audit/chain';
 
 /**
  * An event store in memory, held to the same contract as the stored ones (test/contract): for
@@ -20,6 +21,7 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
   const all: RecordedEvent[] = []; // position n is all[n - 1]
   const streams = new Map<StreamName, RecordedEvent[]>();
   const byId = new Map<string, RecordedEvent>();
+  const sealed = new Map<bigint, string>();
   let closed = false;
 
   const matches = (e: RecordedEvent, prefix?: string, types?: readonly string[]) =>
@@ -49,15 +51,22 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
     }
     if (events.some((e) => byId.has(e.id))) throw new ConcurrencyConflict(stream, expected, current);
     const recordedAt = new Date();
+    const head = existing[existing.length - 1];
+    let previous = head ? (storedHash(head.metadata) ?? sealed.get(head.position)) : GENESIS_HASH;
+    if (previous === undefined) throw new Error(`${stream}@${head!.revision} has no chain hash: the log is not sealed`);
     for (const e of events) {
+      const revision = BigInt(existing.length);
+      const data = copy(e.data);
+      const metadata = metadataWithoutHash(copy(e.metadata)) as Record<string, unknown>;
+      previous = linkHash(previous, canonicalBody({ type: e.type, data, metadata, stream, revision }));
       const recorded: RecordedEvent = {
         id: e.id,
         type: e.type,
         stream,
-        revision: BigInt(existing.length),
+        revision,
         position: BigInt(all.length + 1),
-        data: copy(e.data),
-        metadata: copy(e.metadata),
+        data,
+        metadata: { ...metadata, [HASH_KEY]: previous },
         recordedAt,
       };
       existing.push(recorded);
@@ -74,6 +83,8 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
     async append(stream, events, expected) {
       if (closed) throw new StoreUnavailable('event store is closed');
       if (events.length === 0) throw new Error('append needs at least one event');
+      if (!events.every((e) => isJsonObject(e.metadata)))
+        throw new TypeError("an event's metadata must be a JSON object (it carries the chain's hash)");
       const result = append(stream, events, expected);
       poller.notify();
       return result;
@@ -115,6 +126,12 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
     async headPosition({ streamPrefix } = {}) {
       for (let i = all.length - 1; i >= 0; i--) if (!streamPrefix || all[i]!.stream.startsWith(streamPrefix)) return all[i]!.position;
       return null;
+    },
+    async sealedHashes(positions) {
+      return new Map(positions.flatMap((p) => (sealed.has(p) ? [[p, sealed.get(p)!] as const] : [])));
+    },
+    async recordSeal(links) {
+      for (const { position, hash } of links) sealed.set(position, hash);
     },
     async close() {
       closed = true;

@@ -12,6 +12,7 @@ import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
 import { httpMetrics, metricsEndpoint } from '../observability/http';
 import type { Metrics } from '../observability/metrics';
+import { auditRoutes, type AuditRouteDeps } from './routes/audit';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { consumerGroupRoutes, type ConsumerGroupRouteDeps } from './routes/consumerGroups';
 import { designateRoutes } from './routes/designate';
@@ -32,7 +33,7 @@ import type { ReadModelQueries } from '../../projections/readmodel/readModel';
 
 export { SLUG };
 
-export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps, KeyRouteDeps {
+export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, ReadDeps, KeyRouteDeps, AuditRouteDeps {
   consumerGroups: ConsumerGroupRouteDeps['consumerGroups'];
   readModel: ReadModelQueries;
   logger: Logger;
@@ -94,6 +95,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   webhookRoutes(api, deps);
   consumerGroupRoutes(api, deps);
   keyRoutes(api, deps);
+  auditRoutes(api, deps);
   return api;
 };
 

@@ -25,6 +25,7 @@ import { WRITE_OPERATIONS, WRITE_PARAMETERS, WRITE_SCHEMAS } from './routes/writ
 import { ROLLOUT_OPERATIONS, ROLLOUT_PARAMETERS, ROLLOUT_SCHEMAS } from './routes/usage.openapi';
 import { KEY_OPERATIONS, KEY_PARAMETERS, KEY_SCHEMAS } from './routes/keys.openapi';
 import { RELEASE_OPERATIONS, RELEASE_PARAMETERS, RELEASE_SCHEMAS } from './routes/release.openapi';
+import { AUDIT_OPERATIONS, AUDIT_PARAMETERS } from './routes/audit.openapi';
 import { SCOPES } from '../keys/scopes';
 
 export type { Operation } from './operations';
@@ -54,6 +55,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...ROLLOUT_OPERATIONS,
   ...KEY_OPERATIONS,
   ...RELEASE_OPERATIONS,
+  ...AUDIT_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...DOCS_OPERATIONS,
   ...CONSOLE_OPERATIONS,
@@ -87,6 +89,7 @@ const PARAMETERS = {
   ...ROLLOUT_PARAMETERS,
   ...KEY_PARAMETERS,
   ...RELEASE_PARAMETERS,
+  ...AUDIT_PARAMETERS,
   ...DOCS_PARAMETERS,
   ...CONSOLE_PARAMETERS,
 };

@@ -22,8 +22,9 @@ export const CURRENT_SCHEMA_VERSION = 2;
 const metadataOf = <V extends number>(schemaVersion: V) =>
   t.intersection([
     t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.literal(schemaVersion) }),
-    // Present on events made from an inference request body.
-    t.partial({ sourceFormat: SourceFormat }),
+    // sourceFormat: on events made from an inference request body. keyId: the id of the API key
+    // that made the change (since the hash chain). hash: the event's hash chain link, set by the store.
+    t.partial({ sourceFormat: SourceFormat, keyId: t.string, hash: t.string }),
   ]);
 /** Metadata as decoded: always at the current schema version, since decodeEvent upcasts first. */
 export const EventMetadata = metadataOf(CURRENT_SCHEMA_VERSION);

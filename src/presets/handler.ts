@@ -42,6 +42,8 @@ export type PresetCommandRequest =
 
 export interface CommandContext {
   requestId: string;
+  /** The API key that made the request (its id, never the key): the audit report's key column. */
+  keyId?: string;
   /** Set when the command comes from an inference request body. */
   sourceFormat?: SourceFormat;
   /** The stream revision the client saw (If-Match); a different current revision is a conflict. */
@@ -82,6 +84,7 @@ export const createPresetCommandHandler = ({
       actorUserId: request.actorUserId,
       schemaVersion: CURRENT_SCHEMA_VERSION,
       ...(context.sourceFormat ? { sourceFormat: context.sourceFormat } : {}),
+      ...(context.keyId ? { keyId: context.keyId } : {}),
     };
     return handleCommand(
       { eventStore, states, decider: presetDecider, toNewEvent: (event) => toNewEvent(newId(), event, metadata) },

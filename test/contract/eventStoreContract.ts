@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalize } from 'json-canonicalize';
 import { ConcurrencyConflict, type EventStoreAdapter, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
 import { streamShare } from '../../src/eventstore/streamReader';
 
@@ -75,10 +76,59 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     await store.append(stream('r'), events, 'no_stream');
     const read = await store.read(stream('r'));
     expect(read.map((e) => [e.id, e.type, e.stream, e.revision, e.data, e.metadata])).toEqual(
-      events.map((e, i) => [e.id, e.type, stream('r'), BigInt(i), e.data, e.metadata]),
+      events.map((e, i) => [e.id, e.type, stream('r'), BigInt(i), e.data, { ...(e.metadata as object), hash: expect.any(String) }]),
     );
     expect(read.every((e) => e.recordedAt instanceof Date && !Number.isNaN(e.recordedAt.getTime()))).toBe(true);
     expect((await store.read(stream('r'), { fromRevision: 1n, limit: 1 })).map((e) => e.type)).toEqual(['B']);
+  });
+
+  it('links every event to the one before it in its stream: SHA-256(previous ‖ RFC 8785 JSON), from 64 zeros', async () => {
+    // The formula, written here from the words with the JCS library and node:crypto, not the service's code.
+    const link = (
+      previous: string,
+      e: { type: string; data: unknown; metadata: Record<string, unknown>; revision: bigint },
+      name: string,
+    ) => {
+      const { hash: _hash, ...metadata } = e.metadata;
+      const body = canonicalize({ type: e.type, data: e.data, metadata, stream: name, revision: e.revision.toString() });
+      return createHash('sha256').update(Buffer.from(previous, 'hex')).update(body).digest('hex');
+    };
+    await store.append(stream('c'), [newEvent('A', 1), newEvent('B', 2)], 'no_stream');
+    await store.append(stream('other'), [newEvent('A', 9)], 'no_stream');
+    // A hash the caller sends is not trusted: the store sets its own.
+    await store.append(stream('c'), [{ ...newEvent('C', 3), metadata: { requestId: 'x', hash: 'f'.repeat(64) } }], 1n);
+    const read = await store.read(stream('c'));
+    let previous = '0'.repeat(64);
+    for (const e of read) {
+      const metadata = e.metadata as Record<string, unknown>;
+      previous = link(previous, { ...e, metadata }, stream('c'));
+      expect(metadata.hash).toBe(previous);
+    }
+    expect(read).toHaveLength(3);
+    const [other] = await store.read(stream('other'));
+    expect((other!.metadata as { hash: string }).hash).toBe(
+      link('0'.repeat(64), { ...other!, metadata: other!.metadata as Record<string, unknown> }, stream('other')),
+    );
+  });
+
+  it('keeps the links audit:seal records beside events, by position', async () => {
+    const { position } = await store.append(stream('s'), [newEvent('A', 1)], 'no_stream');
+    const other = position + 1_000_000n;
+    await store.recordSeal([
+      { position, hash: 'a'.repeat(64) },
+      { position: other, hash: 'b'.repeat(64) },
+    ]);
+    expect(await store.sealedHashes([position, other, other + 1n])).toEqual(
+      new Map([
+        [position, 'a'.repeat(64)],
+        [other, 'b'.repeat(64)],
+      ]),
+    );
+  });
+
+  it('refuses an event whose metadata is not a JSON object (it carries the link), storing nothing', async () => {
+    await expect(store.append(stream('m'), [{ ...newEvent('A', 1), metadata: null }], 'no_stream')).rejects.toThrow(/metadata/);
+    expect(await store.read(stream('m'))).toEqual([]);
   });
 
   it('answers a retried append (same event ids, same expectation) without storing it twice', async () => {

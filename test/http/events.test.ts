@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chatBody, KEYS, useTestService, WORKSPACE_A, WORKSPACE_B } from '../support/service';
 import { CURRENT_SCHEMA_VERSION } from '../../src/presets/events';
 import { presetStreamName, workspaceStreamPrefix } from '../../src/presets/streamName';
@@ -44,6 +45,9 @@ describe('GET /api/v1/presets/{slug}/events', () => {
         actorUserId: 'user-writer',
         sourceFormat,
         schemaVersion: CURRENT_SCHEMA_VERSION,
+        // The key that wrote it (first 12 hex of its SHA-256) and the event's chain link.
+        keyId: createHash('sha256').update(KEYS.writer).digest('hex').slice(0, 12),
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       })),
     );
     const stored = await svc.eventStore.read(presetStreamName(WORKSPACE_A, 'audited'));

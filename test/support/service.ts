@@ -40,7 +40,7 @@ export interface TestService extends Service {
 
 const keysFile = (dir: string) => {
   const file = join(dir, 'keys.json');
-  const all = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume'];
+  const all = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'audit:read'];
   writeFileSync(
     file,
     JSON.stringify({
@@ -157,6 +157,9 @@ export const useTestService = (env: Record<string, string> | (() => Record<strin
     },
     get usage() {
       return running().usage;
+    },
+    get checkpointer() {
+      return running().checkpointer;
     },
     get deliverer() {
       return running().deliverer;

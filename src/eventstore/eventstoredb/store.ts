@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   AccessDeniedError,
   BACKWARDS,
@@ -35,6 +36,7 @@ import {
 import type { EventFeed, Subscription } from '../eventFeed';
 import { streamShare, type ReadStreamsOptions } from '../streamReader';
 import { decodePosition, encodePosition, knownPosition } from './position';
+import { GENESIS_HASH, HASH_KEY, canonicalBody, isJsonObject, linkHash, metadataWithoutHash, storedHash } from '../../audit/chain';
 
 /**
  * The event store on EventStoreDB (gRPC client 6.x). Revisions are EventStoreDB's own; positions
@@ -58,6 +60,13 @@ export interface EsdbLogger {
 }
 
 const PAGE = 512;
+/**
+ * Where `audit:seal` keeps the links of events stored before the chain (the embedded store uses a
+ * table): `ChainSealed` events of `{ links: [{ position, hash }] }`, outside the presets' and the
+ * audit streams' prefixes, chained like every stream.
+ */
+const SEAL_STREAM = 'chainseal-links';
+const SEAL_PAGE = 1000;
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
@@ -119,6 +128,16 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
   const { logger } = options;
   const running = new Set<Subscription>();
   let closed = false;
+  let sealedLinks: Promise<Map<bigint, string>> | undefined;
+  const sealed = () =>
+    (sealedLinks ??= (async () => {
+      const links = new Map<bigint, string>();
+      for (const e of await read(SEAL_STREAM)) {
+        for (const { position, hash } of (e.data as { links: { position: string; hash: string }[] }).links)
+          links.set(BigInt(position), hash);
+      }
+      return links;
+    })());
 
   /** One page of `$all` from a position (inclusive), and whether the server had more. */
   const readAllPage = async (from: ReadPosition, direction: typeof FORWARDS | typeof BACKWARDS) => {
@@ -226,25 +245,63 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     if (page.length > 0) yield page;
   };
 
-  return {
-    async append(stream, events, expected) {
-      if (closed) throw new StoreUnavailable('event store is closed');
-      if (events.length === 0) throw new Error('append needs at least one event');
-      try {
-        const result = await client.appendToStream(
-          stream,
-          events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata })),
-          { expectedRevision: toExpectedRevision(expected) },
-        );
-        const position = knownPosition(result.position);
-        return {
-          revision: result.nextExpectedRevision,
-          // An idempotent (retried) append may be answered without a position: look it up.
-          position: position ? encodePosition(position) : await positionOfRevision(stream, result.nextExpectedRevision),
-        };
-      } catch (error) {
-        throw mapAppendError(error, stream, expected);
+  const append: EventStoreAdapter['append'] = async (stream, events, expected) => {
+    if (closed) throw new StoreUnavailable('event store is closed');
+    if (events.length === 0) throw new Error('append needs at least one event');
+    if (!events.every((e) => isJsonObject(e.metadata)))
+      throw new TypeError("an event's metadata must be a JSON object (it carries the chain's hash)");
+    try {
+      // The chain continues from the event at the expected revision: if the stream has moved past
+      // it, the append below fails on its expected revision, so the link is never built on a stale head.
+      let previous = GENESIS_HASH;
+      if (expected !== 'no_stream') {
+        const [head] = await read(stream, { fromRevision: expected, limit: 1 });
+        if (!head) throw new ConcurrencyConflict(stream, expected, 'no_stream');
+        const link = storedHash(head.metadata) ?? (await sealed()).get(head.position);
+        if (link === undefined) throw new Error(`${stream}@${head.revision} has no chain hash: the log is not sealed`);
+        previous = link;
       }
+      const first = expected === 'no_stream' ? 0n : expected + 1n;
+      const linked = events.map((e, i) => {
+        const metadata = metadataWithoutHash(JSON.parse(JSON.stringify(e.metadata))) as Record<string, unknown>;
+        const data = JSON.parse(JSON.stringify(e.data ?? null)) as JSONType;
+        previous = linkHash(previous, canonicalBody({ type: e.type, data, metadata, stream, revision: first + BigInt(i) }));
+        return jsonEvent({ id: e.id, type: e.type, data, metadata: { ...metadata, [HASH_KEY]: previous } });
+      });
+      const result = await client.appendToStream(stream, linked, { expectedRevision: toExpectedRevision(expected) });
+      const position = knownPosition(result.position);
+      return {
+        revision: result.nextExpectedRevision,
+        // An idempotent (retried) append may be answered without a position: look it up.
+        position: position ? encodePosition(position) : await positionOfRevision(stream, result.nextExpectedRevision),
+      };
+    } catch (error) {
+      if (error instanceof ConcurrencyConflict) throw error;
+      throw mapAppendError(error, stream, expected);
+    }
+  };
+
+  return {
+    append,
+
+    // The links of events stored before the chain: events of a stream of their own, read once into memory.
+    sealedHashes: async (positions) => {
+      const all = await sealed();
+      return new Map(positions.flatMap((p) => (all.has(p) ? [[p, all.get(p)!] as const] : [])));
+    },
+    async recordSeal(links) {
+      // Chained like any stream, so verify reads it as it reads the others.
+      let expected: ExpectedRevision = (await read(SEAL_STREAM)).at(-1)?.revision ?? 'no_stream';
+      for (let i = 0; i < links.length; i += SEAL_PAGE) {
+        const page = links.slice(i, i + SEAL_PAGE).map(({ position, hash }) => ({ position: position.toString(), hash }));
+        const metadata = { requestId: 'audit-seal', actorUserId: 'audit:seal', schemaVersion: 1 };
+        ({ revision: expected } = await append(
+          SEAL_STREAM,
+          [{ id: randomUUID(), type: 'ChainSealed', data: { links: page }, metadata }],
+          expected,
+        ));
+      }
+      sealedLinks = undefined;
     },
 
     read,

@@ -15,6 +15,8 @@ import {
 import { MAX_INT64_POSITION, type ReadAllOptions } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
+import { sqliteSealedLinks } from './chain';
+import { isJsonObject } from '../../audit/chain';
 import {
   announceAppends,
   createBatchWriter,
@@ -151,7 +153,10 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     while (pending.length > 0) {
       const batch = pending.splice(0, maxBatch);
       const result = await writer.write(
-        batch.map(({ stream, events, expected }) => ({ stream, events: events.map(serializeEvent), expected })),
+        batch.map(({ stream, events, expected }) => {
+          const first = expected === 'no_stream' ? 0n : expected + 1n;
+          return { stream, events: events.map((e, i) => serializeEvent(e, stream, first + BigInt(i))), expected };
+        }),
       );
       if (!result.ok) {
         const { code, message } = result.fault;
@@ -220,6 +225,8 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     append(stream, events, expected) {
       if (closed) return Promise.reject(new StoreUnavailable('event store is closed'));
       if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+      if (!events.every((e) => isJsonObject(e.metadata)))
+        return Promise.reject(new TypeError("an event's metadata must be a JSON object (it carries the chain's hash)"));
       return new Promise((resolve, reject) => {
         pending.push({ stream, events, expected, resolve, reject });
         // Wait for the end of this turn of the event loop, so appends made together share a batch.
@@ -238,6 +245,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       return readFiltered('backwards', before, options);
     },
     readStreams: createStreamReader(db, toRecorded),
+    ...sqliteSealedLinks(db),
     subscribe(from, onEvent, opts = {}) {
       appends ??= onAppends(options.file, () => poller.notify());
       return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });

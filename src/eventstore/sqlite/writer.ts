@@ -3,6 +3,16 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from '../eventStore';
 import { openDatabase } from '../../sqlite/connection';
+import { canonicalize } from 'json-canonicalize';
+import {
+  GENESIS_HASH,
+  bodyOfCanonical,
+  linkHash,
+  metadataJsonWithHash,
+  metadataWithoutHash,
+  requireObjectMetadata,
+} from '../../audit/chain';
+import { CHAIN_SCHEMA, HEAD_LINK_SQL } from './chain';
 
 /**
  * The write half of the embedded event store: one transaction (one fsync, `synchronous=FULL`) per
@@ -22,7 +32,8 @@ CREATE TABLE IF NOT EXISTS events (
   metadata    TEXT    NOT NULL,
   recorded_at TEXT    NOT NULL,
   UNIQUE (stream, revision)
-);`;
+);
+${CHAIN_SCHEMA}`;
 
 /**
  * What every stream of one workspace starts with, `<category>-<workspace uuid>` (see
@@ -39,24 +50,31 @@ export const WORKSPACE_KEY = "substr(stream, 1, instr(stream, '-') + 36)";
  */
 export const MIGRATIONS = [`CREATE INDEX IF NOT EXISTS events_workspace ON events (${WORKSPACE_KEY}, position)`];
 
-/** An event as the writer stores it: serialized by the caller, so crossing to the thread copies strings, not object trees. */
+/**
+ * An event as the writer stores it: serialized by the caller, so crossing to the thread copies
+ * strings, not object trees. Data and metadata are canonical JSON (RFC 8785), metadata without the
+ * chain's hash; `body` is the canonical JSON the hash covers (src/audit/chain.ts), made from them for
+ * the revision the event gets if the append's expectation holds (one that does not stores nothing).
+ * Canonical text costs one canonicalization per event, which the link needs anyway, and lets a
+ * verify hash what it reads without canonicalizing again (chain.ts quickBody).
+ */
 export interface SerializedEvent {
   id: string;
   type: string;
   data: string;
   metadata: string;
+  body: string;
 }
 export interface AppendRequest {
   stream: StreamName;
   events: SerializedEvent[];
   expected: ExpectedRevision;
 }
-export const serializeEvent = ({ id, type, data, metadata }: NewEvent): SerializedEvent => ({
-  id,
-  type,
-  data: JSON.stringify(data),
-  metadata: JSON.stringify(metadata),
-});
+export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => {
+  const unlinked = canonicalize(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
+  const json = canonicalize(data === undefined ? null : data);
+  return { id, type, data: json, metadata: unlinked, body: bodyOfCanonical(type, json, unlinked, stream, revision) };
+};
 export type AppendOutcome =
   { ok: true; revision: bigint; position: bigint } | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
 /** Either every append of the batch has an outcome, or the transaction failed as a whole (a storage fault). */
@@ -97,7 +115,8 @@ class Conflict {
 
 export const createBatchWriter = (db: Database.Database) => {
   const q = {
-    current: db.prepare('SELECT MAX(revision) AS revision FROM events WHERE stream = ?').safeIntegers(true),
+    // The stream's last revision and its link, which the next event chains from.
+    head: db.prepare(HEAD_LINK_SQL).safeIntegers(true),
     byId: db.prepare('SELECT stream, revision, position FROM events WHERE id = ?').safeIntegers(true),
     insert: db
       .prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -106,7 +125,8 @@ export const createBatchWriter = (db: Database.Database) => {
   type Located = { stream: string; revision: bigint; position: bigint } | undefined;
 
   const appendOne = db.transaction((a: AppendRequest): AppendOutcome => {
-    const current = (q.current.get(a.stream) as { revision: bigint | null }).revision;
+    const head = q.head.get(a.stream) as { revision: bigint; hash: string | null } | undefined;
+    const current = head?.revision ?? null;
     const actual = current ?? 'no_stream';
     if (actual !== a.expected) {
       // A retried append whose events are already stored answers as the first time did.
@@ -120,10 +140,14 @@ export const createBatchWriter = (db: Database.Database) => {
     }
     let revision = current ?? -1n;
     let position = 0n;
+    let previous = head ? head.hash : GENESIS_HASH;
+    if (previous === null) throw new Error(`${a.stream}@${current} has no chain hash: the log is not sealed (run npm run audit:seal)`);
     const now = new Date().toISOString();
     for (const e of a.events) {
       revision += 1n;
-      position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid);
+      previous = linkHash(previous, e.body);
+      const metadata = metadataJsonWithHash(e.metadata, previous);
+      position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, e.data, metadata, now).lastInsertRowid);
     }
     return { ok: true, revision, position };
   });

@@ -36,7 +36,7 @@ export const designateRoutes = (router: Router<AppState, AppContext>, deps: Writ
     const { version } = body.right;
     const outcome = await deps.handle(
       { type: 'DesignateVersion', slug, ...actor(ctx), version, note: noteOf(ctx, body.right.note) },
-      { requestId: ctx.state.requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
+      { requestId: ctx.state.requestId, keyId: ctx.state.caller.keyId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
     );
     if (!outcome.state.exists) throw new Error('a designated version was decided for an absent preset');
     // A protected designation with approvals: the move is a proposal (202).

@@ -86,6 +86,7 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
     const slug = ctx.params.slug!;
     const outcome = await deps.handle({ ...command, slug, ...actor(ctx) } as PresetCommandRequest, {
       requestId: ctx.state.requestId,
+      keyId: ctx.state.caller.keyId,
       expectedRevision: parseIfMatch(ctx.get('If-Match')),
     });
     await answerMoveOrProposal(ctx, deps, slug, outcome);

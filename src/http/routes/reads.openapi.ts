@@ -32,7 +32,7 @@ export const READ_OPERATIONS: Operation[] = [
     description:
       'One preset with its designated version. The ETag is its stream revision, for If-Match (writes) and If-None-Match (304). ' +
       'An archived preset is a 404 (metadata.reason "preset_archived") unless include_archived=true.',
-    parameters: ['slug', 'If-None-Match', 'include_archived'],
+    parameters: ['slug', 'as_of', 'If-None-Match', 'include_archived'],
     answers: { '200': { description: 'The preset.', content: json('PresetAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },
@@ -44,7 +44,7 @@ export const READ_OPERATIONS: Operation[] = [
     scope: 'presets:read',
     summary: "List a preset's versions",
     description: "Its versions, ascending. The ETag is the preset's stream revision: the list changes only with it.",
-    parameters: ['slug', 'offset', 'limit', 'If-None-Match'],
+    parameters: ['slug', 'offset', 'limit', 'as_of', 'If-None-Match'],
     answers: {
       '200': { description: 'A page of versions and how many there are.', content: json('VersionList'), headers: ['ETag'] },
       ...notModified,
@@ -59,7 +59,7 @@ export const READ_OPERATIONS: Operation[] = [
     scope: 'presets:read',
     summary: 'Get one version of a preset',
     description: 'One version, by its number. A version never changes: its ETag is its id.',
-    parameters: ['slug', 'version', 'If-None-Match'],
+    parameters: ['slug', 'version', 'as_of', 'If-None-Match'],
     answers: { '200': { description: 'The version.', content: json('VersionAnswer'), headers: ['ETag'] }, ...notModified },
     errors: [...API_ERRORS, '404'],
   },

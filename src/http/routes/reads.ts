@@ -9,6 +9,7 @@ import { requireScope } from '../middleware/auth';
 import { queryReader } from '../query';
 import type { PresetList, VersionAnswer, VersionList } from '../schemas';
 import type { AppContext, AppState } from '../types';
+import { isProblem, parseMoment, type PresetAsOfReader } from '../asOf';
 
 export interface ReadDeps {
   readModel: ReadModelQueries;
@@ -17,14 +18,32 @@ export interface ReadDeps {
    * checkpoint), read before a list: a consumer that lists, then follows the feed after it, misses nothing.
    */
   projectedPosition?: () => Promise<bigint | null>;
+  /** `?as_of=`: the preset folded from its events up to a moment; absent, `as_of` is refused. */
+  presetAsOf?: PresetAsOfReader;
 }
 
 /** The header of a list answer that gives the read model's feed position (ReadDeps.projectedPosition). */
 export const FEED_POSITION_HEADER = 'Feed-Position';
 
 /** Reads, all from the read model, all scoped to the caller's workspace. */
-export const readRoutes = (router: Router<AppState, AppContext>, { readModel, projectedPosition }: ReadDeps) => {
+export const readRoutes = (router: Router<AppState, AppContext>, { readModel, projectedPosition, presetAsOf }: ReadDeps) => {
   const read = requireScope('presets:read');
+
+  /** `as_of` given: the moment, with the query without it; absent: null. */
+  const asOfQuery = (query: Record<string, string | string[] | undefined>) => {
+    const { as_of: raw, ...rest } = query;
+    if (raw === undefined) return { at: null, rest };
+    const at = parseMoment(raw, 'as_of');
+    if (isProblem(at)) throw badRequest('invalid query parameters', [at]);
+    if (!presetAsOf) throw badRequest('invalid query parameters', [{ path: 'as_of', message: 'not available here' }]);
+    return { at, rest };
+  };
+  /** The preset as it stood at a moment, or a 404 saying it did not exist yet. */
+  const presetThen = async (workspaceId: string, slug: string, at: Date) => {
+    const then = await presetAsOf!(workspaceId, slug, at);
+    if (!then) throw notFound(`no preset ${JSON.stringify(slug)} in this workspace at ${at.toISOString()}`);
+    return then;
+  };
 
   router.get('/api/v1/presets', read, async (ctx) => {
     const statuses = parseStatusFilter(ctx.query.status);
@@ -46,9 +65,17 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
 
   router.get('/api/v1/presets/:slug', read, async (ctx) => {
     const slug = ctx.params.slug!;
-    const q = queryReader(ctx.query);
+    const { at, rest } = asOfQuery(ctx.query);
+    const q = queryReader(rest);
     const includeArchived = q.oneOf('include_archived', ['true', 'false'], 'false') === 'true';
     q.done();
+    if (at) {
+      // From the events, not the read model: what the preset was then (its labels included).
+      const { record, json } = await presetThen(ctx.state.workspaceId, slug, at);
+      if (answeredNotModified(ctx, etagOf(record.revision))) return;
+      sendDataJson(ctx, json);
+      return;
+    }
     const preset = await readModel.getPresetJson(ctx.state.workspaceId, slug);
     if (!preset) throw noSuchPreset(slug);
     // As OpenRouter answers: an archived preset is hidden from the get unless asked for.
@@ -63,7 +90,18 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
   });
 
   router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {
-    const page = parsePage(ctx.query);
+    const { at, rest } = asOfQuery(ctx.query);
+    const page = parsePage(rest);
+    if (at) {
+      const { record, versions } = await presetThen(ctx.state.workspaceId, ctx.params.slug!, at);
+      if (answeredNotModified(ctx, etagOf(record.revision))) return;
+      const body: t.TypeOf<typeof VersionList> = {
+        data: versions.slice(page.offset, page.offset + page.limit),
+        total_count: versions.length,
+      };
+      ctx.body = body;
+      return;
+    }
     const { view, revision } = await presetOf(ctx.state.workspaceId, ctx.params.slug!);
     // Versions are only ever added, each by an event of the preset's stream: the list is as new as the revision.
     if (answeredNotModified(ctx, etagOf(revision))) return;
@@ -77,6 +115,16 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const number = /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : NaN;
     if (Number.isNaN(number))
       throw badRequest('the version must be a whole number from 1', [{ path: 'version', message: `got ${JSON.stringify(raw)}` }]);
+    const { at } = asOfQuery(ctx.query);
+    if (at) {
+      const { record, versions } = await presetThen(ctx.state.workspaceId, ctx.params.slug!, at);
+      const version = versions.find((v) => v.version === number);
+      if (!version) throw notFound(`preset ${JSON.stringify(record.view.slug)} had no version ${number} at ${at.toISOString()}`);
+      if (answeredNotModified(ctx, `"${version.id}"`)) return;
+      const body: t.TypeOf<typeof VersionAnswer> = { data: version };
+      ctx.body = body;
+      return;
+    }
     const { view } = await presetOf(ctx.state.workspaceId, ctx.params.slug!);
     const version = await readModel.getVersion(view.id, number);
     if (!version) throw notFound(`preset ${JSON.stringify(view.slug)} has no version ${number}`);

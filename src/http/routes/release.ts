@@ -94,7 +94,11 @@ export const releaseRoutes = (router: Router<AppState, AppContext>, deps: WriteD
   const release = requireScope('presets:release');
 
   const run = async (ctx: Ctx, command: PresetCommandRequest) =>
-    deps.handle(command, { requestId: ctx.state.requestId, expectedRevision: parseIfMatch(ctx.get('If-Match')) });
+    deps.handle(command, {
+      requestId: ctx.state.requestId,
+      keyId: ctx.state.caller.keyId,
+      expectedRevision: parseIfMatch(ctx.get('If-Match')),
+    });
 
   const protection = (label: (ctx: Ctx) => string | null) => async (ctx: Ctx) => {
     const slug = ctx.params.slug!;

@@ -12,6 +12,8 @@ import { resolutionJson } from '../resolutionJson';
 import type { UsageCounters } from '../../usage/counters';
 import type { AppContext, AppState } from '../types';
 import { FORMAT_ROUTES } from './writes';
+import { asOfSource, isProblem, parseMoment, type PresetAsOfReader } from '../asOf';
+import { badRequest } from '../errors';
 
 /**
  * Using a preset: POST a request of one of the three formats that names a preset, and get back
@@ -25,21 +27,38 @@ export interface ResolveDeps {
   countResolution?: (format: string, outcome: string) => void;
   /** Counts each resolution answered, by preset, label and version (GET /api/v1/presets/{slug}/usage). */
   usageCounters?: Pick<UsageCounters, 'count'>;
+  /** `"as_of"` in the body: resolve from the presets as they stood then, folded from their events. */
+  presetAsOf?: PresetAsOfReader;
 }
 
 /** The header that names the key a split label is resolved by, before the body's own caller id. */
 export const SPLIT_KEY_HEADER = 'Preset-Split-Key';
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
 export const resolveRoutes = (router: Router<AppState, AppContext>, deps: ResolveDeps) => {
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/resolve/${path}`, requireScope('presets:read'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
       const { workspaceId } = ctx.state;
       const splitKey = ctx.get(SPLIT_KEY_HEADER) || undefined;
-      const resolved = await resolveRequest(format, ctx.state.body, readModelSource(deps.readModel, workspaceId), { splitKey });
+      let body = ctx.state.body;
+      let source = readModelSource(deps.readModel, workspaceId);
+      // `as_of` is the service's, never part of the request to send: taken off the body here.
+      const asOf = isObject(body) && 'as_of' in body;
+      if (isObject(body) && asOf) {
+        const { as_of: raw, ...rest } = body;
+        const at = parseMoment(raw, '$.as_of');
+        if (isProblem(at)) throw badRequest('the body is not a valid request', [at]);
+        if (!deps.presetAsOf) throw badRequest('the body is not a valid request', [{ path: '$.as_of', message: 'not available here' }]);
+        body = rest;
+        source = asOfSource(deps.presetAsOf, workspaceId, at);
+      }
+      const resolved = await resolveRequest(format, body, source, { splitKey });
       deps.countResolution?.(format, E.isLeft(resolved) ? statusClass(resolved.left.status) : 'resolved');
       if (E.isLeft(resolved)) throw new ApiError(resolved.left.status, resolved.left.message, resolved.left.metadata);
       const { preset } = resolved.right;
-      deps.usageCounters?.count({ workspaceId, presetId: preset.id, label: preset.label, version: preset.version });
+      // Usage is what was served: a look at the past (as_of) serves nothing.
+      if (!asOf) deps.usageCounters?.count({ workspaceId, presetId: preset.id, label: preset.label, version: preset.version });
       sendDataJson(ctx, resolutionJson(resolved.right));
     });
   }

@@ -56,7 +56,7 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
           systemPrompt,
           note,
         },
-        { requestId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
+        { requestId, keyId: ctx.state.caller.keyId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
       );
       const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
       const { id, number } = event.data.version;

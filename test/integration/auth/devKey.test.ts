@@ -33,7 +33,7 @@ describe('ensureKeysFile', () => {
     expect(file.keys).toHaveLength(1);
     expect(file.keys[0]).toMatchObject({
       user_id: expect.stringMatching(/^user_/),
-      scopes: ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'keys:manage', 'presets:release'],
+      scopes: ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'keys:manage', 'presets:release', 'audit:read'],
     });
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await readdir(dataDir)).toEqual(['api-keys.json']); // no temp file left behind

@@ -89,7 +89,7 @@ describe('create-api-key CLI', () => {
     expect(r.code).toBe(0);
     const caller = (await loadKeyRing(join(dir, 'api-keys.json'))).authenticate(r.out[0]!);
     expect(caller?.workspaces).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
-    // Every scope by default: consumer groups' and the two of release control too.
+    // Every scope by default: consumer groups', the two of release control and the audit's too.
     expect([...caller!.scopes]).toEqual([
       'presets:read',
       'presets:write',
@@ -97,6 +97,7 @@ describe('create-api-key CLI', () => {
       'events:consume',
       'keys:manage',
       'presets:release',
+      'audit:read',
     ]);
   });
 

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBatchWriter, openEventsDb } from '../../../src/eventstore/sqlite/writer';
+import { createBatchWriter, openEventsDb, serializeEvent } from '../../../src/eventstore/sqlite/writer';
 import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
 
 /**
@@ -35,15 +35,23 @@ it('an append waits for another connection that holds the write lock', async () 
   const file = join(dir, 'events.db');
   const db = openEventsDb(file);
   const write = createBatchWriter(db);
-  expect(write([{ stream: 'preset-w-a', expected: 'no_stream', events: [{ id: 'e1', type: 'T', data: '{}', metadata: '{}' }] }]).ok).toBe(
-    true,
-  );
+  expect(
+    write([
+      {
+        stream: 'preset-w-a',
+        expected: 'no_stream',
+        events: [serializeEvent({ id: 'e1', type: 'T', data: {}, metadata: {} }, 'preset-w-a', 0n)],
+      },
+    ]).ok,
+  ).toBe(true);
   const holder = await holdWriteLock(
     file,
     "INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES ('o1', 'preset-w-other', 0, 'T', '{}', '{}', '')",
     300,
   );
-  const outcome = write([{ stream: 'preset-w-a', expected: 0n, events: [{ id: 'e2', type: 'T', data: '{}', metadata: '{}' }] }]);
+  const outcome = write([
+    { stream: 'preset-w-a', expected: 0n, events: [serializeEvent({ id: 'e2', type: 'T', data: {}, metadata: {} }, 'preset-w-a', 1n)] },
+  ]);
   // Position 3: stored after the other connection's event (2), which committed while this waited.
   expect(outcome).toEqual({ ok: true, outcomes: [{ ok: true, revision: 1n, position: 3n }] });
   await holder.exited;

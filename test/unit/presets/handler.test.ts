@@ -38,7 +38,13 @@ describe('the add-version command handler', () => {
     expect([first.revision, second.revision]).toEqual([0n, 1n]);
     const events = (await store.read(presetStreamName(request().workspaceId, 'bot'))).map(decodeEvent);
     expect(events.map((e) => e.event.type)).toEqual(['PresetCreated', 'PresetVersionAdded']);
-    expect(events[1]!.metadata).toEqual({ requestId: 'req-2', actorUserId: 'u2', sourceFormat: 'responses', schemaVersion: 2 });
+    expect(events[1]!.metadata).toEqual({
+      requestId: 'req-2',
+      actorUserId: 'u2',
+      sourceFormat: 'responses',
+      schemaVersion: 2,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(events[1]!.event).toMatchObject({ data: { version: { number: 2 } } });
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
   });

@@ -1,0 +1,122 @@
+/**
+ * `npm run bench:audit [-- --compare DIR --rounds 5 --append-events 20000 --concurrency 32 --events 1000000]`
+ * The audit's costs (docs/performance.md, "The audit"):
+ * - the chain's append cost: `--compare DIR` is a built checkout from before the chain; rounds
+ *   ALTERNATE between it and this one, each a fresh child process appending `--append-events`
+ *   events from `--concurrency` writers through the embedded store (bench/auditAppend.ts);
+ * - `audit:verify` over `--events` events (made through the event store, then checkpointed), as
+ *   the built command in a child process: events/s and its peak RSS;
+ * - the same verify under a 96 MB heap, and the signed export of all of them streamed into a slow
+ *   sink by the route's own generator (bench/auditExport.ts): its time and peak RSS.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { flags, median, ROOT, tempDir, WORKSPACE_ID } from './lib';
+import { generateEvents } from './rebuild';
+import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
+import { checkpointWorkspace } from '../src/audit/checkpoint';
+
+const opts = flags({ compare: '', rounds: 5, 'append-events': 20_000, concurrency: 32, events: 1_000_000 });
+const log = (line: string) => process.stderr.write(`bench:audit: ${line}\n`);
+const f = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+const node = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<{ code: number | null; out: string; err: string }>((res) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
+    child.once('exit', (code) => res({ code, out, err }));
+  });
+
+const appendRound = async (root: string) => {
+  const dir = tempDir('audit-append');
+  try {
+    const r = await node([join(ROOT, 'dist/bench/auditAppend.js'), root, dir, String(opts['append-events']), String(opts.concurrency)]);
+    if (r.code !== 0) throw new Error(`auditAppend (${root}) exited ${r.code}: ${r.err}`);
+    const { events, seconds } = JSON.parse(r.out) as { events: number; seconds: number };
+    return events / seconds;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const main = async () => {
+  if (opts.compare) {
+    const chained: number[] = [];
+    const before: number[] = [];
+    for (let round = 0; round < opts.rounds; round++) {
+      const order = round % 2 === 0 ? (['chain', 'before'] as const) : (['before', 'chain'] as const);
+      for (const which of order) {
+        const rate = await appendRound(which === 'chain' ? ROOT : opts.compare);
+        (which === 'chain' ? chained : before).push(rate);
+        log(`round ${round + 1} ${which.padEnd(6)} ${f(rate)} appends/s`);
+      }
+    }
+    const ratios = chained.map((c, i) => c / before[i]!);
+    log(
+      `append with the chain: median ${f(median(chained))} vs ${f(median(before))} appends/s before it: ${f(median(chained) / median(before), 3)}× ` +
+        `(rounds ${ratios.map((r) => f(r, 3)).join(', ')})`,
+    );
+  }
+  if (opts.events > 0) {
+    const dir = tempDir('audit-verify');
+    try {
+      log(`writing ${f(opts.events)} events through the event store…`);
+      const made = await generateEvents(dir, opts.events);
+      const store = openSqliteEventStore({ file: join(dir, 'events.db'), writerThread: false });
+      await checkpointWorkspace(store, WORKSPACE_ID, { actorUserId: 'bench', requestId: 'bench', now: new Date() });
+      await store.close();
+      log(`  ${f(made.seconds, 1)} s, ${f(made.bytes / 1e6)} MB, checkpointed`);
+      const peakFile = join(dir, 'verify-peak');
+      const started = process.hrtime.bigint();
+      const r = await node(['-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, 'dist/scripts/audit.js'), 'verify'], {
+        DATA_DIR: dir,
+        LOG_LEVEL: 'warn',
+        BENCH_PEAK_FILE: peakFile,
+      });
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (r.code !== 0) throw new Error(`audit:verify exited ${r.code}: ${r.out}${r.err}`);
+      const { peakKb } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number };
+      log(
+        `audit:verify: ${f(opts.events + 1)} events in ${f(seconds, 1)} s = ${f((opts.events + 1) / seconds)} events/s, peak RSS ${f(peakKb / 1024)} MB`,
+      );
+      log(`  (${r.out.trim().split('\n').at(-1)})`);
+
+      // The same verify under a 96 MB heap: it finishes, so what it holds does not grow with the log.
+      rmSync(peakFile, { force: true });
+      const small = await node(
+        ['--max-old-space-size=96', '-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, 'dist/scripts/audit.js'), 'verify'],
+        {
+          DATA_DIR: dir,
+          LOG_LEVEL: 'warn',
+          BENCH_PEAK_FILE: peakFile,
+        },
+      );
+      const smallPeak = small.code === 0 ? (JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number }).peakKb : NaN;
+      log(
+        `audit:verify with --max-old-space-size=96: exit ${small.code}, peak RSS ${f(smallPeak / 1024)} MB (${small.out.trim().split('\n').at(-1)})`,
+      );
+
+      const exportPeak = join(dir, 'export-peak');
+      const e = await node(['-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, 'dist/bench/auditExport.js'), dir, WORKSPACE_ID], {
+        BENCH_PEAK_FILE: exportPeak,
+      });
+      if (e.code !== 0) throw new Error(`auditExport exited ${e.code}: ${e.err}`);
+      const x = JSON.parse(e.out) as { lines: number; bytes: number; seconds: number };
+      const { peakKb: exportKb } = JSON.parse(readFileSync(exportPeak, 'utf8')) as { peakKb: number };
+      log(
+        `export: ${f(x.lines - 1)} events, ${f(x.bytes / 1e6)} MB in ${f(x.seconds, 1)} s (${f((x.lines - 1) / x.seconds)} events/s), peak RSS ${f(exportKb / 1024)} MB`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+};
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { canonicalize } from 'json-canonicalize';
+
+/**
+ * The hash chain of the log, pure: every event's link is
+ *
+ *   hash = SHA-256( previous hash (32 bytes) ‖ UTF-8 of JCS({ type, data, metadata without `hash`, stream, revision }) )
+ *
+ * where the previous hash is that of the event before it in the same stream, the first event of a
+ * stream chaining from GENESIS_HASH, JCS is RFC 8785 (json-canonicalize) and `revision` is the
+ * stream revision as a decimal string. Hashes are lowercase hex. The stores compute the link when
+ * they append, inside their transaction (sqlite/writer.ts, memory.ts, eventstoredb/store.ts), and
+ * keep it in the event's metadata as `hash`; events stored before the chain existed keep theirs
+ * beside them (audit:seal). docs/events.md describes the format.
+ */
+export const GENESIS_HASH = '0'.repeat(64);
+export const HASH_KEY = 'hash';
+
+type JsonObject = Record<string, unknown>;
+export const isJsonObject = (u: unknown): u is JsonObject => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/** The metadata the chain covers: all of it but the link itself. */
+export const metadataWithoutHash = (metadata: unknown): unknown => {
+  if (!isJsonObject(metadata) || !(HASH_KEY in metadata)) return metadata;
+  const { [HASH_KEY]: _hash, ...rest } = metadata;
+  return rest;
+};
+
+export interface Chained {
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  stream: string;
+  revision: bigint;
+}
+
+/** The canonical JSON the link hashes (metadata is taken without its `hash`). */
+export const canonicalBody = ({ type, data, metadata, stream, revision }: Chained): string =>
+  canonicalize({ type, data, metadata: metadataWithoutHash(metadata), stream, revision: revision.toString() });
+
+/**
+ * The same body assembled from the canonical JSON of data and metadata (without `hash`): JCS of an
+ * object whose members are already canonical is its keys in order and those texts as they are.
+ */
+export const bodyOfCanonical = (type: string, dataJson: string, metadataJson: string, stream: string, revision: bigint): string =>
+  `{"data":${dataJson},"metadata":${metadataJson},"revision":"${revision}","stream":${JSON.stringify(stream)},"type":${JSON.stringify(type)}}`;
+
+/**
+ * The body, the quick way, for events the embedded store wrote: it stores data and metadata as
+ * canonical JSON, which JSON.parse then JSON.stringify give back unchanged (keys keep their order).
+ * Not canonical for every value (integer-like keys come first in a JS object), so a link that does
+ * not match this body is checked again with canonicalBody before anything is called a fault.
+ */
+export const quickBody = (e: Chained): string =>
+  bodyOfCanonical(e.type, JSON.stringify(e.data), JSON.stringify(metadataWithoutHash(e.metadata)), e.stream, e.revision);
+
+/** Whether `link` is the event's link after `previous`: the quick body first, the canonical one to be sure. */
+export const linksTo = (previous: string, e: Chained, link: string): boolean =>
+  linkHash(previous, quickBody(e)) === link || linkHash(previous, canonicalBody(e)) === link;
+
+/** One link: SHA-256 of the previous hash's bytes, then the body's. */
+export const linkHash = (previous: string, body: string): string =>
+  createHash('sha256').update(Buffer.from(previous, 'hex')).update(body, 'utf8').digest('hex');
+
+/** The link an event carries in its metadata, if any. */
+export const storedHash = (metadata: unknown): string | undefined => {
+  const hash = isJsonObject(metadata) ? metadata[HASH_KEY] : undefined;
+  return typeof hash === 'string' ? hash : undefined;
+};
+
+/** Chained events carry their link in metadata, so metadata must be a JSON object. */
+export const requireObjectMetadata = (metadata: unknown, what: string): JsonObject => {
+  if (!isJsonObject(metadata)) throw new TypeError(`${what}: an event's metadata must be a JSON object (it carries the chain's hash)`);
+  return metadata;
+};
+
+/**
+ * Adds `"hash":"…"` to metadata serialized by JSON.stringify from an object without one: the
+ * writer thread links events without parsing their JSON again.
+ */
+export const metadataJsonWithHash = (metadataJson: string, hash: string): string =>
+  metadataJson === '{}' ? `{"${HASH_KEY}":"${hash}"}` : `${metadataJson.slice(0, -1)},"${HASH_KEY}":"${hash}"}`;
+
+/** Links a run of events appended together to a stream whose last link is `previous`. */
+export const linkAll = (previous: string, bodies: readonly string[]): string[] => {
+  const hashes: string[] = [];
+  let last = previous;
+  for (const body of bodies) hashes.push((last = linkHash(last, body)));
+  return hashes;
+};
+
+export const isHash = (s: unknown): s is string => typeof s === 'string' && /^[0-9a-f]{64}$/.test(s);

@@ -1,0 +1,168 @@
+import type { EventFeed } from '../eventstore/eventFeed';
+import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
+import type { StreamReader } from '../eventstore/streamReader';
+import { GENESIS_HASH, linksTo } from './chain';
+import { headsDigest, linksOf } from './checkpoint';
+import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint } from './events';
+import type { SealedLinks } from './links';
+
+/**
+ * Verifies the whole log: every stream's chain recomputed from GENESIS_HASH in revision order
+ * (an event changed, removed from the middle or moved breaks it at that event), then every
+ * checkpoint's digest and heads (a stream whose tail was removed no longer has the head a
+ * checkpoint names). Streams are read a page at a time: memory holds one page and one link per
+ * stream being read, never the log. Stops at the first fault.
+ */
+export type VerifiableStore = EventStore & EventFeed & StreamReader & SealedLinks;
+
+export type FaultKind =
+  | 'hash_mismatch' // the event's link is not SHA-256(previous link ‖ its canonical JSON): it, or one before it, changed
+  | 'missing_event' // a revision is missing from the stream (deleted, or moved)
+  | 'unsealed' // the event has no link at all (a log written before the chain, not sealed)
+  | 'checkpoint_digest' // a checkpoint's digest is not the hash of its heads
+  | 'checkpoint_head_missing' // a checkpoint names a head the stream no longer has (its tail was removed)
+  | 'checkpoint_head_mismatch'; // the stream's event at a checkpointed head has another link
+
+export interface ChainFault {
+  kind: FaultKind;
+  stream: string;
+  revision: number;
+  position?: string;
+  message: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  events: number;
+  streams: number;
+  checkpoints: number;
+  /** The last position verified. */
+  through: string | null;
+  fault?: ChainFault;
+}
+
+export interface VerifyOptions {
+  /** Only the streams with these prefixes (every stream by default): a workspace's, for its auditors. */
+  prefixes?: readonly string[];
+  pageSize?: number;
+  onProgress?: (events: number) => void;
+}
+
+const CHECKPOINTS_PER_PAGE = 4;
+
+class Fault {
+  constructor(readonly fault: ChainFault) {}
+}
+
+const fault = (kind: FaultKind, e: { stream: string; revision: bigint | number; position?: bigint }, message: string): Fault =>
+  new Fault({
+    kind,
+    stream: e.stream,
+    revision: Number(e.revision),
+    ...(e.position !== undefined ? { position: e.position.toString() } : {}),
+    message,
+  });
+
+export const verifyLog = async (store: VerifiableStore, options: VerifyOptions = {}): Promise<VerifyReport> => {
+  // Small pages: a page is read a stream at a time, and a checkpoint event can be ~140 KB (1,000 heads).
+  const pageSize = options.pageSize ?? 100;
+  const until = await store.headPosition();
+  let events = 0;
+  let streams = 0;
+  let checkpoints = 0;
+  const report = (f?: ChainFault): VerifyReport => ({
+    ok: !f,
+    events,
+    streams,
+    checkpoints,
+    through: until?.toString() ?? null,
+    ...(f ? { fault: f } : {}),
+  });
+  if (until === null) return report();
+  try {
+    let stream: string | undefined;
+    let expected = 0n;
+    let previous = GENESIS_HASH;
+    const prefixes = options.prefixes ?? [''];
+    for await (const page of pagesOf(store, prefixes, until, pageSize)) {
+      const links = await linksOf(store, page);
+      page.forEach((e, i) => {
+        if (e.stream !== stream) {
+          stream = e.stream;
+          expected = 0n;
+          previous = GENESIS_HASH;
+          streams++;
+        }
+        if (e.revision !== expected) {
+          throw fault(
+            'missing_event',
+            { stream: e.stream, revision: expected },
+            e.revision > expected
+              ? `${e.stream} has no event at revision ${expected} (the next one stored is ${e.revision}): it was removed`
+              : `${e.stream} has revision ${e.revision} again after ${expected - 1n}`,
+          );
+        }
+        const link = links[i];
+        if (link === undefined) throw fault('unsealed', e, `${e.stream}@${e.revision} has no chain hash: run npm run audit:seal`);
+        if (!linksTo(previous, e, link)) {
+          throw fault(
+            'hash_mismatch',
+            e,
+            `${e.stream}@${e.revision} (position ${e.position}) does not match its chain hash: the event, or its place in the stream, changed after it was stored`,
+          );
+        }
+        previous = link;
+        expected++;
+        events++;
+      });
+      options.onProgress?.(events);
+    }
+    // The chains hold; now every checkpoint (on the audit streams, whose own chains were checked above).
+    // Only the audit streams verified above (a workspace's own, for its auditors); a few checkpoints
+    // at a time, since one can hold thousands of heads.
+    const audits = prefixes.includes('') ? [AUDIT_STREAM_PREFIX] : prefixes.filter((p) => p.startsWith(AUDIT_STREAM_PREFIX));
+    for (const streamPrefix of audits) {
+      for (let after = 0n; ;) {
+        const page = await store.readAll({ after, limit: CHECKPOINTS_PER_PAGE, streamPrefix, types: [LOG_CHECKPOINTED] });
+        for (const recorded of page) await checkCheckpoint(store, recorded);
+        checkpoints += page.length;
+        if (page.length < CHECKPOINTS_PER_PAGE) break;
+        after = page[page.length - 1]!.position;
+      }
+    }
+    return report();
+  } catch (error) {
+    if (error instanceof Fault) return report(error.fault);
+    throw error;
+  }
+};
+
+async function* pagesOf(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number) {
+  for (const streamPrefix of prefixes) yield* store.readStreams({ until, pageSize, streamPrefix });
+}
+
+const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent) => {
+  const { data } = decodeCheckpoint(recorded);
+  if (headsDigest(data.heads) !== data.digest) {
+    throw fault('checkpoint_digest', recorded, `the checkpoint ${recorded.stream}@${recorded.revision} does not match its digest`);
+  }
+  for (const head of data.heads) {
+    const [event] = await store.read(head.stream, { fromRevision: BigInt(head.revision), limit: 1 });
+    if (!event) {
+      const [last] = await store.readAllBackwards({ streamPrefix: head.stream, limit: 1 });
+      throw fault(
+        'checkpoint_head_missing',
+        { stream: head.stream, revision: head.revision },
+        `${head.stream} ends ${last && last.stream === head.stream ? `at revision ${last.revision}` : 'with no event'}, but the checkpoint ${recorded.stream}@${recorded.revision} recorded its revision ${head.revision}: its tail was removed`,
+      );
+    }
+    const [link] = await linksOf(store, [event]);
+    if (link !== head.hash) {
+      throw fault(
+        'checkpoint_head_mismatch',
+        event,
+        `${head.stream}@${head.revision} does not have the link the checkpoint ${recorded.stream}@${recorded.revision} recorded`,
+      );
+    }
+  }
+};

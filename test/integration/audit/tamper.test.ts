@@ -1,0 +1,147 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkpointWorkspace } from '../../../src/audit/checkpoint';
+import { verifyLog } from '../../../src/audit/verify';
+import { EVENTS_FILE } from '../../../src/backends';
+import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
+import { presetStreamName } from '../../../src/presets/streamName';
+import { main as audit } from '../../../scripts/audit';
+import type { CliIo } from '../../../scripts/cli';
+import { makeHistory, WORKSPACES } from '../../support/presetHistory';
+
+/**
+ * The log's tamper evidence on the embedded store: a history of every event type made through the
+ * real command handler and checkpointed, then changed directly in the SQLite file as someone with
+ * the database could, and verified with `npm run audit:verify` (and its function).
+ */
+const [A, B] = WORKSPACES;
+const BOT = presetStreamName(A, 'support-bot');
+
+let dir: string;
+let file: string;
+
+const runVerify = async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), env: { DATA_DIR: dir, LOG_LEVEL: 'silent' } };
+  const code = await audit(['verify'], io);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+};
+const verify = async () => {
+  const store = openSqliteEventStore({ file, writerThread: false });
+  try {
+    return await verifyLog(store);
+  } finally {
+    await store.close();
+  }
+};
+/** Changes the file as a person with the database could, outside the service. */
+const tamper = (sql: (db: Database.Database) => void) => {
+  const db = new Database(file);
+  try {
+    sql(db);
+  } finally {
+    db.close();
+  }
+};
+const row = (stream: string, revision: number) =>
+  new Database(file, { readonly: true })
+    .prepare('SELECT position, data FROM events WHERE stream = ? AND revision = ?')
+    .get(stream, revision) as {
+    position: number;
+    data: string;
+  };
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'presets-tamper-'));
+  file = join(dir, EVENTS_FILE);
+  const store = openSqliteEventStore({ file, writerThread: false });
+  await makeHistory(store, { extraPresets: 4 });
+  const now = new Date();
+  for (const ws of [A, B]) await checkpointWorkspace(store, ws, { actorUserId: 'test', requestId: 'test', now });
+  await store.close();
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+it('verifies clean after a mixed run of every event type, checkpoints included', async () => {
+  const types = new Database(file, { readonly: true }).prepare('SELECT DISTINCT type FROM events ORDER BY type').pluck().all();
+  expect(types).toEqual([
+    'LogCheckpointed',
+    'PresetCreated',
+    'PresetDetailsChanged',
+    'PresetLabelMoved',
+    'PresetLabelRemoved',
+    'PresetStatusChanged',
+    'PresetVersionAdded',
+    'PresetVersionDesignated',
+  ]);
+  const count = new Database(file, { readonly: true }).prepare('SELECT COUNT(*) FROM events').pluck().get();
+  const report = await verify();
+  expect(report).toMatchObject({ ok: true, events: count, checkpoints: 2 });
+  const cli = await runVerify();
+  expect(cli.code).toBe(0);
+  expect(cli.out).toMatch(new RegExp(`${count} events in \\d+ streams and 2 checkpoints match`));
+});
+
+it('names the event one byte of whose data was changed', async () => {
+  const { position, data } = row(BOT, 2);
+  const at = data.indexOf('Be brief.') + 'Be brief'.length - 1; // the "f"
+  const changed = `${data.slice(0, at)}F${data.slice(at + 1)}`;
+  expect(Buffer.byteLength(changed)).toBe(Buffer.byteLength(data));
+  tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(changed, position));
+  const report = await verify();
+  expect(report.fault).toMatchObject({ kind: 'hash_mismatch', stream: BOT, revision: 2, position: String(position) });
+  const cli = await runVerify();
+  expect(cli.code).toBe(1);
+  expect(cli.out).toContain(`FAULT hash_mismatch at ${BOT} revision 2`);
+});
+
+it('names the revision of an event deleted from the middle of a stream', async () => {
+  tamper((db) => db.prepare('DELETE FROM events WHERE stream = ? AND revision = 1').run(BOT));
+  expect((await verify()).fault).toMatchObject({ kind: 'missing_event', stream: BOT, revision: 1 });
+  expect((await runVerify()).out).toContain(`FAULT missing_event at ${BOT} revision 1`);
+});
+
+it('names the first of two events swapped in their stream', async () => {
+  tamper((db) => {
+    const swap = db.prepare('UPDATE events SET revision = ? WHERE stream = ? AND revision = ?');
+    db.transaction(() => {
+      swap.run(-1, BOT, 3);
+      swap.run(3, BOT, 4);
+      swap.run(4, BOT, -1);
+    })();
+  });
+  expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream: BOT, revision: 3 });
+});
+
+it('names a stream whose tail was cut off after a checkpoint, with the revision the checkpoint recorded', async () => {
+  const last = new Database(file, { readonly: true })
+    .prepare('SELECT MAX(revision) FROM events WHERE stream = ?')
+    .pluck()
+    .get(BOT) as number;
+  tamper((db) => db.prepare('DELETE FROM events WHERE stream = ? AND revision >= ?').run(BOT, last - 1));
+  const report = await verify();
+  expect(report.fault).toMatchObject({ kind: 'checkpoint_head_missing', stream: BOT, revision: last });
+  expect(report.fault!.message).toContain(`ends at revision ${last - 2}`);
+  const cli = await runVerify();
+  expect(cli.code).toBe(1);
+  expect(cli.out).toContain(`FAULT checkpoint_head_missing at ${BOT} revision ${last}`);
+});
+
+it('names a checkpoint whose recorded heads were edited', async () => {
+  tamper((db) => {
+    const { position, data } = db
+      .prepare("SELECT position, data FROM events WHERE type = 'LogCheckpointed' ORDER BY position LIMIT 1")
+      .get() as {
+      position: number;
+      data: string;
+    };
+    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(
+      data.replace(/"revision":(\d+)/, (_m, n) => `"revision":${Number(n) + 1}`),
+      position,
+    );
+  });
+  expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream: `audit-${A}`, revision: 0 });
+});
