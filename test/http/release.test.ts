@@ -147,7 +147,7 @@ describe('protected labels', () => {
     expect(proposed.status).toBe(202);
     const proposal = (await proposed.json()).data;
     expect(proposal).toMatchObject({ label: 'production', version: 3, previous_version: 1, approvals_required: 2, status: 'proposed' });
-    expect(proposed.headers.get('location')).toBe(`/api/v1/presets/${slug}/proposals/${proposal.proposal_id}`);
+    expect(proposed.headers.get('location')).toBe(`/api/v1/presets/${slug}`);
     expect(await preset(slug)).toMatchObject({
       labels: { production: 1 },
       proposals: [{ id: proposal.proposal_id, label: 'production', version: 3, proposer_user_id: 'user-ann', approved_by: [] }],

@@ -51,6 +51,10 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       '10',
       '--split-rounds',
       '1',
+      '--consumer-events',
+      '2000',
+      '--scrape-rounds',
+      '1',
     ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -98,6 +102,10 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       /^resolve propagation: from a write's answer to the client resolving its version p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms over 10 writes, 0 missing$/m,
     );
     expect(out).toMatch(/^PASS {2}resolve: 0 errors and 0 non-2xx$/m);
+    // A consumer group drained every event it was given; its speed and the scrape's cost are reported, not judged here.
+    expect(out).toMatch(/^consumer group: 2,000 events drained over HTTP with max 1000/m);
+    expect(out).toMatch(/^(PASS|FAIL) {2}consumer group drains ≥ 50,000 events\/s \(max 1000\)$/m);
+    expect(out).toMatch(/^(PASS|FAIL) {2}scraping \/metrics every second costs < 2 % of read throughput$/m);
     expect(written && existsSync(written)).toBeTruthy();
     const results = JSON.parse(readFileSync(written!, 'utf8'));
     expect(results.medians).toHaveLength(9);

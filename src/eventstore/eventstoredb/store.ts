@@ -1,3 +1,5 @@
+// This file is longer than 400 lines because it is one adapter of three ports (EventStore, EventFeed,
+// StreamReader) and the hash chain's links over one client, sharing its error mapping and position codec.
 import { randomUUID } from 'node:crypto';
 import {
   AccessDeniedError,

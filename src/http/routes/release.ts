@@ -45,8 +45,6 @@ export const ProposalAnswer = t.type(
 
 type Ctx = ParameterizedContext<AppState, AppContext>;
 
-export const proposalLocation = (slug: string, id: string) => `${presetLocation(slug)}/proposals/${id}`;
-
 /** Who asks: the caller, in the workspace the request acts in, and whether its key may release. */
 export const actor = (ctx: Ctx) => ({
   workspaceId: ctx.state.workspaceId,
@@ -64,7 +62,8 @@ export const answerMoveOrProposal = async (ctx: Ctx, deps: WriteDeps, slug: stri
   if (proposed?.type === 'LabelMoveProposed') {
     const d = proposed.data;
     ctx.status = 202;
-    ctx.set('Location', proposalLocation(slug, d.proposalId));
+    // The preset's document lists its open proposals (there is no resource of a proposal's own).
+    ctx.set('Location', presetLocation(slug));
     const answer: t.TypeOf<typeof ProposalAnswer> = {
       data: {
         proposal_id: d.proposalId,
