@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, openPreset, postVersion, signedIn } from '../support/consolePage';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /**
  * Keys and release control in the web console, in a headless Chromium against the real service:
@@ -10,16 +10,13 @@ import { KEYS, removeDir, startTestService, type TestService } from '../support/
  */
 jest.setTimeout(90_000);
 
-let svc: TestService;
+const svc = useTestService();
 let browser: TestBrowser;
 beforeAll(async () => {
-  svc = await startTestService();
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
-  if (svc) removeDir(svc.dataDir);
 });
 
 let page: Page;

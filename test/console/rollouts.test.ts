@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, openPreset, postVersion, signedIn, signIn } from '../support/consolePage';
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 
 /**
  * Rollouts in the web console, in a headless Chromium against the real service: start a split from
@@ -10,17 +10,14 @@ import { KEYS, removeDir, startTestService, type TestService } from '../support/
  */
 jest.setTimeout(60_000);
 
-let svc: TestService;
+// Usage counts flush every 50 ms here, so the page shows them at its next load.
+const svc = useTestService({ USAGE_FLUSH_MS: '50' });
 let browser: TestBrowser;
 beforeAll(async () => {
-  // Usage counts flush every 50 ms here, so the page shows them at its next load.
-  svc = await startTestService({ USAGE_FLUSH_MS: '50' });
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
-  if (svc) removeDir(svc.dataDir);
 });
 
 let page: Page;

@@ -1,4 +1,4 @@
-import { removeDir, startTestService, chatBody, type TestService } from '../support/service';
+import { chatBody, useTestService } from '../support/service';
 
 /**
  * `as_of`: a preset as it stood at a moment, folded from its events — the reads
@@ -6,7 +6,7 @@ import { removeDir, startTestService, chatBody, type TestService } from '../supp
  * ways of naming a preset. A preset, versions, a label move and a rollback, each at a known time,
  * read back at instants between them.
  */
-let svc: TestService;
+const svc = useTestService();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** An instant strictly after the last write and strictly before the next one. */
 const instant = async () => {
@@ -18,7 +18,6 @@ const instant = async () => {
 const at: Record<string, string> = {};
 
 beforeAll(async () => {
-  svc = await startTestService();
   const ok = async (res: Promise<Response>) => expect((await res).status).toBe(200);
   const version = (temperature: number) =>
     ok(svc.request('/api/v1/presets/bot/chat/completions', { method: 'POST', json: chatBody({ temperature }) }));
@@ -35,10 +34,6 @@ beforeAll(async () => {
   at.moved = await instant();
   await ok(svc.request('/api/v1/presets/bot/designated-version', { method: 'PUT', json: { version: 1 } }));
   at.rolledBack = await instant();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
 });
 
 const get = async (path: string) => {

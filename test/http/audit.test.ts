@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { canonicalize } from 'json-canonicalize';
-import { KEYS, chatBody, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, chatBody, removeDir, startTestService, type TestService, useTestService } from '../support/service';
 
 /**
  * The audit API over HTTP, and the offline verifier on what it exports: `presets-audit` as built
@@ -13,10 +13,9 @@ import { KEYS, chatBody, removeDir, startTestService, type TestService } from '.
  */
 const run = promisify(execFile);
 const VERIFIER = join(__dirname, '..', '..', 'dist', 'scripts', 'presets-audit.js');
-let svc: TestService;
+const svc = useTestService();
 
 beforeAll(async () => {
-  svc = await startTestService();
   const ok = async (res: Promise<Response>) => expect((await res).status).toBeLessThan(300);
   // Every preset event type, by the writer's key.
   await ok(svc.request('/api/v1/presets/bot/chat/completions', { method: 'POST', json: chatBody({ temperature: 0.1 }) }));
@@ -29,10 +28,6 @@ beforeAll(async () => {
   await ok(svc.request('/api/v1/presets/other', { method: 'PATCH', json: { status: 'disabled' } }));
   // Another workspace's preset, which no answer here may show.
   await ok(svc.request('/api/v1/presets/secret/chat/completions', { method: 'POST', json: chatBody(), key: KEYS.otherWorkspace }));
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
 });
 
 const json = async (path: string, init: Parameters<TestService['request']>[1] = {}) => {

@@ -2,21 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { hashApiKey } from '../../src/auth/keysFile';
 import { call, freePort, spawnService, stopChild, waitReady } from '../support/process';
-import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody, startTestService, type TestService, useTestService } from '../support/service';
 
 /**
  * Keys through the API: made, used at once, listed without secrets, revoked, expired; honoured by a
  * second service process on the same data directory (the "replica") within a second of the
  * revoke's answer; and a key acting in each of its workspaces by `workspace_id`.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 const createKey = (json: unknown, key: string = KEYS.admin, query = '') =>
   svc.request(`/api/v1/keys${query}`, { method: 'POST', json, key });

@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { KEYS, chatBody, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, chatBody, useTestService } from '../support/service';
 
 /**
  * Protected labels and the protected designation, with approval, through the HTTP API; and
  * OpenRouter's delete and restore. Every step is read back from the preset's history with who and when.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService();
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService();
 
 type Init = { key?: string; json?: unknown; method?: string };
 const req = (path: string, init: Init = {}) => svc.request(path, { key: KEYS.writer, ...init });

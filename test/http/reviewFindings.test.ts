@@ -1,18 +1,11 @@
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 import { webhookHelpers } from '../support/webhooks';
 
 /**
  * Findings of the security review that are about hostile input to the HTTP API: each answered 500
  * (with a stack in the log) before, and is now a 4xx in the error envelope that logs no error.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
 
 const errorLines = () => svc.logs.filter((l) => JSON.parse(l).level >= 50);
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { createPresetClient } from '../../src/client';
 import { presetStreamName } from '../../src/presets/streamName';
-import { KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from '../support/service';
+import { KEYS, WORKSPACE_A, useTestService } from '../support/service';
 
 /**
  * Rollouts over HTTP: a label split between versions by weight (PUT /labels/{label} with "split"),
@@ -9,14 +9,7 @@ import { KEYS, removeDir, startTestService, WORKSPACE_A, type TestService } from
  * label, each change in the preset's history; and the usage counts of what was served, which
  * survive a restart. The service and `presets/client` pick the same version for the same key.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ USAGE_FLUSH_MS: '60000' });
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService({ USAGE_FLUSH_MS: '60000' });
 
 type Init = { key?: string; headers?: Record<string, string> };
 const version = async (slug: string, prompt: string) => {
@@ -375,7 +368,7 @@ describe('GET /api/v1/presets/{slug}/usage', () => {
     expect((await resolve('chat/completions', { model: '@preset/usage@9', messages: [] })).status).toBe(404);
 
     // Counts flush at shutdown (the flush interval is a minute here): a restart keeps them.
-    svc = await svc.restart({ USAGE_FLUSH_MS: '60000' });
+    await svc.restart({ USAGE_FLUSH_MS: '60000' });
 
     // presets/client counts its own resolutions and reports them.
     const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly, usage: {} });

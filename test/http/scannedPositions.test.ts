@@ -1,4 +1,4 @@
-import { KEYS, removeDir, startTestService, type TestService } from '../support/service';
+import { KEYS, useTestService } from '../support/service';
 import { webhookHelpers } from '../support/webhooks';
 
 /**
@@ -6,14 +6,7 @@ import { webhookHelpers } from '../support/webhooks';
  * a webhook of a quiet workspace moves past other workspaces' events too, so after a restart it
  * starts from there instead of reading them again.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-});
-afterAll(async () => {
-  await svc.stop();
-  removeDir(svc.dataDir);
-});
+const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
 
 it("an idle webhook's checkpoint moves past another workspace's events, kept across a restart", async () => {
   const { createHook, getHook, write } = webhookHelpers(() => svc);
@@ -23,7 +16,7 @@ it("an idle webhook's checkpoint moves past another workspace's events, kept acr
   expect(BigInt(hook.checkpoint ?? '0') < BigInt(head)).toBe(true);
   // The loop sees A's events go by (its shared reader does), then the service stops and starts again.
   await new Promise((r) => setTimeout(r, 300));
-  svc = await svc.restart();
+  await svc.restart();
   expect((await getHook(hook.id, KEYS.otherWorkspace)).checkpoint).toBe(head);
   // Nothing was delivered: B had no events.
   const deliveries = await (await svc.request(`/api/v1/webhooks/${hook.id}/deliveries`, { key: KEYS.otherWorkspace })).json();
