@@ -165,6 +165,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
           port: config.metricsPort,
           logger: logger.child({ component: 'metrics' }),
         });
+  // Every command handler appends through this one: appends counted and timed by event type.
+  const countedAppends = instrumentEventStore(eventStore, metrics);
   const app = createApp({
     metrics,
     serveMetrics: metricsServer ? undefined : { token: config.metricsToken },
@@ -179,7 +181,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     sseHeartbeatMs: config.sseHeartbeatMs,
     handle: instrumentCommands(
       createPresetCommandHandler({
-        eventStore: instrumentEventStore(eventStore, metrics),
+        eventStore: countedAppends,
         states: withStateCache(presetStates(eventStore), STATE_CACHE_SIZE),
       }),
       metrics,
@@ -196,7 +198,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     webhookChanged: deliverer?.changed,
     consumerGroups,
     // Appends to the keys streams are counted like the presets' (metrics by event type).
-    keys: { handler: createKeyCommandHandler({ eventStore: instrumentEventStore(eventStore, metrics), ring: keyRing }), ring: keyRing },
+    keys: { handler: createKeyCommandHandler({ eventStore: countedAppends, ring: keyRing }), ring: keyRing },
     consoleDir: CONSOLE_DIR,
     usage,
     usageCounters,

@@ -1,5 +1,5 @@
 import { ConcurrencyConflict, type EventStoreAdapter } from '../eventstore/eventStore';
-import { PreconditionFailed } from '../presets/handler';
+import { PreconditionFailed } from '../eventstore/commandHandler';
 import type { ProjectionWaiter } from '../http/readYourWrites';
 import type { NewDeliveryAttempt } from '../webhooks/webhookStore';
 import type { Metrics } from './metrics';
