@@ -58,6 +58,8 @@ describe('keys', () => {
 
     await page.getByRole('button', { name: 'Revoke the key made in the console' }).click();
     await page.getByText('The key made in the console is revoked').waitFor();
+    // The message comes with the answer to the DELETE; the list is read again after it.
+    await row.locator('[data-label="State"]', { hasText: 'revoked' }).waitFor();
     expect(await row.locator('[data-label="State"]').textContent()).toContain('revoked');
     // Shown once: gone from the page once the list changed.
     expect(await page.locator('code[data-new-key]').count()).toBe(0);
