@@ -28,6 +28,7 @@ import { runConsumerBench, type ConsumerBenchResult } from './consumerGroups';
 import { runResolveBench, type ResolveBenchResult } from './resolve';
 import { runSplitBench, type SplitBenchResult } from './split';
 import { runIsolationBench, type IsolationResult } from './isolation';
+import { f, formatGoals, goalsOf } from './goals';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
 
 const opts = flags({
@@ -59,9 +60,6 @@ const benchTargets: Target[] = opts.compare ? [...TARGETS, 'compared'] : [...TAR
 if (opts.profile && !(SCENARIOS as readonly string[]).includes(opts.profile))
   throw new Error(`--profile takes one of ${SCENARIOS.join(', ')}`);
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
-const f = (n: number, digits = 0) =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—';
-
 const main = async () => {
   const began = Date.now();
   const loadAtStart = loadavg()[0]!;
@@ -415,94 +413,24 @@ const report = ({
         `version service/crud ${f(ratios.versionRps, 2)}× req/s, ${f(ratios.versionP99, 2)}× p99; read service/rawKoa ${f(ratios.readRps, 2)}× req/s`,
       `round by round: create service/crud ${each('createRps')}; version service/crud ${each('versionRps')}; read service/rawKoa ${each('readRps')}`,
     );
-  const service = medians.filter((r) => r.target === 'service');
-  const targets: Array<[string, boolean]> = [
-    ...(rows.length > 0
-      ? ([
-          ['create throughput ≥ 1.5× CRUD', ratios.createRps >= 1.5],
-          ['create p99 ≤ CRUD p99', ratios.createP99 <= 1],
-          ['version throughput ≥ 1.5× CRUD', ratios.versionRps >= 1.5],
-          ['version p99 ≤ CRUD p99', ratios.versionP99 <= 1],
-          ['read throughput ≥ 0.7× raw Koa', ratios.readRps >= 0.7],
-        ] as Array<[string, boolean]>)
-      : []),
-    ...(opts.events > 0
-      ? [
-          ['rebuild ≥ 100,000 events/s', !!rebuild && rebuildFailures.length === 0 && rebuild.eventsPerSecond >= 100_000] as [
-            string,
-            boolean,
-          ],
-        ]
-      : []),
-    [
-      'peak RSS ≤ 200 MB in every service scenario (fresh, rebuild, at scale, growth)',
-      service.every((r) => r.peakRssMb <= 200) &&
-        (!rebuild || rebuild.peakRssMb <= 200) &&
-        scale.every((r) => r.peakRssMb <= 200) &&
-        (growth?.runs ?? []).every((g) => g.peakRssMb <= 200),
-    ],
-    ...(growth && growth.runs.length > 1
-      ? [
-          [
-            `no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`,
-            growth.growthMb <= growth.allowanceMb,
-          ] as [string, boolean],
-        ]
-      : []),
-    ...(webhooks
-      ? [
-          [
-            'webhooks: every write delivered to every webhook, no failed request',
-            webhooks.lag.missing === 0 &&
-              webhooks.errors === 0 &&
-              webhooks.replayed.deliveries === webhooks.webhooks * opts['webhook-events'],
-          ] as [string, boolean],
-        ]
-      : []),
-    ...(resolve
-      ? ([
-          ['resolve over HTTP ≥ 0.6× raw Koa', resolve.http.ratio >= 0.6],
-          ['resolve in process ≥ 100,000 resolves/s on one core', resolve.client.perSecond >= 100_000],
-          ['propagation to the client p99 ≤ 1 s, every write seen', resolve.propagation.p99 <= 1000 && resolve.propagation.missing === 0],
-          ['resolve: 0 errors and 0 non-2xx', resolve.http.rows.every((r) => r.errors === 0 && r.non2xx === 0)],
-        ] as Array<[string, boolean]>)
-      : []),
-    ...(consumers?.drain
-      ? [['consumer group drains ≥ 50,000 events/s (max 1000)', consumers.drain.perSecond >= 50_000] as [string, boolean]]
-      : []),
-    ...(consumers?.scrape
-      ? [['scraping /metrics every second costs < 2 % of read throughput', consumers.scrape.ratio > 0.98] as [string, boolean]]
-      : []),
-    ...(split
-      ? ([
-          [`split label over HTTP ≤ 1.05× a plain label's CPU per request (${f(split.http.cpuRatio, 3)}×)`, split.http.cpuRatio <= 1.05],
-          [
-            `split label in process ≤ 1.05× a plain label's CPU per resolve (${f(split.client.cpuRatio, 3)}×)`,
-            split.client.cpuRatio <= 1.05,
-          ],
-          ['split: 0 errors and 0 non-2xx', split.http.errors === 0],
-        ] as Array<[string, boolean]>)
-      : []),
-    ...isolation.map((run, i): [string, boolean] => {
-      const [base, ...others] = run.phases;
-      return [
-        `isolation run ${i + 1}: A's reads within 2× p50 / 3× p95 (or 5 / 20 ms) of no subscribers, idle CPU < 5 %, lag p99 ≤ 50 ms`,
-        others.every((p) => p.p50 <= Math.max(2 * base!.p50, base!.p50 + 5) && p.p95 <= Math.max(3 * base!.p95, base!.p95 + 20)) &&
-          run.phases.every((p) => p.idleCpuPercent < 5) &&
-          run.lag.p99 <= 50 &&
-          run.lag.missing === 0 &&
-          run.framesInB === 0,
-      ];
-    }),
-    [
-      '0 errors and 0 non-2xx (every target, every round)',
-      [...medians, ...scale, ...(growth?.runs.flatMap((g) => g.rows) ?? [])].every((r) => r.errors === 0 && r.non2xx === 0),
-    ],
-  ];
-  for (const [name, ok] of targets) lines.push(`${ok ? 'PASS' : 'FAIL'}  ${name}`);
+  const goals = goalsOf({
+    scenarios: rows.length > 0 ? { median: (s, t) => m(s, t), rounds, rps: (round, s, t) => rpsOf(round, s, t) } : undefined,
+    rebuilds,
+    rebuildFailures,
+    rebuildEvents: opts.events,
+    scale,
+    growth,
+    webhooks,
+    webhookEvents: opts['webhook-events'],
+    resolve,
+    consumers,
+    split,
+    isolation,
+  });
+  lines.push('', 'goals (this run):', '', ...formatGoals(goals));
   for (const failure of rebuildFailures) lines.push(`rebuild failed: ${failure}`);
   if (opts.compare) lines.push('', ...comparison(rows, medians, rebuilds, comparedRebuilds));
-  const accepted = service.reduce((a, r) => a + r.accepted202, 0);
+  const accepted = medians.filter((r) => r.target === 'service').reduce((a, r) => a + r.accepted202, 0);
   if (accepted > 0)
     lines.push(`note: ${accepted} service writes answered 202 (read model behind the write by more than READ_YOUR_WRITES_TIMEOUT_MS)`);
   lines.push(`took ${f(seconds)} s`);
@@ -532,7 +460,7 @@ const report = ({
         split,
         ratios,
         roundRatios,
-        targets: Object.fromEntries(targets),
+        goals,
         rounds: { rows, rebuilds, rebuildFailures },
         profile,
         seconds,

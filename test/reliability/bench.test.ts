@@ -75,19 +75,39 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       /^round by round: create service\/crud \d+\.\d\d×; version service\/crud \d+\.\d\d×; read service\/rawKoa \d+\.\d\d×$/m,
     );
     expect(out).toMatch(/^\| rebuild +\| service \| +[1-9][\d,]* ev\/s \|/m);
+    // Each goal beside what was measured, with each round's own value where there are rounds.
+    for (const [scenario, baseline] of [
+      ['create', 'CRUD'],
+      ['version', 'CRUD'],
+      ['read', 'raw Koa'],
+    ])
+      expect(out).toMatch(
+        new RegExp(
+          `^\\| (PASS|FAIL) \\| ${scenario} throughput ≥ [\\d.]+× ${baseline} \\| \\d+\\.\\d\\d× \\([\\d,]+ vs [\\d,]+ req/s\\) \\| \\d+\\.\\d\\d× \\|$`,
+          'm',
+        ),
+      );
+    expect(out).toMatch(
+      /^\| (PASS|FAIL) \| rebuild of 2,000 events ≥ 100,000 events\/s \| [\d,]+ events\/s \([\d.]+ s, [\d.]+ µs CPU an event\) \| [\d,]+ \|$/m,
+    );
+    expect(out).toMatch(/^\| (PASS|FAIL) \| rebuild peak RSS ≤ 300 MB \| [\d,]+ MB \|/m);
     expect(out).toMatch(/^rebuild: 2,000 events \(200 presets × 10\)/m);
     expect(out).toMatch(/^\| (read|version) +\| +200 \|/m);
     for (const presets of ['100', '1,000']) {
       expect(out).toMatch(new RegExp(`^\\| read +\\| +${presets} \\|`, 'm'));
       expect(out).toMatch(new RegExp(`^\\| version +\\| +${presets} \\|`, 'm'));
     }
-    expect(out).toMatch(/^(PASS|FAIL) {2}no growth from 100 to 1,000 presets beyond the configured caches$/m);
-    expect(out).toMatch(/^PASS {2}0 errors and 0 non-2xx/m);
+    expect(out).toMatch(
+      /^\| (PASS|FAIL) \| no growth from 100 to 1,000 presets beyond the configured caches \| [+−][\d.]+ MB \(allowed [\d.]+ MB\) \|/m,
+    );
+    expect(out).toMatch(/^\| PASS \| 0 errors and 0 non-2xx \(every target, every round\) \| 0 errors, 0 non-2xx \|/m);
     expect(out).toMatch(/^webhooks: replay of 100 events to each: [\d,]+ deliveries\/s \(200 in [\d.]+ s\)$/m);
     expect(out).toMatch(
       /^webhooks: 20 writes\/s for 1 s: lag from a write's answer to its delivery p50 -?[\d.]+ ms, p99 -?[\d.]+ ms, max -?[\d.]+ ms over 40 deliveries \([\d,]+\/s\), 0 missing$/m,
     );
-    expect(out).toMatch(/^PASS {2}webhooks: every write delivered to every webhook, no failed request$/m);
+    expect(out).toMatch(
+      /^\| PASS \| webhooks: every write delivered to every webhook, no failed request \| 200 of 200 replayed, 0 missing, 0 errors \|/m,
+    );
     for (const target of ['service', 'rawKoa']) expect(out).toMatch(new RegExp(`^\\| resolve +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
     for (const holds of ['0 streams, 0 webhooks', '50 streams, 30 webhooks', '70 streams, 30 webhooks'])
       expect(out).toMatch(new RegExp(`^\\| 1 \\| ${holds} +\\| +[\\d.]+ \\| +[\\d.]+ \\|`, 'm'));
@@ -95,20 +115,27 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       /^isolation run 1: a write to 100 event streams of A, commit → arrival .* over 5,000 deliveries, 0 missing; 0 frames reached B$/m,
     );
     expect(out).toMatch(/^resolve: service\/rawKoa \d+\.\d\d× req\/s \(rounds \d+\.\d\d×\)$/m);
-    expect(out).toMatch(/^(PASS|FAIL) {2}split label in process ≤ 1\.05× a plain label's CPU per resolve \(\d+\.\d{3}×\)$/m);
-    expect(out).toMatch(/^PASS {2}split: 0 errors and 0 non-2xx$/m);
+    expect(out).toMatch(
+      /^\| (PASS|FAIL) \| split label in process ≤ 1\.05× a plain label's CPU per resolve \| \d+\.\d{3}× \([\d.]+ vs [\d.]+ µs\) \| \d+\.\d\d \|$/m,
+    );
+    expect(out).toMatch(/^\| PASS \| split: 0 errors and 0 non-2xx \|/m);
     expect(out).toMatch(/^resolve client: [1-9][\d,]* resolves\/s on one core/m);
     expect(out).toMatch(
       /^resolve propagation: from a write's answer to the client resolving its version p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms over 10 writes, 0 missing$/m,
     );
-    expect(out).toMatch(/^PASS {2}resolve: 0 errors and 0 non-2xx$/m);
+    expect(out).toMatch(/^\| PASS \| resolve: 0 errors and 0 non-2xx \|/m);
     // A consumer group drained every event it was given; its speed and the scrape's cost are reported, not judged here.
     expect(out).toMatch(/^consumer group: 2,000 events drained over HTTP with max 1000/m);
-    expect(out).toMatch(/^(PASS|FAIL) {2}consumer group drains ≥ 50,000 events\/s \(max 1000\)$/m);
-    expect(out).toMatch(/^(PASS|FAIL) {2}scraping \/metrics every second costs < 2 % of read throughput$/m);
+    expect(out).toMatch(
+      /^\| (PASS|FAIL) \| consumer group drains ≥ 50,000 events\/s \(max 1000\) \| [\d,]+ events\/s \(2,000 in [\d.]+ s\) \|/m,
+    );
+    expect(out).toMatch(
+      /^\| (PASS|FAIL) \| scraping \/metrics every second costs < 2 % of read throughput \| [\d.]+× reads without \| [\d.]+× \|$/m,
+    );
     expect(written && existsSync(written)).toBeTruthy();
     const results = JSON.parse(readFileSync(written!, 'utf8'));
     expect(results.medians).toHaveLength(9);
+    expect(results.goals.length).toBeGreaterThan(15);
     expect(results.growth.runs.map((r: { presets: number }) => r.presets)).toEqual([100, 1000]);
     expect(results.webhooks.lag).toMatchObject({ writes: 20, deliveries: 40, missing: 0 });
     expect(results.resolve.http.rows).toHaveLength(2);
