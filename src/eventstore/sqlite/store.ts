@@ -15,6 +15,7 @@ import {
 import { MAX_INT64_POSITION, type ReadAllOptions } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
+import { filteredReadParams, filteredReadSql, type FilteredReadShape } from './filteredRead';
 import { sqliteSealedLinks } from './chain';
 import { isJsonObject } from '../../audit/chain';
 import {
@@ -193,29 +194,28 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   };
 
   // The filtered reads people page through (not the projector's): one statement per shape, made
-  // when first used. `+stream` as above: walk the positions in order rather than sort the index.
+  // when first used (filteredRead.ts).
   const filtered = new Map<string, Statement>();
   const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] => {
     const { limit, streamPrefix, types } = options;
-    const workspace = streamPrefix !== undefined && WORKSPACE_PREFIX.test(streamPrefix);
-    const shape = `${direction}|${streamPrefix ? (workspace ? 2 : 1) : 0}|${types?.length ?? -1}|${from === undefined ? 0 : 1}`;
-    let statement = filtered.get(shape);
-    if (!statement) {
-      const where = [
-        ...(workspace ? [`${WORKSPACE_KEY} = ?`] : []),
-        ...(streamPrefix ? ['+stream >= ? AND +stream < ?'] : []),
-        ...(types ? [`type IN (${types.map(() => '?').join(', ') || 'NULL'})`] : []),
-        ...(from === undefined ? [] : [direction === 'forwards' ? 'position > ?' : 'position < ?']),
-      ];
-      const sql = `SELECT * FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY position${direction === 'backwards' ? ' DESC' : ''} LIMIT ?`;
-      filtered.set(shape, (statement = db.prepare(sql).safeIntegers(true)));
-    }
+    const shape: FilteredReadShape = {
+      direction,
+      workspace: streamPrefix !== undefined && WORKSPACE_PREFIX.test(streamPrefix),
+      prefix: Boolean(streamPrefix),
+      types: types?.length,
+      from: from !== undefined,
+    };
+    const key = `${shape.direction}|${shape.workspace}|${shape.prefix}|${shape.types ?? -1}|${shape.from}`;
+    let statement = filtered.get(key);
+    if (!statement) filtered.set(key, (statement = db.prepare(filteredReadSql(shape)).safeIntegers(true)));
     const rows = statement.all(
-      ...(workspace ? [streamPrefix.slice(0, -1)] : []),
-      ...(streamPrefix ? prefixRange(streamPrefix) : []),
-      ...(types ?? []),
-      ...(from === undefined ? [] : [from]),
-      limit,
+      ...filteredReadParams(shape, {
+        workspaceKey: streamPrefix?.slice(0, -1),
+        range: streamPrefix ? prefixRange(streamPrefix) : undefined,
+        types,
+        from,
+        limit,
+      }),
     );
     return (rows as Row[]).map(toRecorded);
   };

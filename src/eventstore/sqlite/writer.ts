@@ -48,7 +48,11 @@ export const WORKSPACE_KEY = "substr(stream, 1, instr(stream, '-') + 36)";
  * index is built once, on the first open after an upgrade, which takes about a second per
  * million events).
  */
-export const MIGRATIONS = [`CREATE INDEX IF NOT EXISTS events_workspace ON events (${WORKSPACE_KEY}, position)`];
+export const MIGRATIONS = [
+  `CREATE INDEX IF NOT EXISTS events_workspace ON events (${WORKSPACE_KEY}, position)`,
+  // A workspace's events of some types (filteredRead.ts).
+  `CREATE INDEX IF NOT EXISTS events_workspace_type ON events (${WORKSPACE_KEY}, type, position)`,
+];
 
 /**
  * An event as the writer stores it: serialized by the caller, so crossing to the thread copies

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { filteredReadParams, filteredReadSql } from '../../../src/eventstore/sqlite/filteredRead';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { SCHEMA, WORKSPACE_KEY } from '../../../src/eventstore/sqlite/writer';
 import { workspaceStreamPrefix } from '../../../src/presets/streamName';
@@ -64,6 +66,99 @@ it('a file written before the workspace index gets it on open, and one workspace
     expect(await store.headPosition({ streamPrefix: small })).toBe(all[2]!.position);
     // A prefix that is not one workspace's still reads as before.
     expect(await store.readAll({ after: 0n, limit: 3, streamPrefix: 'preset-' })).toHaveLength(3);
+  } finally {
+    await store.close();
+  }
+});
+
+it('a read of some types of one workspace goes through the (workspace, type, position) index, one type at a time, with no scan', async () => {
+  const file = join(dir, 'events.db');
+  oldFile(file);
+  const store = openSqliteEventStore({ file, writerThread: false });
+  try {
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").pluck().all()).toContain(
+      'events_workspace_type',
+    );
+    for (const direction of ['forwards', 'backwards'] as const) {
+      const shape = { direction, workspace: true, prefix: true, types: 2, from: true };
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${filteredReadSql(shape)}`)
+        .all(...filteredReadParams(shape, { workspaceKey: 'x', range: ['x', 'y'], types: ['A', 'B'], from: 0n, limit: 10 })) as {
+        detail: string;
+      }[];
+      const details = plan.map((p) => p.detail);
+      // Each type's page straight from the index in position order, then merged: what is sorted is
+      // at most a page per type (the subqueries' rows), never the workspace's events.
+      expect(
+        details.filter((d) => /^SEARCH events USING INDEX events_workspace_type \(<expr>=\? AND type=\? AND position[<>]\?\)$/.test(d)),
+      ).toHaveLength(2);
+      expect(details.filter((d) => /^SCAN events\b/.test(d))).toEqual([]);
+      expect(details).toContain('MERGE (UNION ALL)');
+    }
+    db.close();
+    // The small workspace's one PresetDeleted among the big one's 5,000 events of another type.
+    expect(
+      (await store.readAll({ after: 0n, limit: 10, streamPrefix: small, types: ['PresetDeleted', 'Other'] })).map((e) => e.type),
+    ).toEqual(['PresetDeleted']);
+  } finally {
+    await store.close();
+  }
+});
+
+it('pages of some types of a workspace, forwards and backwards, are exactly its events of those types in position order', async () => {
+  const file = join(dir, 'events.db');
+  const store = openSqliteEventStore({ file, writerThread: false });
+  const types = ['Common', 'Rare', 'Other', 'Never'];
+  try {
+    // Two workspaces, types drawn unevenly, so a page of one type may span many of another.
+    const appended: Array<{ stream: string; type: string; n: number }> = [];
+    const revisions = new Map<string, bigint>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            ws: fc.constantFrom(big, small),
+            slug: fc.constantFrom('a', 'b', 'c'),
+            type: fc.constantFrom(...types.slice(0, 3), 'Common', 'Common'),
+          }),
+          {
+            minLength: 1,
+            maxLength: 30,
+          },
+        ),
+        fc.subarray(types, { minLength: 1 }),
+        fc.integer({ min: 1, max: 7 }),
+        async (writes, wanted, limit) => {
+          for (const w of writes) {
+            const stream = `${w.ws}${w.slug}`;
+            const expected = revisions.get(stream) ?? 'no_stream';
+            const n = appended.length;
+            await store.append(stream, [{ id: randomUUID(), type: w.type, data: { n }, metadata: {} }], expected);
+            revisions.set(stream, expected === 'no_stream' ? 0n : expected + 1n);
+            appended.push({ stream, type: w.type, n });
+          }
+          const oracle = appended.filter((e) => e.stream.startsWith(small) && wanted.includes(e.type)).map((e) => e.n);
+          const forwards: number[] = [];
+          for (let after = 0n; ;) {
+            const page = await store.readAll({ after, limit, streamPrefix: small, types: wanted });
+            forwards.push(...page.map((e) => (e.data as { n: number }).n));
+            if (page.length < limit) break;
+            after = page[page.length - 1]!.position;
+          }
+          expect(forwards).toEqual(oracle);
+          const backwards: number[] = [];
+          for (let before: bigint | undefined; ;) {
+            const page = await store.readAllBackwards({ before, limit, streamPrefix: small, types: wanted });
+            backwards.push(...page.map((e) => (e.data as { n: number }).n));
+            if (page.length < limit) break;
+            before = page[page.length - 1]!.position;
+          }
+          expect(backwards).toEqual([...oracle].reverse());
+        },
+      ),
+      { numRuns: 40 },
+    );
   } finally {
     await store.close();
   }
