@@ -1,5 +1,5 @@
-import { v3 as murmur3 } from 'murmurhash';
 import type { FormatName } from '../formats';
+import { murmur3, murmur3OfWord } from './murmur3';
 
 /**
  * Picking one version of a split label (a rollout), as one pure function shared by the resolve
@@ -52,19 +52,35 @@ interface Layout {
  */
 const layouts = new WeakMap<readonly SplitShareView[], Layout>();
 
-/** The 4 bytes of a key's hash, hashed again per version. */
-const word = new Uint8Array(4);
 /**
- * Scratch space for a key's UTF-8 bytes, and a view of each length of it: the key's bytes are
- * written there, not into a buffer of its own per resolve (less garbage on the hot path).
+ * Scratch space for a key's UTF-8 bytes: the key's bytes are written there, not into a buffer of
+ * their own per resolve (less garbage on the hot path). An ASCII key (the usual user id) is copied
+ * code unit by code unit, which costs less than the encoder's call for a short key.
  */
 const SCRATCH = 1024;
 const scratch = new Uint8Array(SCRATCH);
-const views = Array.from({ length: SCRATCH + 1 }, (_, n) => scratch.subarray(0, n));
 const utf8 = new TextEncoder();
 
-/** The key's UTF-8 bytes; a key that might not fit the scratch space (3 bytes a UTF-16 unit at most) gets an array of its own. */
-const bytesOf = (key: string): Uint8Array => (key.length * 3 <= SCRATCH ? views[utf8.encodeInto(key, scratch).written]! : utf8.encode(key));
+/** MurmurHash3 of the key's UTF-8 bytes. */
+const hashKey = (key: string, seed: number): number => {
+  const n = key.length;
+  if (n <= SCRATCH) {
+    let ascii = true;
+    for (let i = 0; i < n; i++) {
+      const c = key.charCodeAt(i);
+      if (c > 0x7f) {
+        ascii = false;
+        break;
+      }
+      scratch[i] = c;
+    }
+    if (ascii) return murmur3(scratch, n, seed);
+    // 3 bytes a UTF-16 unit at most.
+    if (n * 3 <= SCRATCH) return murmur3(scratch, utf8.encodeInto(key, scratch).written, seed);
+  }
+  const bytes = utf8.encode(key);
+  return murmur3(bytes, bytes.length, seed);
+};
 
 const layoutOf = (target: SplitTarget): Layout => {
   const kept = layouts.get(target.split);
@@ -75,7 +91,7 @@ const layoutOf = (target: SplitTarget): Layout => {
     workspaceId: target.workspaceId,
     slug: target.slug,
     label: target.label,
-    seed: murmur3(utf8.encode(`${target.workspaceId}\n${target.slug}\n${target.label}`), 0),
+    seed: hashKey(`${target.workspaceId}\n${target.slug}\n${target.label}`, 0),
     versions: ordered.map((s) => s.version),
     weights: ordered.map((s) => s.weight),
     cumulative: ordered.map((s) => (total += s.weight)),
@@ -87,17 +103,13 @@ const layoutOf = (target: SplitTarget): Layout => {
 /** The version a key gets: the same for the same key while the weights stay the same. */
 export const pickSplitVersion = (target: SplitTarget, key: string): number => {
   const layout = layoutOf(target);
-  const h = murmur3(bytesOf(key), layout.seed);
-  word[0] = h & 0xff;
-  word[1] = (h >>> 8) & 0xff;
-  word[2] = (h >>> 16) & 0xff;
-  word[3] = h >>> 24;
+  const h = hashKey(key, layout.seed);
   const { versions, weights } = layout;
   let best = 0;
   let bestScore = Infinity;
   for (let i = 0; i < versions.length; i++) {
     // A point in (0, 1), never 0: -ln stays finite.
-    const u = (murmur3(word, versions[i]) + 0.5) / RANGE;
+    const u = (murmur3OfWord(h, versions[i]!) + 0.5) / RANGE;
     const score = -Math.log(u) / weights[i]!;
     if (score < bestScore) {
       bestScore = score;

@@ -21,7 +21,7 @@ it("loads from the package name with only the client's own dependencies", () => 
     own: string[];
   };
   expect(out.exports).toEqual(['PresetResolveError', 'PresetServiceError', 'consume', 'createPresetClient']);
-  expect(out.packages).toEqual(['eventsource-parser', 'fp-ts', 'io-ts', 'lru-cache', 'murmurhash']);
+  expect(out.packages).toEqual(['eventsource-parser', 'fp-ts', 'io-ts', 'lru-cache']);
   expect(out.own.filter((f) => /\/(http|eventstore|sqlite|webhooks|auth)\/|readmodel\/(sqlite|mongodb)|service|backends/.test(f))).toEqual(
     [],
   );
