@@ -9,6 +9,7 @@ import {
   type PresetView,
   type ProjectionChange,
   type ReadModel,
+  type VersionJson,
   type VersionView,
 } from './readModel';
 
@@ -120,6 +121,7 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     getVersion: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? AND version = ?'),
     getLatestVersion: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? ORDER BY version DESC LIMIT 1'),
     listVersions: db.prepare('SELECT doc FROM preset_versions WHERE preset_id = ? ORDER BY version LIMIT ? OFFSET ?'),
+    listVersionsJson: db.prepare('SELECT version, doc AS json FROM preset_versions WHERE preset_id = ? ORDER BY version LIMIT ? OFFSET ?'),
     countVersions: db.prepare('SELECT COUNT(*) AS n FROM preset_versions WHERE preset_id = ?'),
   };
 
@@ -203,6 +205,7 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
         items: docs<VersionView>(q.listVersions.all(presetId, page.limit, page.offset)),
         total: (q.countVersions.get(presetId) as { n: number }).n,
       })),
+    listVersionsJson: (presetId, page) => guard(() => q.listVersionsJson.all(presetId, page.limit, page.offset) as VersionJson[]),
     close: async () => {
       if (db.open) db.close();
     },
