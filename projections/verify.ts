@@ -97,7 +97,10 @@ const storedAsFolded = async (readModel: ReadModel, record: PresetRecord, versio
   const actual = await readModel.getPresetJson(record.view.workspace_id, record.view.slug);
   if (!actual || actual.revision !== record.revision || actual.json !== presetViewJson(record.view)) return false;
   const stored = await readModel.listVersionsJson(record.view.id, { offset: 0, limit: versions.length + 1 });
-  return stored.length === versions.length && stored.every((s, i) => s.version === versions[i]!.version && s.json === versionViewJson(versions[i]!));
+  return (
+    stored.length === versions.length &&
+    stored.every((s, i) => s.version === versions[i]!.version && s.json === versionViewJson(versions[i]!))
+  );
 };
 
 /** Folds the streams of one share (all without `share`) and compares each preset as its stream ends. */
@@ -178,7 +181,8 @@ export const verifyReadModel = async (eventStore: Verifiable, readModel: ReadMod
         for (const view of items) {
           const firstEvent = (await eventStore.read(presetStreamName(ws, view.slug), { fromRevision: 0n, limit: 1 }))[0];
           if (firstEvent && firstEvent.position <= head) continue; // folded and compared above
-          if (firstEvent) all.movedOn++; // created while verify ran
+          if (firstEvent)
+            all.movedOn++; // created while verify ran
           else differenceLine(all, ws, view.slug, { path: '(preset)', expected: ABSENT, actual: view.id });
         }
         if (items.length < PAGE) break;
