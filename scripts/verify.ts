@@ -28,11 +28,15 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     eventStore = openEventStore(config, cliLogger(config), { readOnly: true });
     readModel = await openReadModel(config);
     const backends = describeBackends(config);
-    io.out(`verify: events from ${backends.eventStore}, read model ${backends.readModel}${strict ? ' (strict)' : ''}`);
     const entry = threadEntry(join(__dirname, '..', 'src', 'workers'), 'verify');
+    const threads = entry ? availableParallelism() : 0;
+    io.out(
+      `verify: events from ${backends.eventStore}, read model ${backends.readModel}${strict ? ' (strict)' : ''} ` +
+        `(${threads > 0 ? `${threads} worker threads` : 'on one thread'})`,
+    );
     const r = await verifyReadModel(eventStore, readModel, {
       strict,
-      threads: entry ? verifyInThreads({ count: availableParallelism(), entry, data: { config } }) : undefined,
+      threads: entry ? verifyInThreads({ count: threads, entry, data: { config } }) : undefined,
       progress: (head) => createProgress({ label: 'verify: folding events', head, tty: io.tty, log: io.out }),
     });
     r.differences.slice(0, MAX_LINES).forEach((l) => io.out(l));
