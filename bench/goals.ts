@@ -48,6 +48,8 @@ export interface GoalInputs {
   rebuildFailures: string[];
   /** Events the rebuild replayed (0: no rebuild in this run). */
   rebuildEvents: number;
+  /** `npm run verify` after each rebuild, over what it rebuilt. */
+  verifies: RebuildResult[];
   scale: ScaleRow[];
   growth?: GrowthResult;
   webhooks?: WebhookBenchResult;
@@ -83,7 +85,23 @@ const scenarioGoals = ({ median: m, rounds, rps }: NonNullable<GoalInputs['scena
   ];
 };
 
-const rebuildGoals = ({ rebuilds, rebuildFailures, rebuildEvents }: GoalInputs): Goal[] => {
+const verifyGoals = (verifies: RebuildResult[], events: number): Goal[] => {
+  if (verifies.length === 0)
+    return [{ goal: `verify of ${f(events)} events ≥ 100,000 events/s`, measured: 'did not run (a rebuild failed)', ok: false }];
+  const perSecond = median(verifies.map((r) => r.eventsPerSecond));
+  const peak = Math.max(...verifies.map((r) => r.peakRssMb));
+  return [
+    {
+      goal: `verify of ${f(events)} events ≥ 100,000 events/s`,
+      measured: `${f(perSecond)} events/s (${f(median(verifies.map((r) => r.seconds)), 1)} s, ${f(median(verifies.map((r) => r.cpuUsPerEvent)), 1)} µs CPU an event)`,
+      rounds: verifies.map((r) => f(r.eventsPerSecond)).join(', '),
+      ok: perSecond >= 100_000,
+    },
+    { goal: 'verify peak RSS ≤ 300 MB', measured: `${f(peak)} MB`, ok: peak <= 300 },
+  ];
+};
+
+const rebuildGoals = ({ rebuilds, rebuildFailures, rebuildEvents, verifies }: GoalInputs): Goal[] => {
   if (rebuildEvents === 0) return [];
   const failed = rebuildFailures.length > 0 || rebuilds.length === 0;
   const perSecond = median(rebuilds.map((r) => r.eventsPerSecond));
@@ -98,6 +116,7 @@ const rebuildGoals = ({ rebuilds, rebuildFailures, rebuildEvents }: GoalInputs):
       ok: !failed && perSecond >= 100_000,
     },
     { goal: 'rebuild peak RSS ≤ 300 MB', measured: failed ? '—' : `${f(peak)} MB`, ok: !failed && peak <= 300 },
+    ...verifyGoals(verifies, rebuildEvents),
   ];
 };
 

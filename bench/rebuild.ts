@@ -22,6 +22,7 @@ import { ROOT, WORKSPACE_ID } from './lib';
 export const EVENTS_PER_PRESET = 10;
 const BATCH = 5000;
 const REBUILD_SCRIPT = 'dist/scripts/rebuild.js';
+const VERIFY_SCRIPT = 'dist/scripts/verify.js';
 
 /**
  * Appends `total` events: presets p0…p(total/eventsPerPreset − 1), created in the first pass, then
@@ -96,18 +97,11 @@ export interface RebuildResult {
   cpuUsPerEvent: number;
 }
 
-/** Runs the rebuild into a fresh read model (readmodel.db removed first) and checks what it built. */
-/** `root`: the checkout whose built rebuild runs (another one with `--compare`). */
-export const runRebuild = async (
-  dir: string,
-  total: number,
-  presets: number,
-  { timeoutSeconds = 600, root = ROOT } = {},
-): Promise<RebuildResult> => {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, READ_MODEL_FILE + suffix), { force: true });
-  const script = join(root, REBUILD_SCRIPT);
+/** Runs a built script of `root` on DATA_DIR `dir` in a child process, under bench/peakRss.ts. */
+const runBuilt = async (dir: string, relative: string, root: string, timeoutSeconds: number, name: string) => {
+  const script = join(root, relative);
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build`);
-  const peakFile = join(dir, 'rebuild-peak');
+  const peakFile = join(dir, `${name}-peak`);
   const started = process.hrtime.bigint();
   const { code, output } = await new Promise<{ code: number | null; output: string }>((res) => {
     const child = spawn(process.execPath, ['-r', join(ROOT, 'dist/bench/peakRss.js'), script], {
@@ -132,19 +126,83 @@ export const runRebuild = async (
   });
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (code !== 0) throw new Error(`${script} exited with ${code}:\n${output}`);
+  const { peakKb, cpuMs } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number; cpuMs: number };
+  return { script, command: `node ${root === ROOT ? relative : script}`, seconds, output, peakRssMb: (peakKb * 1024) / 1e6, cpuMs };
+};
+
+/** Runs the rebuild into a fresh read model (readmodel.db removed first) and checks what it built. */
+/** `root`: the checkout whose built rebuild runs (another one with `--compare`). */
+export const runRebuild = async (
+  dir: string,
+  total: number,
+  presets: number,
+  { timeoutSeconds = 600, root = ROOT } = {},
+): Promise<RebuildResult> => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, READ_MODEL_FILE + suffix), { force: true });
+  const run = await runBuilt(dir, REBUILD_SCRIPT, root, timeoutSeconds, 'rebuild');
   const db = new Database(join(dir, READ_MODEL_FILE), { readonly: true });
   const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
   const [docs, versions] = [count('SELECT COUNT(*) AS n FROM presets'), count('SELECT COUNT(*) AS n FROM preset_versions')];
   db.close();
   if (docs !== presets || versions !== total)
-    throw new Error(`${script} built ${docs} presets and ${versions} versions, expected ${presets} and ${total}`);
-  const { peakKb, cpuMs } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number; cpuMs: number };
+    throw new Error(`${run.script} built ${docs} presets and ${versions} versions, expected ${presets} and ${total}`);
   return {
-    command: `node ${root === ROOT ? REBUILD_SCRIPT : script}`,
+    command: run.command,
     events: total,
-    seconds,
-    eventsPerSecond: total / seconds,
-    peakRssMb: (peakKb * 1024) / 1e6,
-    cpuUsPerEvent: (cpuMs * 1000) / total,
+    seconds: run.seconds,
+    eventsPerSecond: total / run.seconds,
+    peakRssMb: run.peakRssMb,
+    cpuUsPerEvent: (run.cpuMs * 1000) / total,
   };
+};
+
+/**
+ * `npm run verify` (`dist/scripts/verify.js`) over the read model a rebuild made: it must fold every
+ * event and find no difference. Its events/s, peak RSS and CPU per event, as a rebuild's.
+ */
+export const runVerify = async (dir: string, total: number, presets: number, { timeoutSeconds = 600, root = ROOT } = {}) => {
+  const run = await runBuilt(dir, VERIFY_SCRIPT, root, timeoutSeconds, 'verify');
+  const summary = `verify: ${total} events, ${presets} presets, ${total} versions: no differences`;
+  if (!run.output.includes(summary)) throw new Error(`${run.script} did not say "${summary}":\n${run.output.slice(-500)}`);
+  return {
+    command: run.command,
+    events: total,
+    seconds: run.seconds,
+    eventsPerSecond: total / run.seconds,
+    peakRssMb: run.peakRssMb,
+    cpuUsPerEvent: (run.cpuMs * 1000) / total,
+  } satisfies RebuildResult;
+};
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * The report's verify lines: its row of the table (medians; peak RSS the highest), the goals
+ * (≥ 100,000 events/s, peak RSS ≤ 300 MB), and, with --compare, the round-by-round ratios.
+ */
+export const verifyLines = (runs: RebuildResult[], compared: RebuildResult[], f: (n: number, digits?: number) => string) => {
+  if (runs.length === 0) return { table: [], compared: [], median: undefined };
+  const m = {
+    eventsPerSecond: median(runs.map((r) => r.eventsPerSecond)),
+    seconds: median(runs.map((r) => r.seconds)),
+    peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+    cpuUsPerEvent: median(runs.map((r) => r.cpuUsPerEvent)),
+    command: runs[0]!.command,
+  };
+  const table = [
+    `verify: ${f(m.eventsPerSecond)} events/s (${f(m.seconds, 1)} s, median), peak RSS ${f(m.peakRssMb)} MB, ${f(m.cpuUsPerEvent)} µs CPU/event, by \`${m.command}\``,
+  ];
+  const lines =
+    compared.length === 0
+      ? []
+      : [
+          `verify this / compared: ${f(m.eventsPerSecond / median(compared.map((r) => r.eventsPerSecond)), 2)}× events/s ` +
+            `(rounds ${runs.map((r, i) => (compared[i] ? `${f(r.eventsPerSecond / compared[i]!.eventsPerSecond, 2)}×` : '—')).join(', ')}), ` +
+            `CPU/event ${f(m.cpuUsPerEvent / median(compared.map((r) => r.cpuUsPerEvent)), 2)}×, peak RSS ${f(m.peakRssMb)} vs ${f(Math.max(...compared.map((r) => r.peakRssMb)))} MB`,
+        ];
+  return { table, compared: lines, median: m };
 };

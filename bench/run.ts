@@ -20,7 +20,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { flags, machine, median, ROOT, tempDir } from './lib';
 import { formatSummary, summarize, type ProfileSummary } from './profile';
-import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
+import { generateEvents, runRebuild, runVerify, verifyLines, type RebuildResult } from './rebuild';
 import { growthSizes, runGrowth, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
 import { runWebhookBench, type WebhookBenchResult } from './webhooks';
@@ -66,6 +66,8 @@ const main = async () => {
   const rows: RoundRow[] = [];
   const rebuilds: RebuildResult[] = [];
   const comparedRebuilds: RebuildResult[] = [];
+  const verifies: RebuildResult[] = [];
+  const comparedVerifies: RebuildResult[] = [];
   const rebuildFailures: string[] = [];
   const eventsDir = tempDir('rebuild');
   let generated: Awaited<ReturnType<typeof generateEvents>> | undefined;
@@ -98,6 +100,12 @@ const main = async () => {
             (which === 'compared' ? comparedRebuilds : rebuilds).push(r);
             log(
               `round ${round + 1} rebuild ${which === 'compared' ? '(compared) ' : ''}${f(r.eventsPerSecond)} events/s (${f(r.seconds, 1)} s) peak ${f(r.peakRssMb)} MB`,
+            );
+            // npm run verify over what that build just rebuilt: every event folded, no difference.
+            const v = await runVerify(eventsDir, opts.events, generated.presets, which === 'compared' ? { root: opts.compare } : {});
+            (which === 'compared' ? comparedVerifies : verifies).push(v);
+            log(
+              `round ${round + 1} verify ${which === 'compared' ? '(compared) ' : ''}${f(v.eventsPerSecond)} events/s (${f(v.seconds, 1)} s) peak ${f(v.peakRssMb)} MB CPU ${f(v.cpuUsPerEvent)} µs/event`,
             );
           } catch (error) {
             rebuildFailures.push(`${which}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
@@ -191,6 +199,8 @@ const main = async () => {
     rows,
     rebuilds,
     comparedRebuilds,
+    verifies,
+    comparedVerifies,
     rebuildFailures,
     scale,
     growth,
@@ -221,6 +231,8 @@ interface Run {
   rows: RoundRow[];
   rebuilds: RebuildResult[];
   comparedRebuilds: RebuildResult[];
+  verifies: RebuildResult[];
+  comparedVerifies: RebuildResult[];
   rebuildFailures: string[];
   scale: ScaleRow[];
   growth?: GrowthResult;
@@ -238,6 +250,8 @@ const report = ({
   rows,
   rebuilds,
   comparedRebuilds,
+  verifies,
+  comparedVerifies,
   rebuildFailures,
   scale,
   growth,
@@ -306,6 +320,7 @@ const report = ({
           `rebuild: ${f(opts.events)} events (${f(opts.events / 10)} presets × 10) replayed by \`${rebuild.command}\` in ${f(rebuild.seconds, 1)} s (median)`,
         ]
       : []),
+    ...verifyLines(verifies, [], f).table,
     ...(scale.length > 0
       ? [
           '',
@@ -418,6 +433,7 @@ const report = ({
     rebuilds,
     rebuildFailures,
     rebuildEvents: opts.events,
+    verifies,
     scale,
     growth,
     webhooks,
@@ -429,7 +445,8 @@ const report = ({
   });
   lines.push('', 'goals (this run):', '', ...formatGoals(goals));
   for (const failure of rebuildFailures) lines.push(`rebuild failed: ${failure}`);
-  if (opts.compare) lines.push('', ...comparison(rows, medians, rebuilds, comparedRebuilds));
+  if (opts.compare)
+    lines.push('', ...comparison(rows, medians, rebuilds, comparedRebuilds), ...verifyLines(verifies, comparedVerifies, f).compared);
   const accepted = medians.filter((r) => r.target === 'service').reduce((a, r) => a + r.accepted202, 0);
   if (accepted > 0)
     lines.push(`note: ${accepted} service writes answered 202 (read model behind the write by more than READ_YOUR_WRITES_TIMEOUT_MS)`);
@@ -461,7 +478,8 @@ const report = ({
         ratios,
         roundRatios,
         goals,
-        rounds: { rows, rebuilds, rebuildFailures },
+        verify: verifyLines(verifies, [], f).median,
+        rounds: { rows, rebuilds, verifies, comparedVerifies, rebuildFailures },
         profile,
         seconds,
       },

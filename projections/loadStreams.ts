@@ -22,6 +22,8 @@ export const ENCODERS: Record<Encoding, (changes: ProjectionChange[]) => unknown
 export interface BulkWriter {
   encoding: Encoding;
   write(payload: unknown): Promise<void>;
+  /** After the last write, before anything reads the target (its deferred indexes). */
+  finish?(): Promise<void>;
 }
 
 export interface LoadOptions {

@@ -176,5 +176,7 @@ export const streamFold = () => {
       return changes;
     },
     current: () => current,
+    /** The stream's versions so far, by number (as the read model lists them). */
+    versions: (): VersionView[] => [...versions.values()].sort((a, b) => a.version - b.version),
   };
 };

@@ -107,8 +107,9 @@ export const rebuildInto = async (
     } finally {
       progress?.stop();
     }
+    await writer.finish?.();
     await target.apply([], { name: PROJECTOR_NAME, position: head });
-  }
+  } else await writer.finish?.();
   const late = await catchUp(eventStore, target, {
     after: head ?? undefined,
     pageSize,

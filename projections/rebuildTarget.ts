@@ -79,7 +79,7 @@ export const openSqliteRebuildTarget = (dataDir: string, now = new Date()): Rebu
   const readModel = openSqliteReadModel({ file: fresh, bulkLoad: true });
   return {
     readModel,
-    writer: { encoding: 'sqlite', write: (rows) => readModel.applyRows(rows as SqliteRows) },
+    writer: { encoding: 'sqlite', write: (rows) => readModel.applyRows(rows as SqliteRows), finish: () => readModel.finishBulkLoad() },
     description: `SQLite ${fresh}`,
     async switchOver() {
       await readModel.close();

@@ -1,7 +1,11 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import type { EventStoreAdapter } from '../src/eventstore/eventStore';
 import { describeBackends, openEventStore, openReadModel } from '../src/backends';
 import type { ReadModel } from '../projections/readmodel/readModel';
 import { verifyReadModel } from '../projections/verify';
+import { verifyInThreads } from '../projections/verifyThreads';
+import { threadEntry } from '../src/threads/thread';
 import { cliLogger, errorMessage, runScript, startCli, type CliIo } from './cli';
 import { createProgress } from './progress';
 
@@ -24,13 +28,19 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     eventStore = openEventStore(config, cliLogger(config), { readOnly: true });
     readModel = await openReadModel(config);
     const backends = describeBackends(config);
-    io.out(`verify: events from ${backends.eventStore}, read model ${backends.readModel}${strict ? ' (strict)' : ''}`);
+    const entry = threadEntry(join(__dirname, '..', 'src', 'workers'), 'verify');
+    const threads = entry ? availableParallelism() : 0;
+    io.out(
+      `verify: events from ${backends.eventStore}, read model ${backends.readModel}${strict ? ' (strict)' : ''} ` +
+        `(${threads > 0 ? `${threads} worker threads` : 'on one thread'})`,
+    );
     const r = await verifyReadModel(eventStore, readModel, {
       strict,
+      threads: entry ? verifyInThreads({ count: threads, entry, data: { config } }) : undefined,
       progress: (head) => createProgress({ label: 'verify: folding events', head, tty: io.tty, log: io.out }),
     });
     r.differences.slice(0, MAX_LINES).forEach((l) => io.out(l));
-    if (r.differences.length > MAX_LINES) io.out(`… and ${r.differences.length - MAX_LINES} more differences`);
+    if (r.differenceCount > MAX_LINES) io.out(`… and ${r.differenceCount - MAX_LINES} more differences`);
     if (r.behind > 0)
       io.out(
         `${strict ? 'difference: ' : ''}read model is behind by ${r.behind} events (checkpoint ${r.checkpoint ?? 'none'}, last event ${r.head})`,
@@ -38,7 +48,7 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     if (r.lagging > 0)
       io.out(`${r.lagging} presets not compared: the read model had not reached their last event (--strict compares them)`);
     if (r.movedOn > 0) io.out(`${r.movedOn} presets not compared: they changed while verify ran`);
-    const failures = r.differences.length + (strict && r.behind > 0 ? 1 : 0);
+    const failures = r.differenceCount + (strict && r.behind > 0 ? 1 : 0);
     io.out(
       `verify: ${r.events} events, ${r.presets} presets, ${r.versions} versions: ${failures === 0 ? 'no differences' : `${failures} differences`}`,
     );

@@ -1,4 +1,4 @@
-import { presetJsonOf } from './documentJson';
+import { presetJsonOf, versionViewJson } from './documentJson';
 import {
   foldCase,
   type PageOf,
@@ -101,6 +101,10 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
     async listVersions(presetId, page) {
       open();
       return pageOf(sortedVersions(presetId), page);
+    },
+    async listVersionsJson(presetId, page) {
+      open();
+      return pageOf(sortedVersions(presetId), page).items.map((v) => ({ version: v.version, json: versionViewJson(v) }));
     },
     *entries() {
       for (const record of presets.values()) yield { record, versions: sortedVersions(record.view.id) };

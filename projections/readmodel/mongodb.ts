@@ -11,7 +11,7 @@ import {
   versionViewOf,
   type CheckpointDocument,
 } from './mongoDocuments';
-import { presetJsonOf } from './documentJson';
+import { presetJsonOf, versionViewJson } from './documentJson';
 import type { Page, PresetView, ProjectionChange, ReadModel } from './readModel';
 
 /**
@@ -131,6 +131,16 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       guard(async () => {
         const { docs, total } = await findPage(versions, { preset_id: presetId }, { version: 1 }, page);
         return { items: docs.map(versionViewOf), total };
+      }),
+    // MongoDB keeps documents, not text: the text made again here, compared as the embedded one's.
+    listVersionsJson: (presetId, page) =>
+      guard(async () => {
+        if (page.limit <= 0) return [];
+        const found = await versions.find({ preset_id: presetId }, noId).sort({ version: 1 }).skip(page.offset).limit(page.limit).toArray();
+        return found.map((d) => {
+          const view = versionViewOf(d);
+          return { version: view.version, json: versionViewJson(view) };
+        });
       }),
     close: () => client.close(),
   };

@@ -177,6 +177,16 @@ export interface ReadModelQueries {
   getLatestVersion(presetId: string): Promise<VersionView | null>;
   /** Ascending by version number. */
   listVersions(presetId: string, page: Page): Promise<PageOf<VersionView>>;
+  /**
+   * The same versions, serialized (ascending by number): what verify compares as text first, so a
+   * version stored exactly as the events make it is not parsed again.
+   */
+  listVersionsJson(presetId: string, page: Page): Promise<VersionJson[]>;
+}
+
+export interface VersionJson {
+  version: number;
+  json: string;
 }
 
 export interface ReadModel extends ReadModelWriter, ReadModelQueries {

@@ -25,6 +25,7 @@ export const THREAD_HEAPS = {
   walCheckpointer: { maxYoungGenerationSizeMb: 1 },
   projector: { maxYoungGenerationSizeMb: 8 },
   rebuildLoader: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 },
+  verifyLoader: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 },
 } satisfies Record<string, ResourceLimits>;
 export type ThreadKind = keyof typeof THREAD_HEAPS;
 

@@ -223,6 +223,20 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     expect((await rm.listVersions(randomUUID(), { offset: 0, limit: 5 })).total).toBe(0);
   });
 
+  it('lists the same versions as text (what verify compares first): each parses to the version listed', async () => {
+    const id = randomUUID();
+    const versions = [2, 1, 3].map((n) => version(id, n, `2026-01-0${n}T00:00:00.000Z`));
+    await rm.apply(
+      versions.map((v) => ({ kind: 'putVersion', version: v }) as const),
+      { name: checkpointName(), position: 3n },
+    );
+    const text = await rm.listVersionsJson(id, { offset: 0, limit: 10 });
+    expect(text.map((v) => v.version)).toEqual([1, 2, 3]);
+    expect(text.map((v) => JSON.parse(v.json) as unknown)).toEqual((await rm.listVersions(id, { offset: 0, limit: 10 })).items);
+    expect((await rm.listVersionsJson(id, { offset: 1, limit: 1 })).map((v) => v.version)).toEqual([2]);
+    expect(await rm.listVersionsJson(randomUUID(), { offset: 0, limit: 5 })).toEqual([]);
+  });
+
   it('finds the version of the highest number, by number and not by insertion order, and only the preset’s own', async () => {
     const id = randomUUID();
     const other = randomUUID();

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -162,6 +162,16 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
       out.some((l) => l.startsWith(`difference: workspace ${A} preset summarise versions[2]: expected {`) && l.endsWith('actual (absent)')),
     ).toBe(true);
     expect(out[out.length - 1]).toMatch(/: 2 differences$/);
+    // The built command verifies in worker threads, one share of the streams each: the same two lines.
+    const built = spawnSync(process.execPath, [join(__dirname, '../../dist/scripts/verify.js')], {
+      env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
+    expect(built.status).toBe(1);
+    const lines = built.stdout.split('\n');
+    expect(lines[0]).toMatch(/\(\d+ worker threads\)$/);
+    expect(lines.filter((l) => l.startsWith('difference')).sort()).toEqual(out.filter((l) => l.startsWith('difference')).sort());
+    expect(lines.filter(Boolean).pop()).toMatch(/: 2 differences$/);
     // and a rebuild repairs it
     expect((await run(rebuild, dir)).code).toBe(0);
     expect((await run(verify, dir)).code).toBe(0);

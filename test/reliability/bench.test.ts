@@ -92,6 +92,12 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
     );
     expect(out).toMatch(/^\| (PASS|FAIL) \| rebuild peak RSS ≤ 300 MB \| [\d,]+ MB \|/m);
     expect(out).toMatch(/^rebuild: 2,000 events \(200 presets × 10\)/m);
+    // npm run verify over the rebuilt read model: every event folded, no difference (else the bench fails the round).
+    expect(out).toMatch(/^verify: [1-9][\d,]* events\/s \([\d.]+ s, median\), peak RSS [\d,]+ MB, [\d,]+ µs CPU\/event/m);
+    expect(out).toMatch(
+      /^\| (PASS|FAIL) \| verify of 2,000 events ≥ 100,000 events\/s \| [\d,]+ events\/s \([\d.]+ s, [\d.]+ µs CPU an event\) \| [\d,]+ \|$/m,
+    );
+    expect(out).toMatch(/^\| (PASS|FAIL) \| verify peak RSS ≤ 300 MB \| [\d,]+ MB \|/m);
     expect(out).toMatch(/^\| (read|version) +\| +200 \|/m);
     for (const presets of ['100', '1,000']) {
       expect(out).toMatch(new RegExp(`^\\| read +\\| +${presets} \\|`, 'm'));

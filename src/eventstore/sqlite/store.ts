@@ -142,7 +142,12 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       .prepare(`SELECT MAX(position) AS position FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ?`)
       .safeIntegers(true),
     head: db.prepare('SELECT MAX(position) AS position FROM events').safeIntegers(true),
-    headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),
+    // Backwards through the row ids from the newest, stopping at the first match: MAX(position)
+    // over the (stream, revision) index visited every event of the prefix (0.7 s of a rebuild of
+    // 200,000 events, taken three times).
+    headPrefix: db
+      .prepare('SELECT position FROM events WHERE +stream >= ? AND +stream < ? ORDER BY position DESC LIMIT 1')
+      .safeIntegers(true),
   };
   const maxBatch = options.maxBatch ?? 256;
   const pending: PendingAppend[] = [];
@@ -255,7 +260,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
         ? q.head.get()
         : WORKSPACE_PREFIX.test(streamPrefix)
           ? q.headWorkspace.get(streamPrefix.slice(0, -1), ...prefixRange(streamPrefix))
-          : q.headPrefix.get(...prefixRange(streamPrefix));
+          : (q.headPrefix.get(...prefixRange(streamPrefix)) ?? { position: null });
       return (row as { position: bigint | null }).position;
     },
     async close() {

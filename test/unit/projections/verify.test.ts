@@ -29,18 +29,28 @@ describe('verify', () => {
   });
 
   it('names a changed field, a missing version and a preset without events', async () => {
+    const getPreset: ReadModel['getPreset'] = async (ws, slug) => {
+      const record = await live.getPreset(ws, slug);
+      if (record && slug === 'support-bot' && ws === A) record.view.designated_version.system_prompt = 'changed by hand';
+      return record;
+    };
+    const listVersions: ReadModel['listVersions'] = async (presetId, page) => {
+      const { items, total } = await live.listVersions(presetId, page);
+      const summarise = await live.getPreset(A, 'summarise');
+      return presetId === summarise!.view.id ? { items: items.filter((v) => v.version !== 2), total: total - 1 } : { items, total };
+    };
+    // The same faults in every form the read model answers in (documents and their text), as a
+    // tampered store would hold them.
     const tampered: ReadModel = {
       ...live,
-      getPreset: async (ws, slug) => {
-        const record = await live.getPreset(ws, slug);
-        if (record && slug === 'support-bot' && ws === A) record.view.designated_version.system_prompt = 'changed by hand';
-        return record;
+      getPreset,
+      listVersions,
+      getPresetJson: async (ws, slug) => {
+        const record = await getPreset(ws, slug);
+        return record && { workspaceId: ws, slug, revision: record.revision, json: JSON.stringify(record.view) };
       },
-      listVersions: async (presetId, page) => {
-        const { items, total } = await live.listVersions(presetId, page);
-        const summarise = await live.getPreset(A, 'summarise');
-        return presetId === summarise!.view.id ? { items: items.filter((v) => v.version !== 2), total: total - 1 } : { items, total };
-      },
+      listVersionsJson: async (presetId, page) =>
+        (await listVersions(presetId, page)).items.map((v) => ({ version: v.version, json: JSON.stringify(v) })),
     };
     const orphan = (await live.getPreset(A, 'summarise'))!;
     await live.apply([{ kind: 'putPreset', record: { ...orphan, view: { ...orphan.view, slug: 'orphan' } } }], {
