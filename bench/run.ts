@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { flags, machine, median, ROOT, tempDir } from './lib';
 import { formatSummary, summarize, type ProfileSummary } from './profile';
 import { generateEvents, runRebuild, type RebuildResult } from './rebuild';
-import { growthSizes, runGrowth, type GrowthResult } from './growth';
+import { growthSizes, runGrowth, START_GOAL_PRESETS, START_GOAL_SECONDS, type GrowthResult } from './growth';
 import { runAtScale, type ScaleRow } from './scale';
 import { runWebhookBench, type WebhookBenchResult } from './webhooks';
 import { runConsumerBench, type ConsumerBenchResult } from './consumerGroups';
@@ -327,6 +327,7 @@ const report = ({
           '|----------|----------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
           ...growth.runs.flatMap((g) => g.rows.map((r) => scaleLine(r, 9))),
           '',
+          `growth: ready after ${growth.runs.map((g) => `${f(g.startSeconds, 2)} s at ${f(g.presets)} presets`).join(', ')} (spawn to the first 200 of /health/ready)`,
           `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(Math.abs(growth.growthMb), 1)} MB ${growth.growthMb >= 0 ? 'more' : 'less'} at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
         ]
       : []),
@@ -446,6 +447,14 @@ const report = ({
           [
             `no growth from ${f(growth.runs[0]!.presets)} to ${f(growth.runs[growth.runs.length - 1]!.presets)} presets beyond the configured caches`,
             growth.growthMb <= growth.allowanceMb,
+          ] as [string, boolean],
+        ]
+      : []),
+    ...(growth?.runs.some((g) => g.presets >= START_GOAL_PRESETS)
+      ? [
+          [
+            `start on ${f(START_GOAL_PRESETS)} presets: /health/ready 200 within ${START_GOAL_SECONDS} s`,
+            growth.runs.filter((g) => g.presets >= START_GOAL_PRESETS).every((g) => g.startSeconds <= START_GOAL_SECONDS),
           ] as [string, boolean],
         ]
       : []),

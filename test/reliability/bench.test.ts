@@ -82,6 +82,10 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       expect(out).toMatch(new RegExp(`^\\| version +\\| +${presets} \\|`, 'm'));
     }
     expect(out).toMatch(/^(PASS|FAIL) {2}no growth from 100 to 1,000 presets beyond the configured caches$/m);
+    // The start time of each size's service: from its spawn to its first 200 of /health/ready.
+    expect(out).toMatch(
+      /^growth: ready after \d+\.\d\d s at 100 presets, \d+\.\d\d s at 1,000 presets \(spawn to the first 200 of \/health\/ready\)$/m,
+    );
     expect(out).toMatch(/^PASS {2}0 errors and 0 non-2xx/m);
     expect(out).toMatch(/^webhooks: replay of 100 events to each: [\d,]+ deliveries\/s \(200 in [\d.]+ s\)$/m);
     expect(out).toMatch(
