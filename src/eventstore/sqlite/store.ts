@@ -28,6 +28,9 @@ import {
   type BatchOutcome,
 } from './writer';
 
+/** How many of the newest events a head of a prefix looks through before it walks the prefix's streams. */
+const RECENT_HEAD_WINDOW = 256;
+
 /** A prefix that names one workspace's streams of one category (`preset-<uuid>-`): read through the workspace index. */
 const WORKSPACE_PREFIX = /^[^-]+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-$/;
 
@@ -142,6 +145,18 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       .safeIntegers(true),
     head: db.prepare('SELECT MAX(position) AS position FROM events').safeIntegers(true),
     headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),
+    // The same answer when one of the newest events has the prefix (the usual case: the category
+    // most events belong to), found among them instead of in every stream of the prefix.
+    headPrefixRecent: db
+      .prepare(
+        `SELECT MAX(position) AS position FROM (SELECT position, stream FROM events ORDER BY position DESC LIMIT ${RECENT_HEAD_WINDOW}) WHERE stream >= ? AND stream < ?`,
+      )
+      .safeIntegers(true),
+  };
+  /** The newest events have the prefix: the newest of them; none has: the index's walk through the prefix's streams. */
+  const headOfPrefix = (range: [string, string]) => {
+    const recent = q.headPrefixRecent.get(...range) as { position: bigint | null };
+    return recent.position !== null ? recent : q.headPrefix.get(...range);
   };
   const maxBatch = options.maxBatch ?? 256;
   const pending: PendingAppend[] = [];
@@ -194,29 +209,44 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
 
   // The filtered reads people page through (not the projector's): one statement per shape, made
   // when first used. `+stream` as above: walk the positions in order rather than sort the index.
+  // Types without a workspace go through the type index (writer.ts), one type at a time, each
+  // walked in position order for at most `limit` rows and the few merged: a page of a rare type
+  // (the key events the key ring follows, the audit checkpoints) costs its own rows, not a walk
+  // through every event; a common one costs no more than a page. With a workspace, its index, as
+  // before (`+type`: never the type index, which would walk the other workspaces' events).
   const filtered = new Map<string, Statement>();
   const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] => {
     const { limit, streamPrefix, types } = options;
     const workspace = streamPrefix !== undefined && WORKSPACE_PREFIX.test(streamPrefix);
+    const byType = types !== undefined && types.length > 0 && !workspace;
     const shape = `${direction}|${streamPrefix ? (workspace ? 2 : 1) : 0}|${types?.length ?? -1}|${from === undefined ? 0 : 1}`;
+    const order = `ORDER BY position${direction === 'backwards' ? ' DESC' : ''} LIMIT ?`;
+    const after = from === undefined ? [] : [direction === 'forwards' ? 'position > ?' : 'position < ?'];
     let statement = filtered.get(shape);
     if (!statement) {
-      const where = [
-        ...(workspace ? [`${WORKSPACE_KEY} = ?`] : []),
-        ...(streamPrefix ? ['+stream >= ? AND +stream < ?'] : []),
-        ...(types ? [`type IN (${types.map(() => '?').join(', ') || 'NULL'})`] : []),
-        ...(from === undefined ? [] : [direction === 'forwards' ? 'position > ?' : 'position < ?']),
-      ];
-      const sql = `SELECT * FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY position${direction === 'backwards' ? ' DESC' : ''} LIMIT ?`;
+      let sql: string;
+      if (byType) {
+        const one = ['type = ?', ...(streamPrefix ? ['+stream >= ? AND +stream < ?'] : []), ...after].join(' AND ');
+        const each = types.map(() => `SELECT * FROM (SELECT * FROM events WHERE ${one} ${order})`);
+        sql = each.length === 1 ? `SELECT * FROM events WHERE ${one} ${order}` : `${each.join(' UNION ALL ')} ${order}`;
+      } else {
+        const where = [
+          ...(workspace ? [`${WORKSPACE_KEY} = ?`] : []),
+          ...(streamPrefix ? ['+stream >= ? AND +stream < ?'] : []),
+          ...(types ? [`+type IN (${types.map(() => '?').join(', ') || 'NULL'})`] : []),
+          ...after,
+        ];
+        sql = `SELECT * FROM events${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ${order}`;
+      }
       filtered.set(shape, (statement = db.prepare(sql).safeIntegers(true)));
     }
-    const rows = statement.all(
-      ...(workspace ? [streamPrefix.slice(0, -1)] : []),
-      ...(streamPrefix ? prefixRange(streamPrefix) : []),
-      ...(types ?? []),
-      ...(from === undefined ? [] : [from]),
-      limit,
-    );
+    const range = streamPrefix ? prefixRange(streamPrefix) : [];
+    const position = from === undefined ? [] : [from];
+    const rows = byType
+      ? types.length === 1
+        ? statement.all(types[0], ...range, ...position, limit)
+        : statement.all(...types.flatMap((type) => [type, ...range, ...position, limit]), limit)
+      : statement.all(...(workspace ? [streamPrefix.slice(0, -1)] : []), ...range, ...(types ?? []), ...position, limit);
     return (rows as Row[]).map(toRecorded);
   };
 
@@ -255,7 +285,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
         ? q.head.get()
         : WORKSPACE_PREFIX.test(streamPrefix)
           ? q.headWorkspace.get(streamPrefix.slice(0, -1), ...prefixRange(streamPrefix))
-          : q.headPrefix.get(...prefixRange(streamPrefix));
+          : headOfPrefix(prefixRange(streamPrefix));
       return (row as { position: bigint | null }).position;
     },
     async close() {
