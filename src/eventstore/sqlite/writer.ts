@@ -3,7 +3,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from '../eventStore';
 import { openDatabase } from '../../sqlite/connection';
-import { canonicalize } from 'json-canonicalize';
+import { canonicalJson } from '../../audit/canonicalJson';
 import {
   GENESIS_HASH,
   bodyOfCanonical,
@@ -76,8 +76,8 @@ export interface AppendRequest {
   expected: ExpectedRevision;
 }
 export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => {
-  const unlinked = canonicalize(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
-  const json = canonicalize(data === undefined ? null : data);
+  const unlinked = canonicalJson(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
+  const json = canonicalJson(data === undefined ? null : data);
   return { id, type, data: json, metadata: unlinked, body: bodyOfCanonical(type, json, unlinked, stream, revision) };
 };
 export type AppendOutcome =
