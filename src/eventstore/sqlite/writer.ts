@@ -58,17 +58,17 @@ export const MIGRATIONS = [
 /**
  * An event as the writer stores it: serialized by the caller, so crossing to the thread copies
  * strings, not object trees. Data and metadata are canonical JSON (RFC 8785), metadata without the
- * chain's hash; `body` is the canonical JSON the hash covers (src/audit/chain.ts), made from them for
- * the revision the event gets if the append's expectation holds (one that does not stores nothing).
- * Canonical text costs one canonicalization per event, which the link needs anyway, and lets a
- * verify hash what it reads without canonicalizing again (chain.ts quickBody).
+ * chain's hash; the writer puts the body the hash covers (src/audit/chain.ts bodyOfCanonical)
+ * together from them for the revision the event gets, so the thread that serves HTTP copies each
+ * text once, not a second time inside the body. Canonical text costs one canonicalization per
+ * event, which the link needs anyway, and lets a verify hash what it reads without canonicalizing
+ * again (chain.ts quickBody).
  */
 export interface SerializedEvent {
   id: string;
   type: string;
   data: string;
   metadata: string;
-  body: string;
 }
 export interface AppendRequest {
   stream: StreamName;
@@ -78,7 +78,7 @@ export interface AppendRequest {
 export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => {
   const unlinked = canonicalJson(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
   const json = canonicalJson(data === undefined ? null : data);
-  return { id, type, data: json, metadata: unlinked, body: bodyOfCanonical(type, json, unlinked, stream, revision) };
+  return { id, type, data: json, metadata: unlinked };
 };
 export type AppendOutcome =
   { ok: true; revision: bigint; position: bigint } | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
@@ -150,7 +150,7 @@ export const createBatchWriter = (db: Database.Database) => {
     const now = new Date().toISOString();
     for (const e of a.events) {
       revision += 1n;
-      previous = linkHash(previous, e.body);
+      previous = linkHash(previous, bodyOfCanonical(e.type, e.data, e.metadata, a.stream, revision));
       const metadata = metadataJsonWithHash(e.metadata, previous);
       position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, e.data, metadata, now).lastInsertRowid);
     }
