@@ -4,7 +4,7 @@
  * A goal whose part of the bench did not run is left out, not passed.
  */
 import type { ConsumerBenchResult } from './consumerGroups';
-import type { GrowthResult } from './growth';
+import { START_GOAL_PRESETS, START_GOAL_SECONDS, type GrowthResult } from './growth';
 import type { IsolationResult } from './isolation';
 import type { RebuildResult } from './rebuild';
 import type { ResolveBenchResult } from './resolve';
@@ -134,6 +134,18 @@ const memoryGoals = ({ scenarios, scale, growth }: GoalInputs): Goal[] => {
             goal: 'service peak RSS ≤ 200 MB in every scenario (fresh process, at scale, growth)',
             measured: `highest ${f(highest.mb)} MB (${highest.where})`,
             ok: highest.mb <= 200,
+          },
+        ]
+      : []),
+    ...(growth?.runs.some((g) => g.presets >= START_GOAL_PRESETS)
+      ? [
+          {
+            goal: `start on ${f(START_GOAL_PRESETS)} presets: /health/ready 200 within ${START_GOAL_SECONDS} s`,
+            measured: growth.runs
+              .filter((g) => g.presets >= START_GOAL_PRESETS)
+              .map((g) => `${f(g.startSeconds, 2)} s at ${f(g.presets)} presets`)
+              .join(', '),
+            ok: growth.runs.filter((g) => g.presets >= START_GOAL_PRESETS).every((g) => g.startSeconds <= START_GOAL_SECONDS),
           },
         ]
       : []),

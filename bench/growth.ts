@@ -3,8 +3,12 @@
  * presets of one version each are written through the event store, the read model is rebuilt from
  * them, and one service process takes the same read and version load as at scale (`scale.ts`).
  * What may grow with the data is only what the service bounds by configuration; the target allows
- * the largest size's peak RSS to exceed the smallest's by no more than those bounds.
+ * the largest size's peak RSS to exceed the smallest's by no more than those bounds. Each size's
+ * start time is measured too: from the service's spawn to its first 200 of /health/ready.
  */
+/** A service on this many presets or fewer answers /health/ready within START_GOAL_SECONDS. */
+export const START_GOAL_PRESETS = 1_000_000;
+export const START_GOAL_SECONDS = 5;
 import { rmSync } from 'node:fs';
 import { DEFAULT_CACHE_BYTES } from '../src/http/presetCache';
 import { CACHE_KIB } from '../src/sqlite/connection';
@@ -27,6 +31,8 @@ export interface GrowthRun {
   rebuildSeconds: number;
   rows: ScaleRow[];
   peakRssMb: number;
+  /** From the spawn of the service on this many presets to its first 200 of /health/ready. */
+  startSeconds: number;
 }
 export interface GrowthResult {
   runs: GrowthRun[];
@@ -53,10 +59,11 @@ export const runGrowth = async (
         rebuildSeconds: rebuilt.seconds,
         rows,
         peakRssMb: Math.max(...rows.map((r) => r.peakRssMb)),
+        startSeconds: rows[0]!.startSeconds,
       };
       runs.push(run);
       log(
-        `growth: ${presets.toLocaleString('en-US')} presets (written in ${written.seconds.toFixed(0)} s, rebuilt in ${rebuilt.seconds.toFixed(0)} s), peak RSS ${run.peakRssMb.toFixed(0)} MB (${rows.map((r) => `${r.scenario} ${r.rps.toFixed(0)} req/s`).join(', ')})`,
+        `growth: ${presets.toLocaleString('en-US')} presets (written in ${written.seconds.toFixed(0)} s, rebuilt in ${rebuilt.seconds.toFixed(0)} s), ready ${run.startSeconds.toFixed(2)} s after its start, peak RSS ${run.peakRssMb.toFixed(0)} MB (${rows.map((r) => `${r.scenario} ${r.rps.toFixed(0)} req/s`).join(', ')})`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -56,6 +56,8 @@ export interface Child {
   port: number;
   stop(): Promise<number | null>;
   output(): string;
+  /** Milliseconds from the spawn to the first 200 of the ready path (polled every 50 ms). */
+  readyMs: number;
 }
 
 /** Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET `readyPath` (/health/ready) is 200. */
@@ -66,6 +68,7 @@ export const startChild = async (
   readyPath = '/health/ready',
 ): Promise<Child> => {
   const port = await freePort();
+  const spawnedAt = performance.now();
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, resolve(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST },
@@ -97,7 +100,9 @@ export const startChild = async (
     if (ok) break;
     await sleep(50);
   }
+  const readyMs = performance.now() - spawnedAt;
   return {
+    readyMs,
     pid: child.pid!,
     url,
     port,

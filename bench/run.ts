@@ -340,6 +340,7 @@ const report = ({
           '|----------|----------:|-------:|-------:|-------:|-------:|--------:|------------:|-----------:|',
           ...growth.runs.flatMap((g) => g.rows.map((r) => scaleLine(r, 9))),
           '',
+          `growth: ready after ${growth.runs.map((g) => `${f(g.startSeconds, 2)} s at ${f(g.presets)} presets`).join(', ')} (spawn to the first 200 of /health/ready)`,
           `growth: peak RSS ${growth.runs.map((g) => `${f(g.peakRssMb)} MB at ${f(g.presets)} presets`).join(', ')}: ${f(Math.abs(growth.growthMb), 1)} MB ${growth.growthMb >= 0 ? 'more' : 'less'} at the largest, allowed ${f(growth.allowanceMb, 1)} MB (the configured SQLite page caches and document cache)`,
         ]
       : []),

@@ -12,6 +12,8 @@ export interface ScaleRow extends LoadResult, CpuPerRequest {
   scenario: 'read' | 'version';
   presets: number;
   peakRssMb: number;
+  /** Seconds from the spawn of the process that served the row to its first 200 of /health/ready. */
+  startSeconds: number;
 }
 
 const randomSlug = (presets: number) => `p${Math.floor(Math.random() * presets)}`;
@@ -50,7 +52,7 @@ export const runAtScale = async (
     ] as const) {
       if (o.warmup) await load({ ...options, duration: o.warmup });
       const result = await withCpu(server.pid, () => load(options));
-      rows.push({ scenario, presets, ...result, peakRssMb: procMb(server.pid, 'VmHWM') });
+      rows.push({ scenario, presets, ...result, peakRssMb: procMb(server.pid, 'VmHWM'), startSeconds: server.readyMs / 1000 });
     }
     return rows;
   } finally {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalize } from 'json-canonicalize';
+import { canonicalJson } from './canonicalJson';
 
 /**
  * The hash chain of the log, pure: every event's link is
@@ -7,7 +7,7 @@ import { canonicalize } from 'json-canonicalize';
  *   hash = SHA-256( previous hash (32 bytes) ‖ UTF-8 of JCS({ type, data, metadata without `hash`, stream, revision }) )
  *
  * where the previous hash is that of the event before it in the same stream, the first event of a
- * stream chaining from GENESIS_HASH, JCS is RFC 8785 (json-canonicalize) and `revision` is the
+ * stream chaining from GENESIS_HASH, JCS is RFC 8785 (canonicalJson.ts) and `revision` is the
  * stream revision as a decimal string. Hashes are lowercase hex. The stores compute the link when
  * they append, inside their transaction (sqlite/writer.ts, memory.ts, eventstoredb/store.ts), and
  * keep it in the event's metadata as `hash`; events stored before the chain existed keep theirs
@@ -36,7 +36,7 @@ export interface Chained {
 
 /** The canonical JSON the link hashes (metadata is taken without its `hash`). */
 export const canonicalBody = ({ type, data, metadata, stream, revision }: Chained): string =>
-  canonicalize({ type, data, metadata: metadataWithoutHash(metadata), stream, revision: revision.toString() });
+  canonicalJson({ type, data, metadata: metadataWithoutHash(metadata), stream, revision: revision.toString() });
 
 /**
  * The same body assembled from the canonical JSON of data and metadata (without `hash`): JCS of an

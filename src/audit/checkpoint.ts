@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalize } from 'json-canonicalize';
+import { canonicalJson } from './canonicalJson';
 import { ConcurrencyConflict, type EventStore, type RecordedEvent } from '../eventstore/eventStore';
 import type { EventFeed } from '../eventstore/eventFeed';
 import { parsePresetStreamName, workspaceStreamPrefix } from '../presets/streamName';
@@ -27,7 +27,8 @@ export type AuditStore = EventStore & EventFeed & SealedLinks;
 const PAGE = 1000;
 
 /** SHA-256 (hex) of the RFC 8785 JSON of the heads, sorted by stream name. */
-export const headsDigest = (heads: readonly StreamHead[]): string => createHash('sha256').update(canonicalize(heads), 'utf8').digest('hex');
+export const headsDigest = (heads: readonly StreamHead[]): string =>
+  createHash('sha256').update(canonicalJson(heads), 'utf8').digest('hex');
 
 /** An event's link: its own (metadata `hash`), else the one sealed beside it. */
 export const linksOf = async (store: SealedLinks, events: readonly RecordedEvent[]): Promise<(string | undefined)[]> => {

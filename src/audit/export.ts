@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalize } from 'json-canonicalize';
+import { canonicalJson } from './canonicalJson';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
 import { presetStreamName, workspaceStreamPrefix } from '../presets/streamName';
@@ -127,7 +127,7 @@ export async function* exportLines(store: ExportStore, range: ExportRange, key: 
     algorithm: SIGNATURE_ALGORITHM,
     key_id: key.keyId,
   };
-  const end: ExportEndLine = { ...unsigned, signature: key.sign(canonicalize(unsigned)) };
+  const end: ExportEndLine = { ...unsigned, signature: key.sign(canonicalJson(unsigned)) };
   yield `${JSON.stringify(end)}\n`;
 }
 

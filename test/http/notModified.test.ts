@@ -82,3 +82,24 @@ describe('the list', () => {
     expect(BigInt(position!)).toBeGreaterThanOrEqual(BigInt(events[events.length - 1]!.position));
   });
 });
+
+describe('the bytes of a read', () => {
+  it('a preset read again and again (from the document cache) answers the bytes the write answered, with their UTF-8 length', async () => {
+    const messages = [
+      { role: 'system', content: 'Réponds en français, brièvement — 日本語も可 😀' },
+      { role: 'user', content: 'Hi' },
+    ];
+    const written = await svc.request('/api/v1/presets/bytes/chat/completions', { method: 'POST', json: chatBody({ messages }) });
+    expect(written.status).toBe(200);
+    const text = await written.text();
+    for (let i = 0; i < 3; i++) {
+      const read = await get('/api/v1/presets/bytes');
+      expect(read.status).toBe(200);
+      expect(read.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const body = await read.text();
+      expect(body).toBe(text);
+      expect(Number(read.headers.get('content-length'))).toBe(Buffer.byteLength(body, 'utf8'));
+      expect(JSON.stringify(JSON.parse(body))).toContain(messages[0]!.content);
+    }
+  });
+});

@@ -107,6 +107,10 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       /^\| (PASS|FAIL) \| no growth from 100 to 1,000 presets beyond the configured caches \| [+−][\d.]+ MB \(allowed [\d.]+ MB\) \|/m,
     );
     expect(out).toMatch(/^\| PASS \| 0 errors and 0 non-2xx \(every target, every round\) \| 0 errors, 0 non-2xx \|/m);
+    // The start time of each size's service: from its spawn to its first 200 of /health/ready.
+    expect(out).toMatch(
+      /^growth: ready after \d+\.\d\d s at 100 presets, \d+\.\d\d s at 1,000 presets \(spawn to the first 200 of \/health\/ready\)$/m,
+    );
     expect(out).toMatch(/^webhooks: replay of 100 events to each: [\d,]+ deliveries\/s \(200 in [\d.]+ s\)$/m);
     expect(out).toMatch(
       /^webhooks: 20 writes\/s for 1 s: lag from a write's answer to its delivery p50 -?[\d.]+ ms, p99 -?[\d.]+ ms, max -?[\d.]+ ms over 40 deliveries \([\d,]+\/s\), 0 missing$/m,

@@ -6,9 +6,11 @@ import { WORKSPACE_KEY } from './writer';
  * shape. Its parameters, in order: the workspace key (when `workspace`), the prefix's range (when
  * `prefix`), the types, the position to start after or before (when `from`), the limit.
  *
- * A workspace read of some types goes through the (workspace, type, position) index, one type at a
- * time, each in position order and stopping at the limit, and the pages are merged: it reads at
- * most `types × limit` rows of that workspace, however many events of other types it holds. Walking
+ * A read of some types goes through the (workspace, type, position) index when it names one
+ * workspace, else the (type, position) one, one type at a time, each in position order and stopping
+ * at the limit, and the pages are merged: it reads at most `types × limit` rows, however many events
+ * of other types (or workspaces) the log holds: a rare type (the key events the key ring follows at
+ * start, the audit's checkpoints) costs its own rows, a common one no more than a page per type. Walking
  * the workspace index and filtering by type instead reads every event of the workspace until the
  * page fills, which for a rare type is all of them. `+stream` keeps SQLite from choosing the
  * (stream, revision) index and sorting: the prefix range is checked on the rows the index gives.
@@ -27,8 +29,9 @@ export const filteredReadSql = ({ direction, workspace, prefix, types, from }: F
   const order = `ORDER BY position${direction === 'backwards' ? ' DESC' : ''}`;
   const after = from ? [direction === 'forwards' ? 'position > ?' : 'position < ?'] : [];
   const range = prefix ? ['+stream >= ? AND +stream < ?'] : [];
-  if (workspace && types !== undefined && types > 0) {
-    const one = [`${WORKSPACE_KEY} = ?`, ...range, 'type = ?', ...after].join(' AND ');
+  if (types !== undefined && types > 0) {
+    // With a workspace, its (workspace, type, position) index; without, the (type, position) one.
+    const one = [...(workspace ? [`${WORKSPACE_KEY} = ?`] : []), ...range, 'type = ?', ...after].join(' AND ');
     const each = Array.from({ length: types }, () => `SELECT * FROM (SELECT * FROM events WHERE ${one} ${order} LIMIT ?)`);
     return types === 1 ? each[0]!.slice('SELECT * FROM ('.length, -1) : `SELECT * FROM (${each.join(' UNION ALL ')}) ${order} LIMIT ?`;
   }
@@ -53,8 +56,8 @@ export const filteredReadParams = (
   }: { workspaceKey?: string; range?: [string, string]; types?: readonly string[]; from?: bigint; limit: number },
 ): unknown[] => {
   const tail = from === undefined ? [] : [from];
-  if (shape.workspace && types && types.length > 0) {
-    const each = types.flatMap((type) => [workspaceKey, ...(range ?? []), type, ...tail, limit]);
+  if (types && types.length > 0) {
+    const each = types.flatMap((type) => [...(shape.workspace ? [workspaceKey] : []), ...(range ?? []), type, ...tail, limit]);
     return types.length === 1 ? each : [...each, limit];
   }
   return [...(shape.workspace ? [workspaceKey] : []), ...(range ?? []), ...(types ?? []), ...tail, limit];

@@ -3,7 +3,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from '../eventStore';
 import { openDatabase } from '../../sqlite/connection';
-import { canonicalize } from 'json-canonicalize';
+import { canonicalJson } from '../../audit/canonicalJson';
 import {
   GENESIS_HASH,
   bodyOfCanonical,
@@ -45,29 +45,32 @@ export const WORKSPACE_KEY = "substr(stream, 1, instr(stream, '-') + 36)";
 
 /**
  * Changes to the schema of a file made before them, run on every open (each is idempotent; an
- * index is built once, on the first open after an upgrade, which takes about a second per
+ * index is built once, on the first open after an upgrade, which takes a few seconds per
  * million events).
  */
 export const MIGRATIONS = [
   `CREATE INDEX IF NOT EXISTS events_workspace ON events (${WORKSPACE_KEY}, position)`,
   // A workspace's events of some types (filteredRead.ts).
   `CREATE INDEX IF NOT EXISTS events_workspace_type ON events (${WORKSPACE_KEY}, type, position)`,
+  // The events of a type in position order, any workspace (filteredRead.ts): the key ring's
+  // catch-up at start and the audit checkpoints read their few events without a walk through the log.
+  'CREATE INDEX IF NOT EXISTS events_type ON events (type, position)',
 ];
 
 /**
  * An event as the writer stores it: serialized by the caller, so crossing to the thread copies
  * strings, not object trees. Data and metadata are canonical JSON (RFC 8785), metadata without the
- * chain's hash; `body` is the canonical JSON the hash covers (src/audit/chain.ts), made from them for
- * the revision the event gets if the append's expectation holds (one that does not stores nothing).
- * Canonical text costs one canonicalization per event, which the link needs anyway, and lets a
- * verify hash what it reads without canonicalizing again (chain.ts quickBody).
+ * chain's hash; the writer puts the body the hash covers (src/audit/chain.ts bodyOfCanonical)
+ * together from them for the revision the event gets, so the thread that serves HTTP copies each
+ * text once, not a second time inside the body. Canonical text costs one canonicalization per
+ * event, which the link needs anyway, and lets a verify hash what it reads without canonicalizing
+ * again (chain.ts quickBody).
  */
 export interface SerializedEvent {
   id: string;
   type: string;
   data: string;
   metadata: string;
-  body: string;
 }
 export interface AppendRequest {
   stream: StreamName;
@@ -75,9 +78,9 @@ export interface AppendRequest {
   expected: ExpectedRevision;
 }
 export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => {
-  const unlinked = canonicalize(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
-  const json = canonicalize(data === undefined ? null : data);
-  return { id, type, data: json, metadata: unlinked, body: bodyOfCanonical(type, json, unlinked, stream, revision) };
+  const unlinked = canonicalJson(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
+  const json = canonicalJson(data === undefined ? null : data);
+  return { id, type, data: json, metadata: unlinked };
 };
 export type AppendOutcome =
   { ok: true; revision: bigint; position: bigint } | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
@@ -149,7 +152,7 @@ export const createBatchWriter = (db: Database.Database) => {
     const now = new Date().toISOString();
     for (const e of a.events) {
       revision += 1n;
-      previous = linkHash(previous, e.body);
+      previous = linkHash(previous, bodyOfCanonical(e.type, e.data, e.metadata, a.stream, revision));
       const metadata = metadataJsonWithHash(e.metadata, previous);
       position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, e.data, metadata, now).lastInsertRowid);
     }

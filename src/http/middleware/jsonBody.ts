@@ -65,13 +65,26 @@ const tooLarge = (limit: number) => new ApiError(413, `the body is larger than $
  * Iterative, so a hostile body cannot overflow the stack here.
  */
 const shapeProblem = (value: unknown, max: number): 'depth' | 'nonFinite' | null => {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
+  // Two stacks side by side rather than a [value, depth] pair per value: no allocation per value.
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
     if (typeof v === 'number' && !Number.isFinite(v)) return 'nonFinite';
     if (v === null || typeof v !== 'object') continue;
     if (depth > max) return 'depth';
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const key in v) {
+        values.push((v as Record<string, unknown>)[key]);
+        depths.push(depth + 1);
+      }
+    }
   }
   return null;
 };

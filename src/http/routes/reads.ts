@@ -4,7 +4,7 @@ import type { Page, ReadModelQueries } from '../../../projections/readmodel/read
 import type { PresetStatus } from '../../presets/events';
 import { ApiError, badRequest, notFound } from '../errors';
 import { answeredNotModified, etagOf } from '../etag';
-import { sendDataJson } from '../jsonData';
+import { sendDataJson, sendDocument } from '../jsonData';
 import { requireScope } from '../middleware/auth';
 import { queryReader } from '../query';
 import type { PresetList, VersionAnswer, VersionList } from '../schemas';
@@ -86,7 +86,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     }
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
     if (answeredNotModified(ctx, etagOf(preset.revision))) return;
-    sendDataJson(ctx, preset.json);
+    sendDocument(ctx, preset);
   });
 
   router.get('/api/v1/presets/:slug/versions', read, async (ctx) => {
