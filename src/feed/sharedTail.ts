@@ -54,7 +54,7 @@ export interface SharedTailOptions {
 
 const DEFAULT_PAGE = 512;
 const DEFAULT_QUEUE = 1024;
-const DEFAULT_SHARED_PAGES = 8;
+const DEFAULT_SHARED_PAGES = 4;
 
 interface Subscriber {
   prefix: string;
