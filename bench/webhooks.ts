@@ -19,7 +19,23 @@ import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { BODIES } from './bodies';
 import { writeFileSync } from 'node:fs';
-import { AUTH, HOST, load, median, percentile, procCpuMs, procMb, sleep, startChild, tempDir, WORKSPACE_ID, writeKeysFile } from './lib';
+import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import {
+  AUTH,
+  flags,
+  HOST,
+  load,
+  median,
+  percentile,
+  procCpuMs,
+  procMb,
+  sleep,
+  startChild,
+  tempDir,
+  WORKSPACE_ID,
+  writeKeysFile,
+} from './lib';
 
 export interface WebhookBenchOptions {
   webhooks: number;
@@ -34,6 +50,8 @@ export interface WebhookBenchOptions {
   connections?: number;
   /** Node options for the service (`--cpu-prof --cpu-prof-dir=…` to profile it). */
   nodeArgs?: string[];
+  /** The service's entry point: this checkout's build, or another's (`--compare DIR`). */
+  script?: string;
 }
 
 /** The four goals of issue 27 (webhooks), each beside its measured value. */
@@ -94,7 +112,7 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
 
   const dataDir = tempDir('webhooks');
   const service = await startChild(
-    'dist/src/main.js',
+    o.script ?? 'dist/src/main.js',
     {
       DATA_DIR: dataDir,
       API_KEYS_FILE: writeKeysFile(dataDir),
@@ -243,3 +261,37 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     rmSync(dataDir, { recursive: true, force: true });
   }
 };
+
+/**
+ * `node dist/bench/webhooks.js [--compare DIR] [--runs 2] [--webhooks 4] [--events 5000] [--rate 100] [--seconds 10]
+ * [--rounds 2] [--connections 32]`: this bench alone; with `--compare`, this build and DIR's (built there),
+ * alternated `runs` times with the same bench code, one JSON line per run and the medians.
+ */
+if (require.main === module) {
+  const opts = flags({ compare: '', runs: 1, webhooks: 4, events: 5000, rate: 100, seconds: 10, rounds: 2, connections: 32 });
+  const builds: Array<[string, string | undefined]> = [['this', undefined]];
+  if (opts.compare) builds.push(['compared', join(resolve(opts.compare), 'dist/src/main.js')]);
+  void (async () => {
+    const results = new Map<string, WebhookBenchResult[]>();
+    for (let run = 0; run < opts.runs; run++) {
+      for (const [name, script] of run % 2 === 0 ? builds : [...builds].reverse()) {
+        const load = loadavg()[0]!;
+        const r = await runWebhookBench({ ...opts, script }, (line) => console.log(`[${name} ${run + 1}] ${line}`));
+        results.set(name, [...(results.get(name) ?? []), r]);
+        console.log(JSON.stringify({ build: name, run: run + 1, loadAverage: [load, loadavg()[0]], ...r }));
+      }
+    }
+    for (const [name, rs] of results) {
+      const m = (pick: (r: WebhookBenchResult) => number) => median(rs.map(pick));
+      const goals = webhookGoals({
+        ...rs[0]!,
+        replayed: { ...rs[0]!.replayed, perSecond: m((r) => r.replayed.perSecond) },
+        replayPeakRssMb: m((r) => r.replayPeakRssMb),
+        lag: { ...rs[0]!.lag, p99: m((r) => r.lag.p99) },
+        reads: { ...rs[0]!.reads, ratio: m((r) => r.reads.ratio) },
+      });
+      for (const [goal, value, met] of goals)
+        console.log(`${name}: median of ${rs.length}: ${goal.padEnd(40)} ${value.padStart(12)} ${met ? 'met' : 'NOT met'}`);
+    }
+  })();
+}
