@@ -1,4 +1,4 @@
-import { EventEmitter, once } from 'node:events';
+import { EventEmitter } from 'node:events';
 import type { RecordedEvent } from './eventStore';
 import type { SubscribeFrom, SubscribeOptions, Subscription } from './eventFeed';
 
@@ -29,22 +29,23 @@ export const createPoller = (
   // lost: it looks again at once instead of waiting for the next notification or the poll.
   let notifications = 0;
 
-  const waitForMore = async (ms: number, signal: AbortSignal): Promise<void> => {
-    // Stopped while delivering: the abort has fired already, and waiting would last the whole poll.
-    if (signal.aborted) return;
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), ms);
-    const onStop = () => ac.abort();
-    signal.addEventListener('abort', onStop);
-    try {
-      await once(wake, 'wake', { signal: ac.signal });
-    } catch {
-      // timed out or stopped: the loop looks again or ends
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onStop);
-    }
-  };
+  // Resolves at the first of a notification, the poll interval or the stop. An idle subscription
+  // passes here every poll interval, so it allocates no AbortController and throws no AbortError:
+  // an idle thread's cost is its timer.
+  const waitForMore = (ms: number, signal: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve) => {
+      // Stopped while delivering: the abort has fired already, and waiting would last the whole poll.
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        wake.off('wake', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake.on('wake', done);
+      signal.addEventListener('abort', done);
+    });
 
   return {
     subscribe(from, onEvent, { streamPrefix, types, onError, pollIntervalMs }) {
