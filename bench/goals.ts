@@ -11,7 +11,7 @@ import type { ResolveBenchResult } from './resolve';
 import type { ScaleRow } from './scale';
 import type { Scenario } from './scenarios';
 import type { SplitBenchResult } from './split';
-import type { WebhookBenchResult } from './webhooks';
+import { webhookGoals as webhookGoalsOf, type WebhookBenchResult } from './webhooks';
 import { median } from './lib';
 
 export interface Goal {
@@ -169,6 +169,7 @@ const webhookGoals = ({ webhooks, webhookEvents }: GoalInputs): Goal[] =>
           measured: `${f(webhooks.replayed.deliveries)} of ${f(webhooks.webhooks * webhookEvents)} replayed, ${webhooks.lag.missing} missing, ${webhooks.errors} errors`,
           ok: webhooks.lag.missing === 0 && webhooks.errors === 0 && webhooks.replayed.deliveries === webhooks.webhooks * webhookEvents,
         },
+        ...webhookGoalsOf(webhooks).map(([goal, measured, ok]) => ({ goal: `webhooks: ${goal}`, measured, ok })),
       ]
     : [];
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --growth 10000,1000000 --webhooks 4 --webhook-events 5000 --webhook-rate 100 --webhook-seconds 10 --profile create|version|read --compare DIR]`
+ * `npm run bench [-- --duration 10 --warmup 3 --rounds 3 --connections 32 --events 1000000 --growth 10000,1000000 --webhooks 4 --webhook-events 5000 --webhook-rate 100 --webhook-seconds 10 --webhook-rounds 3 --profile create|version|read --compare DIR]`
  * The service and its two baselines, ALTERNATELY, `rounds` times, each scenario against a fresh
  * child process; then medians, ratios and targets as one table, also written to bench/results/.
  * `--compare DIR`: another checkout, built (`npm run build` there), runs as a fourth target and a
@@ -44,6 +44,7 @@ const opts = flags({
   'webhook-events': 5000,
   'webhook-rate': 100,
   'webhook-seconds': 10,
+  'webhook-rounds': 3,
   'resolve-rounds': 3,
   'client-seconds': 5,
   'propagation-writes': 200,
@@ -131,7 +132,14 @@ const main = async () => {
   const webhooks =
     opts.webhooks > 0
       ? await runWebhookBench(
-          { webhooks: opts.webhooks, events: opts['webhook-events'], rate: opts['webhook-rate'], seconds: opts['webhook-seconds'] },
+          {
+            webhooks: opts.webhooks,
+            events: opts['webhook-events'],
+            rate: opts['webhook-rate'],
+            seconds: opts['webhook-seconds'],
+            rounds: opts['webhook-rounds'],
+            connections: opts.connections,
+          },
           log,
         )
       : undefined;
@@ -349,7 +357,8 @@ const report = ({
           '',
           `webhooks (${webhooks.webhooks} webhooks → one receiver on loopback answering 204, one service process, peak RSS ${f(webhooks.peakRssMb)} MB):`,
           `webhooks: replay of ${f(webhooks.replayed.deliveries / webhooks.webhooks)} events to each: ${f(webhooks.replayed.perSecond)} deliveries/s (${f(webhooks.replayed.deliveries)} in ${f(webhooks.replayed.seconds, 2)} s)`,
-          `webhooks: ${f(opts['webhook-rate'])} writes/s for ${f(opts['webhook-seconds'])} s: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
+          `webhooks: ${f(opts['webhook-rate'])} writes/s and reads at full load, ${f(opts['webhook-rounds'])} × ${f(opts['webhook-seconds'])} s with delivery: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
+          `webhooks: reads/s with delivery ${webhooks.reads.withDelivery.map((r) => f(r)).join(', ')}; webhooks paused ${webhooks.reads.without.map((r) => f(r)).join(', ')}; ratios by round ${webhooks.reads.ratios.map((r) => f(r, 2)).join(', ')}`,
         ]
       : []),
     ...(consumers?.drain

@@ -3,15 +3,39 @@
  * process with N webhooks pointing at a receiver in this process (node:http on loopback,
  * answering 204), in two phases.
  * - throughput: `events` presets are written first; then each webhook is replayed from the start,
- *   and the receiver counts deliveries per second until every webhook has every event.
- * - lag: writes at a steady `rate` per second for `seconds`; for every write and every webhook,
- *   the time from the write's answer at the client to its delivery at the receiver.
+ *   and the receiver counts deliveries per second until every webhook has every event. The
+ *   process's peak RSS is reset (/proc/<pid>/clear_refs) before the replay, so `replayPeakRssMb`
+ *   is the peak through the replay alone.
+ * - lag under read load: `rounds` rounds, each with two windows of `seconds` in alternating order,
+ *   both with writes at a steady `rate` per second and autocannon reading a preset at full load
+ *   (`connections`, in a worker thread of its own so that it does not delay the receiver): one
+ *   with the webhooks active, one with them paused (the backlog the pause left is delivered
+ *   before the next window starts). Lag is, for every write of the active windows and every
+ *   webhook, the time from the write's answer at the client to its delivery at the receiver; the
+ *   read ratio is the median reads/s with delivery over the median without.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { BODIES } from './bodies';
-import { AUTH, HOST, percentile, procMb, sleep, startChild, tempDir, WORKSPACE_ID, writeKeysFile } from './lib';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import {
+  AUTH,
+  flags,
+  HOST,
+  load,
+  median,
+  percentile,
+  procCpuMs,
+  procMb,
+  sleep,
+  startChild,
+  tempDir,
+  WORKSPACE_ID,
+  writeKeysFile,
+} from './lib';
 
 export interface WebhookBenchOptions {
   webhooks: number;
@@ -20,16 +44,48 @@ export interface WebhookBenchOptions {
   /** Writes per second in the lag phase. */
   rate: number;
   seconds: number;
+  /** Alternated rounds of the lag-under-read-load phase (each: one window with delivery, one without). */
+  rounds?: number;
+  /** autocannon connections reading during those windows. */
+  connections?: number;
+  /** Node options for the service (`--cpu-prof --cpu-prof-dir=…` to profile it). */
+  nodeArgs?: string[];
+  /** The service's entry point: this checkout's build, or another's (`--compare DIR`). */
+  script?: string;
 }
+
+/** The four goals of issue 27 (webhooks), each beside its measured value. */
+export const WEBHOOK_GOALS = { deliveriesPerSecond: 10_000, replayPeakRssMb: 200, lagP99Ms: 50, readRatio: 0.9 } as const;
 
 export interface WebhookBenchResult {
   webhooks: number;
-  replayed: { deliveries: number; seconds: number; perSecond: number };
+  replayed: { deliveries: number; seconds: number; perSecond: number; cpuUsPerDelivery: number };
+  /** Peak RSS of the service through the replay alone (its peak was reset just before). */
+  replayPeakRssMb: number;
   lag: { writes: number; deliveries: number; missing: number; p50: number; p99: number; max: number; perSecond: number };
+  /** Reads/s of each window, with delivery and with the webhooks paused, in the order they ran. */
+  reads: { withDelivery: number[]; without: number[]; ratio: number; ratios: number[] };
   peakRssMb: number;
   errors: number;
 }
 
+/** Each goal as [what, measured, met]: for the report's goals table. */
+export const webhookGoals = (r: WebhookBenchResult): Array<[string, string, boolean]> => [
+  [
+    `replay ≥ ${f0(WEBHOOK_GOALS.deliveriesPerSecond)} deliveries/s`,
+    `${f0(r.replayed.perSecond)}/s`,
+    r.replayed.perSecond >= WEBHOOK_GOALS.deliveriesPerSecond,
+  ],
+  [
+    `peak RSS through the replay ≤ ${WEBHOOK_GOALS.replayPeakRssMb} MB`,
+    `${f0(r.replayPeakRssMb)} MB`,
+    r.replayPeakRssMb <= WEBHOOK_GOALS.replayPeakRssMb,
+  ],
+  [`lag p99 ≤ ${WEBHOOK_GOALS.lagP99Ms} ms under read load`, `${r.lag.p99.toFixed(1)} ms`, r.lag.p99 <= WEBHOOK_GOALS.lagP99Ms],
+  [`reads with delivery ≥ ${WEBHOOK_GOALS.readRatio}× without`, `${r.reads.ratio.toFixed(2)}×`, r.reads.ratio >= WEBHOOK_GOALS.readRatio],
+];
+
+const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
 const streamOf = (slug: string) => `preset-${WORKSPACE_ID}-${slug}`;
 
 export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string) => void): Promise<WebhookBenchResult> => {
@@ -55,12 +111,16 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
   const receiverUrl = `http://${HOST}:${(receiver.address() as AddressInfo).port}`;
 
   const dataDir = tempDir('webhooks');
-  const service = await startChild('dist/src/main.js', {
-    DATA_DIR: dataDir,
-    API_KEYS_FILE: writeKeysFile(dataDir),
-    LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-  });
+  const service = await startChild(
+    o.script ?? 'dist/src/main.js',
+    {
+      DATA_DIR: dataDir,
+      API_KEYS_FILE: writeKeysFile(dataDir),
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    },
+    o.nodeArgs ?? [],
+  );
   let errors = 0;
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${service.url}${path}`, {
@@ -98,49 +158,99 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
       const res = await api('POST', '/api/v1/webhooks', { url: `${receiverUrl}/hook/${i}` });
       hooks.push(((await res.json()) as { data: { id: string } }).data.id);
     }
+    // The peak from here on: 5 resets the process's peak RSS to its current RSS (Linux 4.0+).
+    writeFileSync(`/proc/${service.pid}/clear_refs`, '5');
+    const cpuBefore = procCpuMs(service.pid);
     const started = performance.now();
     for (const id of hooks) await api('POST', `/api/v1/webhooks/${id}/replay`, { after: '0' });
     const expected = o.events * o.webhooks;
     await waitFor(expected, 300_000);
     const replaySeconds = (performance.now() - started) / 1000;
-    const replayed = { deliveries: delivered, seconds: replaySeconds, perSecond: delivered / replaySeconds };
-    log(`webhooks: ${replayed.deliveries} deliveries in ${replaySeconds.toFixed(2)} s; ${rss()}`);
+    const replayPeakRssMb = procMb(service.pid, 'VmHWM');
+    const replayed = {
+      deliveries: delivered,
+      seconds: replaySeconds,
+      perSecond: delivered / replaySeconds,
+      cpuUsPerDelivery: ((procCpuMs(service.pid) - cpuBefore) * 1000) / Math.max(1, delivered),
+    };
+    log(
+      `webhooks: ${replayed.deliveries} deliveries in ${replaySeconds.toFixed(2)} s (${Math.round(replayed.cpuUsPerDelivery)} µs CPU each); ${rss()}`,
+    );
 
-    // Lag: steady writes, each answered write timed to its arrival at every webhook.
-    arrivals.clear();
-    const before = delivered;
-    const writes: Array<Promise<{ key: string; answeredAt: number }>> = [];
-    const total = Math.max(1, Math.round(o.rate * o.seconds));
-    const lagStarted = performance.now();
-    for (let i = 0; i < total; i++) {
-      const due = lagStarted + (i * 1000) / o.rate;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      writes.push(create(`l${i}`, i));
-    }
-    const answered = await Promise.all(writes);
-    await waitFor(before + total * o.webhooks, 60_000);
-    const lagSeconds = (performance.now() - lagStarted) / 1000;
+    // Lag and reads: steady writes and reads at full load, with delivery and with the webhooks paused, alternated.
+    const setStatus = async (status: 'active' | 'paused') => {
+      for (const id of hooks) await api('PATCH', `/api/v1/webhooks/${id}`, { status });
+    };
     const lags: number[] = [];
+    let writes = 0;
     let missing = 0;
-    for (const { key, answeredAt } of answered) {
-      const at = arrivals.get(key) ?? [];
-      missing += Math.max(0, o.webhooks - at.length);
-      for (const t of at) lags.push(t - answeredAt);
+    let lagDeliveries = 0;
+    let lagSeconds = 0;
+    const reads = { withDelivery: [] as number[], without: [] as number[] };
+    let n = 0;
+    const window = async (active: boolean) => {
+      if (!active) await setStatus('paused');
+      arrivals.clear();
+      const reading = load({
+        url: `${service.url}/api/v1/presets/t0`,
+        headers: AUTH,
+        connections: o.connections ?? 32,
+        duration: o.seconds,
+        workers: 1,
+      });
+      const pending: Array<Promise<{ key: string; answeredAt: number }>> = [];
+      const total = Math.max(1, Math.round(o.rate * o.seconds));
+      const windowStarted = performance.now();
+      for (let i = 0; i < total; i++) {
+        const due = windowStarted + (i * 1000) / o.rate;
+        const wait = due - performance.now();
+        if (wait > 0) await sleep(wait);
+        pending.push(create(`l${n++}`, i));
+      }
+      const answered = await Promise.all(pending);
+      const read = await reading;
+      (active ? reads.withDelivery : reads.without).push(read.rps);
+      if (read.errors > 0 || read.non2xx > 0) errors += read.errors + read.non2xx;
+      if (active) {
+        const before = lags.length;
+        const deadline = Date.now() + 60_000;
+        while (Date.now() < deadline && answered.some(({ key }) => (arrivals.get(key)?.length ?? 0) < o.webhooks)) await sleep(5);
+        lagSeconds += (performance.now() - windowStarted) / 1000;
+        writes += total;
+        for (const { key, answeredAt } of answered) {
+          const at = arrivals.get(key) ?? [];
+          missing += Math.max(0, o.webhooks - at.length);
+          for (const t of at) lags.push(t - answeredAt);
+        }
+        lagDeliveries += lags.length - before;
+      } else {
+        // What the pause held back is delivered before the next window starts.
+        const owed = delivered + total * o.webhooks;
+        await setStatus('active');
+        await waitFor(owed, 120_000);
+      }
+      log(`webhooks: ${f0(read.rps)} reads/s ${active ? 'with delivery' : 'webhooks paused'}`);
+    };
+    const rounds = o.rounds ?? 3;
+    for (let round = 0; round < rounds; round++) {
+      for (const active of round % 2 === 0 ? [true, false] : [false, true]) await window(active);
     }
+    const ratios = reads.withDelivery.map((r, i) => r / reads.without[i]!);
     const peakRssMb = procMb(service.pid, 'VmHWM');
     return {
       webhooks: o.webhooks,
       replayed,
+      replayPeakRssMb,
       lag: {
-        writes: total,
-        deliveries: lags.length,
+        writes,
+        deliveries: lagDeliveries,
         missing,
-        perSecond: lags.length / lagSeconds,
+        perSecond: lagDeliveries / Math.max(lagSeconds, 1e-9),
         p50: percentile(lags, 50),
         p99: percentile(lags, 99),
         max: Math.max(...lags),
       },
+      reads: { ...reads, ratios, ratio: median(reads.withDelivery) / median(reads.without) },
       peakRssMb,
       errors,
     };
@@ -151,3 +261,37 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     rmSync(dataDir, { recursive: true, force: true });
   }
 };
+
+/**
+ * `node dist/bench/webhooks.js [--compare DIR] [--runs 2] [--webhooks 4] [--events 5000] [--rate 100] [--seconds 10]
+ * [--rounds 2] [--connections 32]`: this bench alone; with `--compare`, this build and DIR's (built there),
+ * alternated `runs` times with the same bench code, one JSON line per run and the medians.
+ */
+if (require.main === module) {
+  const opts = flags({ compare: '', runs: 1, webhooks: 4, events: 5000, rate: 100, seconds: 10, rounds: 2, connections: 32 });
+  const builds: Array<[string, string | undefined]> = [['this', undefined]];
+  if (opts.compare) builds.push(['compared', join(resolve(opts.compare), 'dist/src/main.js')]);
+  void (async () => {
+    const results = new Map<string, WebhookBenchResult[]>();
+    for (let run = 0; run < opts.runs; run++) {
+      for (const [name, script] of run % 2 === 0 ? builds : [...builds].reverse()) {
+        const load = loadavg()[0]!;
+        const r = await runWebhookBench({ ...opts, script }, (line) => console.log(`[${name} ${run + 1}] ${line}`));
+        results.set(name, [...(results.get(name) ?? []), r]);
+        console.log(JSON.stringify({ build: name, run: run + 1, loadAverage: [load, loadavg()[0]], ...r }));
+      }
+    }
+    for (const [name, rs] of results) {
+      const m = (pick: (r: WebhookBenchResult) => number) => median(rs.map(pick));
+      const goals = webhookGoals({
+        ...rs[0]!,
+        replayed: { ...rs[0]!.replayed, perSecond: m((r) => r.replayed.perSecond) },
+        replayPeakRssMb: m((r) => r.replayPeakRssMb),
+        lag: { ...rs[0]!.lag, p99: m((r) => r.lag.p99) },
+        reads: { ...rs[0]!.reads, ratio: m((r) => r.reads.ratio) },
+      });
+      for (const [goal, value, met] of goals)
+        console.log(`${name}: median of ${rs.length}: ${goal.padEnd(40)} ${value.padStart(12)} ${met ? 'met' : 'NOT met'}`);
+    }
+  })();
+}

@@ -33,6 +33,9 @@ import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
+import { deliverySettingsOf, startDelivererThread } from './webhooks/delivererThread';
+import type { DeliverySettings } from './webhooks/deliveryLoop';
+import type { EventFeed } from './eventstore/eventFeed';
 import { watchConsumerGroups, watchProjector, watchSse, watchWebhooks } from './observability/gauges';
 import { countDeliveryAttempts, instrumentCommands, instrumentEventStore, instrumentWaiter } from './observability/instrument';
 import { createMetrics, type Metrics } from './observability/metrics';
@@ -104,20 +107,8 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   // Long polls wait on the shared tail: a waiting consumer costs no read of its own.
   const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed });
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
-  // Its loops are async I/O on this thread: nothing in them blocks a request, the projector or another loop.
   const deliverer = config.webhooks
-    ? await startDeliverer({
-        store: webhooks,
-        feed,
-        logger: logger.child({ component: 'webhooks' }),
-        settings: {
-          timeoutMs: config.webhookTimeoutMs,
-          retryMaxMs: config.webhookRetryMaxMs,
-          disableAfterMs: config.webhookDisableAfterMs,
-          policy: destinationPolicy,
-          onAttempt: countDeliveryAttempts(metrics),
-        },
-      })
+    ? await startServiceDeliverer(config, webhooks, feed, countDeliveryAttempts(metrics), logger.child({ component: 'webhooks' }))
     : undefined;
   const checkpointer = await startCheckpointer({
     store: eventStore,
@@ -264,6 +255,32 @@ const startServiceProjector = async (
   const projector = await startProjectorThread({ entry, data: { config }, logger });
   logger.info('projector runs in a thread of its own');
   return projector;
+};
+
+/**
+ * Webhook delivery in a thread of its own where the service uses threads (reading, signing, sending
+ * and recording take nothing from the thread that serves HTTP), else on this one: the same
+ * deliverer either way (src/webhooks/deliverer.ts), its attempts counted here.
+ */
+const startServiceDeliverer = async (
+  config: Config,
+  store: WebhookStore,
+  feed: EventFeed,
+  onAttempt: DeliverySettings['onAttempt'],
+  logger: Logger,
+): Promise<Deliverer> => {
+  const entry = threadEntry(join(__dirname, 'workers'), 'deliverer');
+  if (entry) {
+    const deliverer = await startDelivererThread({ entry, data: { config }, logger, onAttempt });
+    logger.info('webhook delivery runs in a thread of its own');
+    return deliverer;
+  }
+  return startDeliverer({
+    store,
+    feed,
+    logger,
+    settings: { ...deliverySettingsOf(config), onAttempt },
+  });
 };
 
 const shutdown = async (server: Server, inFlight: () => number, timeoutMs: number, logger: Logger) => {

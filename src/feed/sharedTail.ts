@@ -19,6 +19,13 @@ import type { EventFeed, SubscribeFrom, SubscribeOptions, Subscription } from '.
  * drops the buffer and goes back to reading its own range from where it is: memory stays bounded
  * and nothing is lost.
  *
+ * Subscribers that read the same range (the webhooks of one workspace replayed together, or
+ * started after a restart from the same checkpoint) share the reads: the last `sharedPages` full
+ * pages read, by what was asked, are handed to whoever asks the same again, so each event of the
+ * range is read and decoded once for all of them, and they hold the same event objects. A full page
+ * never changes (the log is append-only, positions in commit order); a short one, the end of the
+ * log when it was read, is never shared with a subscriber that did not read it itself.
+ *
  * Its position (`scanned()`) is the position up to which it has seen the log, not the last event
  * it was handed: a live subscriber with nothing pending is at the tail, however long ago its own
  * workspace last had an event.
@@ -41,10 +48,13 @@ export interface SharedTailOptions {
   pageSize?: number;
   /** Events a subscriber may have waiting before it falls back to reading its own range. */
   queueLimit?: number;
+  /** Full catch-up pages kept for other subscribers reading the same range (0: none). */
+  sharedPages?: number;
 }
 
 const DEFAULT_PAGE = 512;
 const DEFAULT_QUEUE = 1024;
+const DEFAULT_SHARED_PAGES = 4;
 
 interface Subscriber {
   prefix: string;
@@ -67,6 +77,32 @@ interface Subscriber {
 export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {}): SharedFeed => {
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const queueLimit = options.queueLimit ?? DEFAULT_QUEUE;
+  const sharedPages = options.sharedPages ?? DEFAULT_SHARED_PAGES;
+  /** Catch-up reads, latest last, by what was asked (a read in flight is shared too). */
+  const pages = new Map<string, Promise<RecordedEvent[]>>();
+  const readPage = async (o: { after: bigint; limit: number; streamPrefix?: string; types?: readonly string[] }) => {
+    if (sharedPages === 0) return feed.readAll(o);
+    const key = `${o.after}|${o.limit}|${o.streamPrefix ?? ''}|${o.types?.join(',') ?? '*'}`;
+    const shared = pages.get(key);
+    if (shared) {
+      pages.delete(key); // the latest used goes last: the least recently used is dropped first
+      pages.set(key, shared);
+      const page = await shared.catch(() => undefined);
+      // Short (the log's end when it was read: there may be more now) or failed: read it again.
+      return page && page.length === o.limit ? page : feed.readAll(o);
+    }
+    const read = feed.readAll(o);
+    pages.set(key, read);
+    for (const oldest of pages.keys()) {
+      if (pages.size <= sharedPages) break;
+      pages.delete(oldest);
+    }
+    const forget = () => {
+      if (pages.get(key) === read) pages.delete(key);
+    };
+    read.then((page) => page.length < o.limit && forget(), forget);
+    return read;
+  };
   /** Subscribers by stream prefix, and the distinct prefix lengths to look up for each event. */
   const byPrefix = new Map<string, Set<Subscriber>>();
   const lengths = new Map<number, number>(); // prefix length → how many prefixes of that length
@@ -196,7 +232,7 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
             check();
             const joinedAt = tailPosition; // every event up to here is stored, so the reads below see it
             for (;;) {
-              const page = await feed.readAll({ after: s.position, limit: pageSize, streamPrefix: s.prefix || undefined, types });
+              const page = await readPage({ after: s.position, limit: pageSize, streamPrefix: s.prefix || undefined, types });
               check();
               for (const event of page) {
                 if (s.stopped) return;
@@ -251,6 +287,7 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
       tail = undefined;
       await current?.started.catch(() => undefined);
       await current?.subscription?.stop();
+      pages.clear();
     },
   };
 };

@@ -54,6 +54,18 @@ const SAVE_TRIES = 5;
 /** Skipped events (not of the webhook's types) move the saved checkpoint at most this often. */
 const SKIP_SAVE_INTERVAL_MS = 1000;
 
+/**
+ * The body of each event, made once for every webhook it goes to: the shared tail hands every
+ * subscriber of a workspace the same event object (src/feed/sharedTail.ts), and the entry goes
+ * with the event once no loop holds it.
+ */
+const bodies = new WeakMap<RecordedEvent, string>();
+const bodyOf = (recorded: RecordedEvent): string => {
+  let body = bodies.get(recorded);
+  if (body === undefined) bodies.set(recorded, (body = JSON.stringify(eventJson(recorded))));
+  return body;
+};
+
 /** Thrown from the event handler to end the subscription; it is not a failure. */
 class LoopEnded extends Error {
   override readonly name = 'LoopEnded';
@@ -144,7 +156,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
       }
       return;
     }
-    const body = JSON.stringify(eventJson(recorded));
+    const body = bodyOf(recorded);
     // After a restart the attempts at this event go on where they stopped, and wait as they would have.
     const resumed = progress.failingEventId === recorded.id;
     let failed = resumed ? progress.failingAttempts : 0;

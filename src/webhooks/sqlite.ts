@@ -18,6 +18,9 @@ import {
  * skipped, while an fsync per delivery on the API's thread would stall every request behind it.
  * Write transactions take the write lock first (`.immediate`): a transaction that read first and
  * then wrote would fail at once, not wait, when the WAL checkpointer restarts the WAL between the two.
+ * Progress saved by several delivery loops in the same turn of the event loop is committed in one
+ * transaction (a group commit): each call still resolves only once its own attempt and checkpoint
+ * are committed, and fails if that commit failed.
  */
 export const WEBHOOKS_FILE = 'webhooks.db';
 
@@ -141,18 +144,40 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     q.rewind.run(progressParams(id, next.epoch, next));
     return next;
   });
-  const saveProgress = deliveryLog.transaction(
-    (webhookId: string, epoch: number, progress: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt): boolean => {
-      if (attempt && q.exists.get(webhookId) !== undefined) {
-        const { webhookId: _w, eventPosition, ...rest } = attempt;
-        q.insertAttempt.run(webhookId, JSON.stringify({ ...rest, eventPosition: eventPosition.toString() } satisfies StoredAttempt));
-        const n = (sinceTrim.get(webhookId) ?? 0) + 1;
-        sinceTrim.set(webhookId, n % TRIM_EVERY);
-        if (n >= TRIM_EVERY) q.trim.run({ webhook: webhookId });
-      }
-      return q.saveProgress.run(progressParams(webhookId, epoch, progress)).changes === 1;
-    },
-  );
+  const saveOne = (webhookId: string, epoch: number, progress: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt): boolean => {
+    if (attempt && q.exists.get(webhookId) !== undefined) {
+      const { webhookId: _w, eventPosition, ...rest } = attempt;
+      q.insertAttempt.run(webhookId, JSON.stringify({ ...rest, eventPosition: eventPosition.toString() } satisfies StoredAttempt));
+      const n = (sinceTrim.get(webhookId) ?? 0) + 1;
+      sinceTrim.set(webhookId, n % TRIM_EVERY);
+      if (n >= TRIM_EVERY) q.trim.run({ webhook: webhookId });
+    }
+    return q.saveProgress.run(progressParams(webhookId, epoch, progress)).changes === 1;
+  };
+  type Save = Parameters<typeof saveOne>;
+  const saveAll = deliveryLog.transaction((saves: Save[]): boolean[] => saves.map((save) => saveOne(...save)));
+  /** Saves asked for in this turn, committed together at the next (setImmediate). */
+  let group: { saves: Save[]; committed: Promise<boolean[]> } | undefined;
+  const saveProgress = async (...save: Save): Promise<boolean> => {
+    if (!group) {
+      const saves: Save[] = [];
+      group = {
+        saves,
+        committed: new Promise<boolean[]>((resolve, reject) =>
+          setImmediate(() => {
+            group = undefined;
+            try {
+              resolve(saveAll.immediate(saves));
+            } catch (error) {
+              reject(error as Error);
+            }
+          }),
+        ),
+      };
+    }
+    const index = group.saves.push(save) - 1;
+    return (await group.committed)[index]!;
+  };
   const remove = registrations.transaction((workspaceId: string, id: string): boolean => {
     if (q.delete.run(id, workspaceId).changes === 0) return false;
     q.deleteAttempts.run(id);
@@ -181,7 +206,7 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
       update.immediate(webhook, expectedRevision, resetFailures),
     ),
     rewind: guard(async (workspaceId, id, after) => rewind.immediate(workspaceId, id, after)),
-    saveProgress: guard(async (webhookId, epoch, progress, attempt) => saveProgress.immediate(webhookId, epoch, progress, attempt)),
+    saveProgress: guard(saveProgress),
     deliveries: guard(async (webhookId, { limit, before }) => {
       if (before !== undefined && !/^[1-9]\d{0,15}$/.test(before)) throw new InvalidCursor(`not an attempt id: ${before}`);
       const rows = (before === undefined ? q.latest.all(webhookId, limit) : q.before.all(webhookId, Number(before), limit)) as Array<{

@@ -132,6 +132,31 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
     expect(calls.readAll).toBeGreaterThanOrEqual(Math.ceil(29 / 7)); // its range, page by page
   });
 
+  it('subscribers reading the same range read each full page from the store once; a short page is read again by each, so none misses later events', async () => {
+    const { calls, wrapped } = counted(fixture.store);
+    shared = withSharedTail(wrapped, { pageSize: 10 });
+    const before = Array.from({ length: 95 }, (_, i) => newEvent('A', i));
+    for (let i = 0; i < before.length; i += 5) await fixture.store.append(stream(a, `s${i}`), before.slice(i, i + 5), 'no_stream');
+    await shared.headPosition(); // nothing read yet
+    const readers = Array.from({ length: 4 }, () => follower(shared!, a));
+    await within(until(() => readers.every((f) => f.seen.length === before.length)));
+    // 9 full pages once for the four of them, and the short last page (5 events) by each: 13, not 40.
+    expect(calls.readAll).toBeLessThanOrEqual(9 + 4);
+    // One that comes later from the same position, after more events, reads the short page's range again and gets them.
+    const more = Array.from({ length: 8 }, (_, i) => newEvent('A', 100 + i));
+    await fixture.store.append(stream(a, 'more'), more, 'no_stream');
+    const late = follower(shared, a);
+    const expected = [...before, ...more].map((e) => e.id);
+    await within(until(() => late.seen.length >= expected.length && readers.every((f) => f.seen.length >= expected.length)));
+    await new Promise((r) => setTimeout(r, 100)); // room for a wrongly repeated event
+    for (const f of [...readers, late]) {
+      expect(f.seen.map((e) => e.id)).toEqual(expected);
+      expect(increasing(f.seen)).toBe(true);
+    }
+    // The readers that went together were handed the same event objects: decoded once.
+    expect(readers.every((f) => f.seen[50] === readers[0]!.seen[50])).toBe(true);
+  });
+
   it('a subscriber too slow for its buffer reads its range again and still gets every event once, in order', async () => {
     shared = withSharedTail(fixture.store, { queueLimit: 3, pageSize: 4 });
     const slow = follower(shared, a, 'start', { slowMs: 10 });

@@ -37,6 +37,8 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       '20',
       '--webhook-seconds',
       '1',
+      '--webhook-rounds',
+      '1',
       '--isolation-events',
       '2000',
       '--isolation-subscribers',
@@ -113,11 +115,19 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
     );
     expect(out).toMatch(/^webhooks: replay of 100 events to each: [\d,]+ deliveries\/s \(200 in [\d.]+ s\)$/m);
     expect(out).toMatch(
-      /^webhooks: 20 writes\/s for 1 s: lag from a write's answer to its delivery p50 -?[\d.]+ ms, p99 -?[\d.]+ ms, max -?[\d.]+ ms over 40 deliveries \([\d,]+\/s\), 0 missing$/m,
+      /^webhooks: 20 writes\/s and reads at full load, 1 × 1 s with delivery: lag from a write's answer to its delivery p50 -?[\d.]+ ms, p99 -?[\d.]+ ms, max -?[\d.]+ ms over 40 deliveries \([\d,]+\/s\), 0 missing$/m,
     );
     expect(out).toMatch(
       /^\| PASS \| webhooks: every write delivered to every webhook, no failed request \| 200 of 200 replayed, 0 missing, 0 errors \|/m,
     );
+    expect(out).toMatch(/^webhooks: reads\/s with delivery [\d,]+; webhooks paused [\d,]+; ratios by round \d+\.\d\d$/m);
+    for (const goal of [
+      'replay ≥ 10,000 deliveries\\/s',
+      'peak RSS through the replay ≤ 200 MB',
+      'lag p99 ≤ 50 ms under read load',
+      'reads with delivery ≥ 0.9× without',
+    ])
+      expect(out).toMatch(new RegExp(`^\\| (PASS|FAIL) \\| webhooks: ${goal} \\| [\\d,.]+ ?(\\/s|MB|ms|×) \\|`, 'm'));
     for (const target of ['service', 'rawKoa']) expect(out).toMatch(new RegExp(`^\\| resolve +\\| ${target} +\\| +[1-9][\\d,]* \\|`, 'm'));
     for (const holds of ['0 streams, 0 webhooks', '50 streams, 30 webhooks', '70 streams, 30 webhooks'])
       expect(out).toMatch(new RegExp(`^\\| 1 \\| ${holds} +\\| +[\\d.]+ \\| +[\\d.]+ \\|`, 'm'));

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { call, freePort, spawnService, waitReady, writeChildKeys, type Child } from '../support/process';
+import { scrape } from '../support/prometheus';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /**
@@ -85,12 +86,23 @@ it('loses no event across two SIGKILLs in the middle of deliveries', async () =>
   const held = HELD.map((n) => r.ids()[n - 1]!);
   for (const id of held) expect(r.ids().filter((x) => x === id)).toHaveLength(2);
   for (const got of r.received) expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toBeDefined();
+  // The built service delivers in a thread of its own; its attempts still reach the API thread's /metrics:
+  // the last process delivered at least the 5 events written to it and the held one again.
+  const deadline = Date.now() + 10_000;
+  let metrics = await scrape(`${base}/metrics`);
+  while (metrics.value('presets_webhook_attempts_total', { outcome: 'delivered' }) < 6 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    metrics = await scrape(`${base}/metrics`);
+  }
+  expect(metrics.value('presets_webhook_attempts_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(6);
+  expect(metrics.count('presets_webhook_delivery_lag_seconds')).toBeGreaterThanOrEqual(6);
 
   child!.proc.kill('SIGTERM');
   await child!.exited;
   outputs.push(child!.output());
   const all = outputs.join('');
   expect(all).toMatch(/webhook delivery started/);
+  expect(all).toMatch(/webhook delivery runs in a thread of its own/);
   expect(all).not.toContain(secret);
   expect(all).not.toContain(secret.slice('whsec_'.length));
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { signer, newSecret } from '../../../src/webhooks/signing';
 import { liveSecrets, newWebhook, patchWebhook, rewound, rotateSecret, ROTATION_OVERLAP_MS, wants } from '../../../src/webhooks/webhook';
@@ -108,6 +109,28 @@ describe('signing', () => {
     for (const secret of [a, b]) expect(new StandardWebhook(secret).verify(body, { ...headers })).toEqual({ id: 'e1' });
     expect(() => new StandardWebhook(newSecret()).verify(body, { ...headers })).toThrow('No matching signature found');
     expect(() => new StandardWebhook(b).verify('{"id":"e2"}', { ...headers })).toThrow();
+  });
+
+  it('signs any body, id and moment exactly as the standardwebhooks package does, and its verifier accepts it', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 64 }),
+        fc.string({ minLength: 1, maxLength: 40 }).filter((id) => !id.includes(' ')),
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        fc.integer({ min: 0, max: 4_000_000_000_000 }),
+        (bytes, id, body, ms) => {
+          const secret = `whsec_${Buffer.from(bytes).toString('base64')}`;
+          const at = new Date(ms);
+          const headers = signer([{ secret, expiresAt: null }])(id, at, body);
+          expect(headers['webhook-signature']).toBe(new StandardWebhook(secret).sign(id, at, body));
+        },
+      ),
+    );
+    const now = new Date();
+    const secret = newSecret();
+    const body = JSON.stringify({ id: 'e', text: 'naïve ☃ 😀' });
+    const headers = signer([{ secret, expiresAt: null }])('e', now, body);
+    expect(new StandardWebhook(secret).verify(body, { ...headers })).toEqual({ id: 'e', text: 'naïve ☃ 😀' });
   });
 
   it('leaves out a replaced secret once its overlap has passed', () => {

@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as E from 'fp-ts/Either';
+import { loadConfig } from '../../../src/config';
+import { createLogger } from '../../../src/logger';
+import { startSupervisedThread } from '../../../src/threads/supervisor';
+import { compiledEntry } from '../../support/threads';
+
+/**
+ * A supervised thread (the webhook deliverer's) that ends when nobody asked it to is started again
+ * after the delay, and one that is stopped through the supervisor is not. A real worker thread:
+ * the built delivery entry (dist/src/workers/deliverer.js) over an empty data directory.
+ */
+it('starts a thread that ended by itself again, and none after stop()', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presets-supervisor-'));
+  const loaded = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
+  if (E.isLeft(loaded)) throw new Error(loaded.left.join('; '));
+  let started = 0;
+  const supervised = await startSupervisedThread({
+    entry: compiledEntry('src/workers/deliverer'),
+    kind: 'deliverer',
+    data: { config: loaded.right, pollIntervalMs: 60_000, resyncMs: 60_000 },
+    logger: createLogger('silent'),
+    restartDelayMs: 50,
+    attach: () => void started++,
+  });
+  try {
+    const first = supervised.current();
+    expect(first).not.toBeNull();
+    await first!.stop(); // ends without the supervisor asking: as a thread that died would
+    const deadline = Date.now() + 15_000;
+    while ((supervised.current() === null || supervised.current() === first) && Date.now() < deadline) await sleep(20);
+    expect(supervised.current()).not.toBe(first);
+    expect(supervised.current()).not.toBeNull();
+    expect(started).toBe(2);
+    const second = supervised.current()!;
+    await supervised.stop();
+    expect(await second.exited).toBe(0);
+    await sleep(200);
+    expect(started).toBe(2);
+    expect(supervised.current()).toBeNull();
+  } finally {
+    await supervised.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
