@@ -7,8 +7,13 @@ import { deliverySettingsOf, serveDeliverer, type DelivererThreadData } from '..
  * The service's webhook delivery thread (src/webhooks/delivererThread.ts), with its own
  * connections to the event store (reading only: every commit of the process is announced to it by
  * the store itself) and the webhook store, and one shared tail for all its delivery loops.
+ *
+ * Since every commit of this process wakes the thread at once, its poll only finds appends made by
+ * another process on the same file (`npm run keys:create`, a second service), and it polls once a
+ * second: an idle thread woken ten times a second cost 4-7 ms of CPU a second (docs/performance.md).
  */
-serveDeliverer(async ({ config, pollIntervalMs, resyncMs }: DelivererThreadData) => {
+const FOREIGN_APPENDS_POLL_MS = 1000;
+serveDeliverer(async ({ config, pollIntervalMs = FOREIGN_APPENDS_POLL_MS, resyncMs }: DelivererThreadData) => {
   const logger = createLogger(config.logLevel).child({ component: 'webhooks', thread: true });
   const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs });
   const feed = withSharedTail(eventStore);
