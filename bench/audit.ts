@@ -1,11 +1,12 @@
 /**
- * `npm run bench:audit [-- --compare DIR --rounds 5 --append-events 20000 --concurrency 32 --events 1000000]`
+ * `npm run bench:audit [-- --compare DIR --rounds 5 --append-events 20000 --concurrency 32 --events 1000000 --verify-rounds 2]`
  * The audit's costs (docs/performance.md, "The audit"):
  * - the chain's append cost: `--compare DIR` is a built checkout from before the chain; rounds
  *   ALTERNATE between it and this one, each a fresh child process appending `--append-events`
  *   events from `--concurrency` writers through the embedded store (bench/auditAppend.ts);
  * - `audit:verify` over `--events` events (made through the event store, then checkpointed), as
- *   the built command in a child process: events/s and its peak RSS;
+ *   the built command in a child process: events/s and its peak RSS; with `--compare DIR`,
+ *   `--verify-rounds` rounds alternated between DIR's command and this one on the same file;
  * - the same verify under a 96 MB heap, and the signed export of all of them streamed into a slow
  *   sink by the route's own generator (bench/auditExport.ts): its time and peak RSS.
  */
@@ -17,7 +18,7 @@ import { generateEvents } from './rebuild';
 import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { checkpointWorkspace } from '../src/audit/checkpoint';
 
-const opts = flags({ compare: '', rounds: 5, 'append-events': 20_000, concurrency: 32, events: 1_000_000 });
+const opts = flags({ compare: '', rounds: 5, 'append-events': 20_000, concurrency: 32, events: 1_000_000, 'verify-rounds': 2 });
 const log = (line: string) => process.stderr.write(`bench:audit: ${line}\n`);
 const f = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
@@ -71,19 +72,37 @@ const main = async () => {
       await store.close();
       log(`  ${f(made.seconds, 1)} s, ${f(made.bytes / 1e6)} MB, checkpointed`);
       const peakFile = join(dir, 'verify-peak');
-      const started = process.hrtime.bigint();
-      const r = await node(['-r', join(ROOT, 'dist/bench/peakRss.js'), join(ROOT, 'dist/scripts/audit.js'), 'verify'], {
-        DATA_DIR: dir,
-        LOG_LEVEL: 'warn',
-        BENCH_PEAK_FILE: peakFile,
-      });
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      if (r.code !== 0) throw new Error(`audit:verify exited ${r.code}: ${r.out}${r.err}`);
-      const { peakKb } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number };
-      log(
-        `audit:verify: ${f(opts.events + 1)} events in ${f(seconds, 1)} s = ${f((opts.events + 1) / seconds)} events/s, peak RSS ${f(peakKb / 1024)} MB`,
-      );
-      log(`  (${r.out.trim().split('\n').at(-1)})`);
+      const verifyRound = async (root: string) => {
+        rmSync(peakFile, { force: true });
+        const started = process.hrtime.bigint();
+        const r = await node(['-r', join(ROOT, 'dist/bench/peakRss.js'), join(root, 'dist/scripts/audit.js'), 'verify'], {
+          DATA_DIR: dir,
+          LOG_LEVEL: 'warn',
+          BENCH_PEAK_FILE: peakFile,
+        });
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        if (r.code !== 0) throw new Error(`audit:verify (${root}) exited ${r.code}: ${r.out}${r.err}`);
+        const { peakKb } = JSON.parse(readFileSync(peakFile, 'utf8')) as { peakKb: number };
+        return { rate: (opts.events + 1) / seconds, seconds, peakMb: peakKb / 1024, last: r.out.trim().split('\n').at(-1) };
+      };
+      const mine: number[] = [];
+      const theirs: number[] = [];
+      for (let round = 0; round < (opts.compare ? opts['verify-rounds'] : 1); round++) {
+        const order = !opts.compare ? [ROOT] : round % 2 === 0 ? [ROOT, opts.compare] : [opts.compare, ROOT];
+        for (const root of order) {
+          const v = await verifyRound(root);
+          (root === ROOT ? mine : theirs).push(v.rate);
+          log(
+            `audit:verify${root === ROOT ? '' : ' (compared)'}: ${f(opts.events + 1)} events in ${f(v.seconds, 1)} s = ${f(v.rate)} events/s, peak RSS ${f(v.peakMb)} MB`,
+          );
+          log(`  (${v.last})`);
+        }
+      }
+      if (opts.compare)
+        log(
+          `audit:verify: median ${f(median(mine))} vs ${f(median(theirs))} events/s compared: ${f(median(mine) / median(theirs), 2)}× ` +
+            `(rounds ${mine.map((m, i) => f(m / theirs[i]!, 2)).join(', ')})`,
+        );
 
       // The same verify under a 96 MB heap: it finishes, so what it holds does not grow with the log.
       rmSync(peakFile, { force: true });

@@ -81,6 +81,22 @@ export const requireObjectMetadata = (metadata: unknown, what: string): JsonObje
 export const metadataJsonWithHash = (metadataJson: string, hash: string): string =>
   metadataJson === '{}' ? `{"${HASH_KEY}":"${hash}"}` : `${metadataJson.slice(0, -1)},"${HASH_KEY}":"${hash}"}`;
 
+const HASH_MEMBER = `"${HASH_KEY}":"`;
+const LINK_TAIL = HASH_MEMBER.length + 64 + 2; // "hash":"<64 hex>"}
+
+/**
+ * Undoes metadataJsonWithHash on stored text: the metadata the link covers and the link, or
+ * undefined when the text does not end with the member the writer adds (then parse it).
+ */
+export const splitStoredMetadata = (text: string): { unlinked: string; hash: string } | undefined => {
+  const at = text.length - LINK_TAIL;
+  if (at < 1 || !text.startsWith(HASH_MEMBER, at) || !text.endsWith('"}')) return undefined;
+  const hash = text.slice(at + HASH_MEMBER.length, text.length - 2);
+  if (!isHash(hash)) return undefined;
+  if (at === 1 && text[0] === '{') return { unlinked: '{}', hash };
+  return text[at - 1] === ',' ? { unlinked: `${text.slice(0, at - 1)}}`, hash } : undefined;
+};
+
 /** Links a run of events appended together to a stream whose last link is `previous`. */
 export const linkAll = (previous: string, bodies: readonly string[]): string[] => {
   const hashes: string[] = [];

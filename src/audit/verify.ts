@@ -1,7 +1,7 @@
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
-import type { StreamReader } from '../eventstore/streamReader';
-import { GENESIS_HASH, linksTo } from './chain';
+import type { StoredEvent, StoredTextReader, StreamReader } from '../eventstore/streamReader';
+import { bodyOfCanonical, GENESIS_HASH, isJsonObject, linkHash, linksTo, splitStoredMetadata, storedHash } from './chain';
 import { headsDigest, linksOf } from './checkpoint';
 import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint } from './events';
 import type { SealedLinks } from './links';
@@ -13,7 +13,7 @@ import type { SealedLinks } from './links';
  * checkpoint names). Streams are read a page at a time: memory holds one page and one link per
  * stream being read, never the log. Stops at the first fault.
  */
-export type VerifiableStore = EventStore & EventFeed & StreamReader & SealedLinks;
+export type VerifiableStore = EventStore & EventFeed & StreamReader & SealedLinks & Partial<StoredTextReader>;
 
 export type FaultKind =
   | 'hash_mismatch' // the event's link is not SHA-256(previous link ‖ its canonical JSON): it, or one before it, changed
@@ -84,9 +84,8 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
     let expected = 0n;
     let previous = GENESIS_HASH;
     const prefixes = options.prefixes ?? [''];
-    for await (const page of pagesOf(store, prefixes, until, pageSize)) {
-      const links = await linksOf(store, page);
-      page.forEach((e, i) => {
+    for await (const page of linkPages(store, prefixes, until, pageSize)) {
+      for (const e of page) {
         if (e.stream !== stream) {
           stream = e.stream;
           expected = 0n;
@@ -102,19 +101,18 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
               : `${e.stream} has revision ${e.revision} again after ${expected - 1n}`,
           );
         }
-        const link = links[i];
-        if (link === undefined) throw fault('unsealed', e, `${e.stream}@${e.revision} has no chain hash: run npm run audit:seal`);
-        if (!linksTo(previous, e, link)) {
+        if (e.link === undefined) throw fault('unsealed', e, `${e.stream}@${e.revision} has no chain hash: run npm run audit:seal`);
+        if (!e.follows(previous)) {
           throw fault(
             'hash_mismatch',
             e,
             `${e.stream}@${e.revision} (position ${e.position}) does not match its chain hash: the event, or its place in the stream, changed after it was stored`,
           );
         }
-        previous = link;
+        previous = e.link;
         expected++;
         events++;
-      });
+      }
       options.onProgress?.(events);
     }
     // The chains hold; now every checkpoint (on the audit streams, whose own chains were checked above).
@@ -137,9 +135,86 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
   }
 };
 
-async function* pagesOf(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number) {
-  for (const streamPrefix of prefixes) yield* store.readStreams({ until, pageSize, streamPrefix });
+/** An event as the chain check sees it: where it is, its link, and whether the link follows `previous`. */
+interface Linked {
+  stream: string;
+  revision: bigint;
+  position: bigint;
+  link: string | undefined;
+  follows(previous: string): boolean;
 }
+
+/** Every stream's events in revision order, as stored text where the store keeps it (no parse), else parsed. */
+async function* linkPages(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number) {
+  for (const streamPrefix of prefixes) {
+    if (store.readStreamsStored) {
+      for await (const page of store.readStreamsStored({ until, pageSize, streamPrefix })) yield await storedLinks(store, page);
+      continue;
+    }
+    for await (const page of store.readStreams({ until, pageSize, streamPrefix })) {
+      const links = await linksOf(store, page);
+      yield page.map((e, i): Linked => {
+        const link = links[i];
+        return { ...e, link, follows: (previous) => link !== undefined && linksTo(previous, e, link) };
+      });
+    }
+  }
+}
+
+const parsed = (text: string): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/**
+ * The links of events read as stored text. The embedded store keeps data and metadata as canonical
+ * JSON and appends the link to the metadata (chain.ts metadataJsonWithHash), so the body the link
+ * covers is assembled from the text as it is and hashed: no parse of the data, no serialization.
+ * The hash covers data and metadata as one text, so a match also needs the metadata (without the
+ * link) to be a JSON object: with it, the data's text cannot have taken or given characters at the
+ * boundary (a canonical object's proper suffix or extension never parses), and is the text hashed
+ * at append. Anything else (a sealed event written before canonical JSON, a change that keeps the
+ * values, a fault) is decided as for parsed events: the quick body, then the canonical one.
+ */
+const storedLinks = async (store: SealedLinks, page: readonly StoredEvent[]): Promise<Linked[]> => {
+  const split = page.map((e) => splitStoredMetadata(e.metadata));
+  const own = page.map((e, i) => {
+    if (split[i]) return split[i].hash;
+    const metadata = parsed(e.metadata);
+    return metadata.ok ? storedHash(metadata.value) : undefined;
+  });
+  const missing = page.filter((_, i) => own[i] === undefined).map((e) => e.position);
+  const sealed = missing.length > 0 ? await store.sealedHashes(missing) : new Map<bigint, string>();
+  return page.map((e, i): Linked => {
+    const link = own[i] ?? sealed.get(e.position);
+    const unlinked = split[i]?.unlinked ?? e.metadata;
+    const asStored = (previous: string) => {
+      if (linkHash(previous, bodyOfCanonical(e.type, e.data, unlinked, e.stream, e.revision)) !== link) return false;
+      const metadata = parsed(unlinked);
+      return metadata.ok && isJsonObject(metadata.value);
+    };
+    const asParsed = (previous: string) => {
+      const [data, metadata] = [parsed(e.data), parsed(e.metadata)];
+      return data.ok && metadata.ok && linksTo(previous, { ...e, data: data.value, metadata: metadata.value }, link!);
+    };
+    return { ...e, link, follows: (previous) => link !== undefined && (asStored(previous) || asParsed(previous)) };
+  });
+};
+
+/** The event at a checkpointed head, with its link: as stored text where the store keeps it. */
+const eventAt = async (store: VerifiableStore, stream: string, revision: bigint): Promise<Linked | undefined> => {
+  if (store.readStored) {
+    const stored = await store.readStored(stream, revision);
+    return stored && (await storedLinks(store, [stored]))[0];
+  }
+  const [event] = await store.read(stream, { fromRevision: revision, limit: 1 });
+  if (!event) return undefined;
+  const [link] = await linksOf(store, [event]);
+  return { ...event, link, follows: () => false };
+};
 
 const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent) => {
   const { data } = decodeCheckpoint(recorded);
@@ -147,7 +222,7 @@ const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent) 
     throw fault('checkpoint_digest', recorded, `the checkpoint ${recorded.stream}@${recorded.revision} does not match its digest`);
   }
   for (const head of data.heads) {
-    const [event] = await store.read(head.stream, { fromRevision: BigInt(head.revision), limit: 1 });
+    const event = await eventAt(store, head.stream, BigInt(head.revision));
     if (!event) {
       const [last] = await store.readAllBackwards({ streamPrefix: head.stream, limit: 1 });
       throw fault(
@@ -156,8 +231,7 @@ const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent) 
         `${head.stream} ends ${last && last.stream === head.stream ? `at revision ${last.revision}` : 'with no event'}, but the checkpoint ${recorded.stream}@${recorded.revision} recorded its revision ${head.revision}: its tail was removed`,
       );
     }
-    const [link] = await linksOf(store, [event]);
-    if (link !== head.hash) {
+    if (event.link !== head.hash) {
       throw fault(
         'checkpoint_head_mismatch',
         event,

@@ -1,6 +1,6 @@
 import type { SealedLinks } from '../audit/links';
 import type { EventFeed } from './eventFeed';
-import type { StreamReader } from './streamReader';
+import type { StoredTextReader, StreamReader } from './streamReader';
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamName } from './types';
 
 export type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamName } from './types';
@@ -21,8 +21,8 @@ export interface EventStore {
   read(stream: StreamName, options?: { fromRevision?: bigint; limit?: number }): Promise<RecordedEvent[]>;
 }
 
-/** What an adapter opens: every port over one connection, closed together. */
-export interface EventStoreAdapter extends EventStore, EventFeed, StreamReader, SealedLinks {
+/** What an adapter opens: every port over one connection, closed together (stored text where the store keeps it). */
+export interface EventStoreAdapter extends EventStore, EventFeed, StreamReader, SealedLinks, Partial<StoredTextReader> {
   close(): Promise<void>;
 }
 

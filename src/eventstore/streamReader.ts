@@ -18,6 +18,26 @@ export interface StreamReader {
   readStreams(options: ReadStreamsOptions): AsyncIterable<RecordedEvent[]>;
 }
 
+/** An event as the store keeps it: data and metadata as their stored JSON text, not parsed. */
+export interface StoredEvent {
+  stream: StreamName;
+  revision: bigint;
+  position: bigint;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+/**
+ * A store that can hand out its events' stored text, in the order and pages of `readStreams`: what
+ * a verify of the hash chain hashes without parsing (the embedded store keeps canonical JSON).
+ */
+export interface StoredTextReader {
+  readStreamsStored(options: ReadStreamsOptions): AsyncIterable<StoredEvent[]>;
+  /** One event's stored text (undefined: the stream has no such revision). */
+  readStored(stream: StreamName, revision: bigint): Promise<StoredEvent | undefined>;
+}
+
 /** Which of `count` shares a stream belongs to: FNV-1a of its name, the same in every implementation. */
 export const streamShare = (stream: StreamName, count: number): number => {
   let hash = 0x811c9dc5;

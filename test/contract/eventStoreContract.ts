@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import { ConcurrencyConflict, type EventStoreAdapter, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
-import { streamShare } from '../../src/eventstore/streamReader';
+import { streamShare, type StoredEvent } from '../../src/eventstore/streamReader';
 
 /**
  * What every event store must do, whatever it is built on. Each implementation's test file calls
@@ -212,6 +212,23 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     const shares = await Promise.all([0, 1, 2].map((index) => read({ share: { index, count: 3 } })));
     shares.forEach((pages, index) => expect(pages.flat().every((e) => streamShare(e.stream, 3) === index)).toBe(true));
     expect(shares.flatMap((pages) => pages.flat().map((e) => e.id)).sort()).toEqual(all.map((e) => e.id).sort());
+
+    // A store that hands out stored text hands out the same events, in the same order, as text.
+    if (store.readStreamsStored && store.readStored) {
+      const stored: StoredEvent[] = [];
+      for await (const page of store.readStreamsStored({ until, streamPrefix: prefix, pageSize: 2 })) stored.push(...page);
+      const asRead = all.map(({ stream, revision, position, type, data, metadata }) => ({
+        stream,
+        revision,
+        position,
+        type,
+        data,
+        metadata,
+      }));
+      expect(stored.map((e) => ({ ...e, data: JSON.parse(e.data), metadata: JSON.parse(e.metadata) }))).toEqual(asRead);
+      expect(await store.readStored(all[1]!.stream, all[1]!.revision)).toEqual(stored[1]);
+      expect(await store.readStored(all[1]!.stream, 99n)).toBeUndefined();
+    }
   });
 
   it('names the head of the streams with a prefix, even when other streams were written after them', async () => {

@@ -15,6 +15,7 @@ import {
 import { MAX_INT64_POSITION, type ReadAllOptions } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
+import type { StoredEvent } from '../streamReader';
 import { filteredReadParams, filteredReadSql, type FilteredReadShape } from './filteredRead';
 import { sqliteSealedLinks } from './chain';
 import { isJsonObject } from '../../audit/chain';
@@ -62,6 +63,15 @@ interface PendingAppend {
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
+
+const toStored = ({ stream, revision, position, type, data, metadata }: Row): StoredEvent => ({
+  stream,
+  revision,
+  position,
+  type,
+  data,
+  metadata,
+});
 
 const toRecorded = (row: Row): RecordedEvent => ({
   id: row.id,
@@ -128,6 +138,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     // statement on every run, on the thread that serves HTTP.
     read: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision').safeIntegers(true),
     readPage: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?').safeIntegers(true),
+    readOne: db.prepare('SELECT * FROM events WHERE stream = ? AND revision = ?').safeIntegers(true),
     readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true),
     // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
     // every matching row for each page, and paging through the whole store would be quadratic.
@@ -260,6 +271,11 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       return readFiltered('backwards', before, options);
     },
     readStreams: createStreamReader(db, toRecorded),
+    readStreamsStored: createStreamReader(db, toStored),
+    async readStored(stream, revision) {
+      const row = q.readOne.get(stream, revision) as Row | undefined;
+      return row && toStored(row);
+    },
     ...sqliteSealedLinks(db),
     subscribe(from, onEvent, opts = {}) {
       appends ??= onAppends(options.file, () => poller.notify());

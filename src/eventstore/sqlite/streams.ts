@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import type { RecordedEvent } from '../eventStore';
 import { streamShare, type ReadStreamsOptions } from '../streamReader';
 
 /**
@@ -9,7 +8,7 @@ import { streamShare, type ReadStreamsOptions } from '../streamReader';
  */
 const NAMES_PER_PAGE = 1000;
 
-export const createStreamReader = <Row extends { revision: bigint }>(db: Database.Database, toRecorded: (row: Row) => RecordedEvent) => {
+export const createStreamReader = <Row extends { revision: bigint }, Event>(db: Database.Database, toEvent: (row: Row) => Event) => {
   const q = {
     names: db.prepare('SELECT DISTINCT stream FROM events WHERE stream >= ? ORDER BY stream LIMIT ?').pluck(),
     events: db
@@ -17,13 +16,8 @@ export const createStreamReader = <Row extends { revision: bigint }>(db: Databas
       .safeIntegers(true),
   };
 
-  return async function* readStreams({
-    until,
-    streamPrefix = '',
-    pageSize = 1000,
-    share,
-  }: ReadStreamsOptions): AsyncIterable<RecordedEvent[]> {
-    let page: RecordedEvent[] = [];
+  return async function* readStreams({ until, streamPrefix = '', pageSize = 1000, share }: ReadStreamsOptions): AsyncIterable<Event[]> {
+    let page: Event[] = [];
     let after: string | undefined;
     for (;;) {
       const names = (q.names.all(after ?? streamPrefix, NAMES_PER_PAGE + 1) as string[]).filter((n) => n !== after);
@@ -32,7 +26,7 @@ export const createStreamReader = <Row extends { revision: bigint }>(db: Databas
         if (share && streamShare(stream, share.count) !== share.index) continue;
         for (let from = 0n; ;) {
           const rows = q.events.all(stream, from, until, pageSize) as Row[];
-          for (const row of rows) page.push(toRecorded(row));
+          for (const row of rows) page.push(toEvent(row));
           if (page.length >= pageSize) {
             yield page;
             page = [];

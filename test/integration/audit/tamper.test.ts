@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,4 +146,35 @@ it('names a checkpoint whose recorded heads were edited', async () => {
     );
   });
   expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream: `audit-${A}`, revision: 0 });
+});
+
+it('still verifies data re-written with other whitespace, as the chain covers values (stored text checked first, then parsed)', async () => {
+  const { position, data } = row(BOT, 2);
+  tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify(JSON.parse(data), null, 2), position));
+  expect(await verify()).toMatchObject({ ok: true });
+});
+
+it('names an event whose text was moved across the boundary of its data and metadata, the hashed text the same', async () => {
+  // Metadata with a member named "metadata": the body the link hashes is data and metadata as one
+  // text, and here a part of it can be moved from one to the other without changing that text.
+  const stream = presetStreamName(A, 'boundary');
+  const store = openSqliteEventStore({ file, writerThread: false });
+  await store.append(stream, [{ id: randomUUID(), type: 'Noted', data: { q: 1 }, metadata: { a: 1, metadata: { x: 2 } } }], 'no_stream');
+  await store.close();
+  expect(await verify()).toMatchObject({ ok: true });
+  const stored = new Database(file, { readonly: true })
+    .prepare('SELECT position, data, metadata FROM events WHERE stream = ?')
+    .get(stream) as {
+    position: number;
+    data: string;
+    metadata: string;
+  };
+  expect([stored.data, stored.metadata.slice(0, 27)]).toEqual(['{"q":1}', '{"a":1,"metadata":{"x":2},"']);
+  const body = (data: string, metadata: string) => `${data},"metadata":${metadata.replace(/,"hash":"[0-9a-f]{64}"}$/, '}')}`;
+  const moved = { data: '{"q":1},"metadata":{"a":1', metadata: stored.metadata.slice('{"a":1,"metadata":'.length) };
+  expect(body(moved.data, moved.metadata)).toBe(body(stored.data, stored.metadata));
+  tamper((db) =>
+    db.prepare('UPDATE events SET data = ?, metadata = ? WHERE position = ?').run(moved.data, moved.metadata, stored.position),
+  );
+  expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream, revision: 0 });
 });

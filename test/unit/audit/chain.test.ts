@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
-import { GENESIS_HASH, canonicalBody, linksTo, metadataJsonWithHash, quickBody } from '../../../src/audit/chain';
+import {
+  GENESIS_HASH,
+  bodyOfCanonical,
+  canonicalBody,
+  linksTo,
+  metadataJsonWithHash,
+  quickBody,
+  splitStoredMetadata,
+} from '../../../src/audit/chain';
 
 /**
  * The chain's pure parts against the formula written from the issue with the RFC 8785 library and
@@ -52,5 +60,30 @@ describe('the chain', () => {
     expect(quickBody(event(data))).toBe(canonicalBody(event(data)));
     const numeric = JSON.parse(canonicalize({ '10': 'a', '9': 'b' }));
     expect(quickBody(event(numeric))).not.toBe(canonicalBody(event(numeric))); // the fallback's reason to be
+  });
+
+  it('splits stored metadata into the text the link covers and the link, for any metadata object (property)', () => {
+    const hex64 = fc.stringMatching(/^[0-9a-f]{64}$/);
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), hex64, fc.jsonValue(), (metadata, hash, data) => {
+        const unlinked = canonicalize(metadata);
+        const stored = metadataJsonWithHash(unlinked, hash);
+        expect(splitStoredMetadata(stored)).toEqual({ unlinked, hash });
+        // The stored text's body is the one the formula hashes, written with the RFC 8785 library.
+        const e = event(data, metadata);
+        expect(bodyOfCanonical(e.type, canonicalize(data), unlinked, e.stream, e.revision)).toBe(canonicalBody(e));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('finds no link in metadata text that does not end with the member the writer adds', () => {
+    const h = 'b'.repeat(64);
+    expect(splitStoredMetadata('{}')).toBeUndefined();
+    expect(splitStoredMetadata(`{"hash":"${h}","a":1}`)).toBeUndefined(); // not last
+    expect(splitStoredMetadata(`{"a":1,"hash":"${'B'.repeat(64)}"}`)).toBeUndefined(); // not lowercase hex
+    expect(splitStoredMetadata(`{"a":1 "hash":"${h}"}`)).toBeUndefined(); // no comma before it
+    expect(splitStoredMetadata(`{"a":1,"xhash":"${h}"}`)).toBeUndefined();
+    expect(splitStoredMetadata(`{"hash":"${h}"}`)).toEqual({ unlinked: '{}', hash: h });
   });
 });
