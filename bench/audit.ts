@@ -10,10 +10,9 @@
  * - the same verify under a 96 MB heap, and the signed export of all of them streamed into a slow
  *   sink by the route's own generator (bench/auditExport.ts): its time and peak RSS.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { flags, median, ROOT, tempDir, WORKSPACE_ID } from './lib';
+import { flags, median, ROOT, runNode, tempDir, WORKSPACE_ID } from './lib';
 import { generateEvents } from './rebuild';
 import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { checkpointWorkspace } from '../src/audit/checkpoint';
@@ -22,15 +21,7 @@ const opts = flags({ compare: '', rounds: 5, 'append-events': 20_000, concurrenc
 const log = (line: string) => process.stderr.write(`bench:audit: ${line}\n`);
 const f = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-const node = (args: string[], env: Record<string, string> = {}) =>
-  new Promise<{ code: number | null; out: string; err: string }>((res) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
-    child.once('exit', (code) => res({ code, out, err }));
-  });
+const node = runNode;
 
 const appendRound = async (root: string) => {
   const dir = tempDir('audit-append');

@@ -233,7 +233,7 @@ const splitGoals = ({ split }: GoalInputs): Goal[] =>
         {
           goal: "split label in process ≤ 1.05× a plain label's CPU per resolve",
           measured: `${f(split.client.cpuRatio, 3)}× (${f(split.client.split.cpuUs, 2)} vs ${f(split.client.plain.cpuUs, 2)} µs)`,
-          rounds: split.client.roundRatios.map((r) => f(r, 2)).join(', '),
+          rounds: `pairs' ratios p25/p50/p75 ${split.client.pairQuartiles.map((r) => f(r, 3)).join(', ')}`,
           ok: split.client.cpuRatio <= 1.05,
         },
         { goal: 'split: 0 errors and 0 non-2xx', measured: `${split.http.errors} errors`, ok: split.http.errors === 0 },

@@ -233,3 +233,14 @@ export const flags = <T extends Record<string, number | boolean | string>>(defau
   }
   return out as T;
 };
+
+/** Runs `node <args>` in the checkout's root and collects its stdout (whole) and the end of its stderr. */
+export const runNode = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<{ code: number | null; out: string; err: string }>((res) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
+    child.once('exit', (code) => res({ code, out, err }));
+  });

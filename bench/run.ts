@@ -9,7 +9,8 @@
  *   throughput with and without a /metrics scrape every second, alternated N times (bench/consumerGroups.ts).
  * `--resolve-rounds N` (0: none): using a preset (bench/resolve.ts): HTTP resolve against raw Koa, N rounds; then the
  * in-process client for `--client-seconds`, and propagation of `--propagation-writes` writes to it.
- * `--split-rounds N` (0: none): a split label against a plain one (bench/split.ts), over HTTP and in the client.
+ * `--split-rounds N` (0: none): a split label against a plain one (bench/split.ts), over HTTP, and in the client
+ *   (`--split-client-pairs` alternated pairs of 2,048 resolves each, in a child process).
  * `--isolation N` (0: none): one tenant cannot slow another (bench/isolation.ts), N runs: workspace A
  * seeded with `--isolation-events`, A's reads and the idle CPU with no subscribers, with 50 event
  * streams and 30 webhooks idle in workspace B, and with `--isolation-subscribers` in B; then the lag
@@ -51,6 +52,7 @@ const opts = flags({
   'consumer-events': 1_000_000,
   'scrape-rounds': 3,
   'split-rounds': 5,
+  'split-client-pairs': 400,
   isolation: 1,
   'isolation-events': 30_000,
   'isolation-subscribers': 1000,
@@ -178,7 +180,7 @@ const main = async () => {
             duration: Math.min(opts.duration, 5),
             warmup: opts.warmup,
             connections: opts.connections,
-            'client-seconds': opts['client-seconds'],
+            'client-pairs': opts['split-client-pairs'],
           },
           log,
         )

@@ -1,17 +1,19 @@
 /**
- * `npm run bench:split [-- --rounds 5 --duration 5 --warmup 2 --connections 32 --client-seconds 3]`,
+ * `npm run bench:split [-- --rounds 5 --duration 5 --warmup 2 --connections 32 --client-pairs 400]`,
  * and in `npm run bench` after using a preset (`--split-rounds N`, 0: none):
  * what resolving through a split label (a rollout) costs against a plain label, over HTTP and in
  * the in-process client. One preset with three versions (3 designated); `plain` names version 1,
  * `split` is split 95/5 between versions 1 and 2, so both resolve to versions that are not the
  * designated one, read the same way (through the read model's version lookup). Every request carries its own `user`, the split key, so each split
- * resolution hashes a new key. Plain and split ALTERNATE, `rounds` times, against one service (a
- * child process) and one client; the report gives the medians and each round's ratio.
+ * resolution hashes a new key. Over HTTP, plain and split ALTERNATE, `rounds` times, against one
+ * service (a child process); the report gives the medians and each round's ratio. In process, a
+ * client in a child process of its own alternates blocks of CLIENT_BLOCK resolves `client-pairs`
+ * times (bench/splitClient.ts).
  */
 import type { Options } from 'autocannon';
-import { createPresetClient } from '../src/client';
+import { join } from 'node:path';
 import { BODIES } from './bodies';
-import { API_KEY, AUTH, call, flags, load, median, withCpu } from './lib';
+import { API_KEY, AUTH, call, flags, load, median, percentile, runNode, withCpu } from './lib';
 import { RESOLVE_PATH } from './resolve';
 import { startTarget, writePath } from './scenarios';
 
@@ -20,7 +22,8 @@ export interface SplitBenchOptions {
   duration: number;
   warmup: number;
   connections: number;
-  'client-seconds': number;
+  /** Alternated pairs of blocks of CLIENT_BLOCK resolves, in the client's child process. */
+  'client-pairs': number;
 }
 export interface SplitBenchResult {
   http: {
@@ -30,13 +33,17 @@ export interface SplitBenchResult {
     errors: number;
   };
   client: {
-    plain: { perSecond: number; cpuUs: number };
-    split: { perSecond: number; cpuUs: number };
+    plain: { cpuUs: number };
+    split: { cpuUs: number };
+    /** Split's CPU per resolve over plain's, each summed over all its blocks. */
     cpuRatio: number;
-    roundRatios: number[];
+    resolves: number;
+    /** The quartiles of the pairs' ratios (p25, p50, p75): the spread. */
+    pairQuartiles: number[];
   };
 }
 type Label = 'plain' | 'split';
+const CLIENT_BLOCK = 2048;
 const LABELS: Label[] = ['plain', 'split'];
 
 const bodyFor = (label: Label, user: string) => ({
@@ -71,7 +78,6 @@ const httpRun = async (opts: SplitBenchOptions, url: string, label: Label, durat
 
 export const runSplitBench = async (opts: SplitBenchOptions, log: (line: string) => void = console.log): Promise<SplitBenchResult> => {
   const server = await startTarget('service');
-  const client = createPresetClient({ baseUrl: server.url, apiKey: API_KEY });
   try {
     await call(`${server.url}${writePath('hot')}`, 'POST', BODIES[0]);
     await call(`${server.url}${writePath('hot')}`, 'POST', BODIES[1]);
@@ -83,16 +89,9 @@ export const runSplitBench = async (opts: SplitBenchOptions, log: (line: string)
         { version: 2, weight: 5 },
       ],
     });
-    await client.ready();
 
     const http: Array<{ round: number; label: Label; rps: number; p99: number; cpuUsPerRequest: number; non2xx: number }> = [];
-    const inProcess: Array<{ round: number; label: Label; perSecond: number; cpuUs: number }> = [];
-    const bodies = (label: Label) => Array.from({ length: 4096 }, (_, i) => bodyFor(label, `customer-${i}`));
-    const clientBodies = { plain: bodies('plain'), split: bodies('split') };
-    for (const label of LABELS) {
-      if (opts.warmup) await httpRun(opts, server.url, label, opts.warmup);
-      for (let i = 0; i < 20_000; i++) await client.resolve('chat_completions', clientBodies[label][i % 4096]);
-    }
+    for (const label of LABELS) if (opts.warmup) await httpRun(opts, server.url, label, opts.warmup);
     for (let round = 1; round <= opts.rounds; round++) {
       const order = round % 2 === 1 ? LABELS : [...LABELS].reverse();
       for (const label of order) {
@@ -102,23 +101,23 @@ export const runSplitBench = async (opts: SplitBenchOptions, log: (line: string)
           `round ${round} HTTP   ${label.padEnd(5)} ${Math.round(r.rps)} req/s p99 ${r.p99} ms CPU ${Math.round(r.cpuUsPerRequest)} µs/req non-2xx ${r.non2xx} errors ${r.errors}`,
         );
       }
-      for (const label of order) {
-        const list = clientBodies[label];
-        let resolves = 0;
-        const cpu = process.cpuUsage();
-        const started = performance.now();
-        const until = started + opts['client-seconds'] * 1000;
-        while (performance.now() < until) {
-          for (let i = 0; i < 4096; i++) await client.resolve('chat_completions', list[i]);
-          resolves += 4096;
-        }
-        const seconds = (performance.now() - started) / 1000;
-        const used = process.cpuUsage(cpu);
-        const row = { round, label, perSecond: resolves / seconds, cpuUs: (used.user + used.system) / resolves };
-        inProcess.push(row);
-        log(`round ${round} client ${label.padEnd(5)} ${Math.round(row.perSecond)} resolves/s ${row.cpuUs.toFixed(2)} µs CPU each`);
-      }
     }
+    // In process: a client in a child process of its own (bench/splitClient.ts says why).
+    log(`client: ${opts['client-pairs']} pairs of ${CLIENT_BLOCK} resolves through each label, alternated…`);
+    const child = await runNode([
+      join(__dirname, 'splitClient.js'),
+      server.url,
+      API_KEY,
+      String(opts['client-pairs']),
+      String(CLIENT_BLOCK),
+    ]);
+    if (child.code !== 0) throw new Error(`splitClient exited ${child.code}: ${child.err}`);
+    const inProcess = JSON.parse(child.out) as {
+      resolves: number;
+      plain: { cpuUs: number };
+      split: { cpuUs: number };
+      pairRatios: number[];
+    };
     const med = <R extends { label: Label }>(rows: R[], label: Label, f: (r: R) => number) =>
       median(rows.filter((r) => r.label === label).map(f));
     const roundRatios = <R extends { label: Label; round: number }>(rows: R[], f: (r: R) => number) =>
@@ -134,12 +133,12 @@ export const runSplitBench = async (opts: SplitBenchOptions, log: (line: string)
         `CPU µs/req plain ${med(http, 'plain', (r) => r.cpuUsPerRequest).toFixed(1)}, split ${med(http, 'split', (r) => r.cpuUsPerRequest).toFixed(1)}; ` +
         `non-2xx or errors ${http.reduce((a, r) => a + r.non2xx, 0)}`,
     );
+    const quartiles = [0.25, 0.5, 0.75].map((q) => percentile(inProcess.pairRatios, q * 100));
+    const clientRatio = inProcess.split.cpuUs / inProcess.plain.cpuUs;
     log(
-      `client: plain ${Math.round(med(inProcess, 'plain', (r) => r.perSecond))} resolves/s (${med(inProcess, 'plain', (r) => r.cpuUs).toFixed(2)} µs CPU), ` +
-        `split ${Math.round(med(inProcess, 'split', (r) => r.perSecond))} resolves/s (${med(inProcess, 'split', (r) => r.cpuUs).toFixed(2)} µs CPU); ` +
-        `split/plain CPU per resolve ${(med(inProcess, 'split', (r) => r.cpuUs) / med(inProcess, 'plain', (r) => r.cpuUs)).toFixed(3)} (rounds ${ratios(roundRatios(inProcess, (r) => r.cpuUs))})`,
+      `client: plain ${inProcess.plain.cpuUs.toFixed(3)} µs CPU per resolve, split ${inProcess.split.cpuUs.toFixed(3)} µs; ` +
+        `split/plain ${clientRatio.toFixed(3)} (${inProcess.resolves.toLocaleString('en-US')} resolves each; pairs' ratios p25/p50/p75 ${ratios(quartiles)})`,
     );
-    const cpu = (label: Label) => med(inProcess, label, (r) => r.cpuUs);
     return {
       http: {
         plain: { rps: med(http, 'plain', (r) => r.rps), cpuUsPerRequest: med(http, 'plain', (r) => r.cpuUsPerRequest) },
@@ -148,16 +147,16 @@ export const runSplitBench = async (opts: SplitBenchOptions, log: (line: string)
         errors: http.reduce((a, r) => a + r.non2xx, 0),
       },
       client: {
-        plain: { perSecond: med(inProcess, 'plain', (r) => r.perSecond), cpuUs: cpu('plain') },
-        split: { perSecond: med(inProcess, 'split', (r) => r.perSecond), cpuUs: cpu('split') },
-        cpuRatio: cpu('split') / cpu('plain'),
-        roundRatios: roundRatios(inProcess, (r) => r.cpuUs),
+        plain: { cpuUs: inProcess.plain.cpuUs },
+        split: { cpuUs: inProcess.split.cpuUs },
+        cpuRatio: clientRatio,
+        resolves: inProcess.resolves,
+        pairQuartiles: quartiles,
       },
     };
   } finally {
-    await client.close();
     await server.stop();
   }
 };
 
-if (require.main === module) void runSplitBench(flags({ rounds: 5, duration: 5, warmup: 2, connections: 32, 'client-seconds': 3 }));
+if (require.main === module) void runSplitBench(flags({ rounds: 5, duration: 5, warmup: 2, connections: 32, 'client-pairs': 400 }));

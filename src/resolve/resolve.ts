@@ -174,11 +174,12 @@ export const resolveRequest = async (
     );
   }
   const label = pin.kind === 'label' ? pin.label : pin.kind === 'latest' ? 'latest' : null;
-  return E.right({
+  const resolution: Resolution = {
     request: merged.request,
     preset: { id: preset.id, slug: preset.slug, version: version.version, version_id: version.id, label, source_format: from },
     dropped: [...translation.dropped, ...merged.dropped],
     overridden: merged.overridden,
-    ...(splitSource ? { served: { version: version.version, label: label!, split_key_source: splitSource } } : {}),
-  });
+  };
+  if (splitSource) resolution.served = { version: version.version, label: label!, split_key_source: splitSource };
+  return E.right(resolution);
 };

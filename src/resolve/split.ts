@@ -1,5 +1,5 @@
 import type { FormatName } from '../formats';
-import { murmur3, murmur3OfWord } from './murmur3';
+import { murmur3, murmur3Ascii, murmur3OfWord, NOT_ASCII } from './murmur3';
 
 /**
  * Picking one version of a split label (a rollout), as one pure function shared by the resolve
@@ -43,6 +43,10 @@ interface Layout {
   weights: number[];
   /** Cumulative weights, for a draw at random. */
   cumulative: number[];
+  /** 1/weight: a bound is a product, not a quotient. */
+  inverseWeights: number[];
+  /** Scratch: each version's point u for the key being picked. */
+  points: Float64Array;
 }
 
 /**
@@ -52,39 +56,27 @@ interface Layout {
  */
 const layouts = new WeakMap<readonly SplitShareView[], Layout>();
 
-/**
- * Scratch space for a key's UTF-8 bytes: the key's bytes are written there, not into a buffer of
- * their own per resolve (less garbage on the hot path). An ASCII key (the usual user id) is copied
- * code unit by code unit, which costs less than the encoder's call for a short key.
- */
+/** Scratch space for a non-ASCII key's UTF-8 bytes (less garbage than a buffer per resolve). */
 const SCRATCH = 1024;
 const scratch = new Uint8Array(SCRATCH);
 const utf8 = new TextEncoder();
 
-/** MurmurHash3 of the key's UTF-8 bytes. */
+/** MurmurHash3 of the key's UTF-8 bytes: an ASCII key (the usual user id) is read from the string itself. */
 const hashKey = (key: string, seed: number): number => {
-  const n = key.length;
-  if (n <= SCRATCH) {
-    let ascii = true;
-    for (let i = 0; i < n; i++) {
-      const c = key.charCodeAt(i);
-      if (c > 0x7f) {
-        ascii = false;
-        break;
-      }
-      scratch[i] = c;
-    }
-    if (ascii) return murmur3(scratch, n, seed);
-    // 3 bytes a UTF-16 unit at most.
-    if (n * 3 <= SCRATCH) return murmur3(scratch, utf8.encodeInto(key, scratch).written, seed);
-  }
+  const ascii = murmur3Ascii(key, seed);
+  if (ascii !== NOT_ASCII) return ascii >>> 0;
+  // 3 bytes a UTF-16 unit at most.
+  if (key.length * 3 <= SCRATCH) return murmur3(scratch, utf8.encodeInto(key, scratch).written, seed);
   const bytes = utf8.encode(key);
   return murmur3(bytes, bytes.length, seed);
 };
 
+const names = (layout: Layout, target: SplitTarget) =>
+  layout.workspaceId === target.workspaceId && layout.slug === target.slug && layout.label === target.label;
+
 const layoutOf = (target: SplitTarget): Layout => {
   const kept = layouts.get(target.split);
-  if (kept && kept.workspaceId === target.workspaceId && kept.slug === target.slug && kept.label === target.label) return kept;
+  if (kept && names(kept, target)) return kept;
   const ordered = [...target.split].sort((a, b) => a.version - b.version);
   let total = 0;
   const layout: Layout = {
@@ -95,22 +87,52 @@ const layoutOf = (target: SplitTarget): Layout => {
     versions: ordered.map((s) => s.version),
     weights: ordered.map((s) => s.weight),
     cumulative: ordered.map((s) => (total += s.weight)),
+    inverseWeights: ordered.map((s) => 1 / s.weight),
+    points: new Float64Array(ordered.length),
   };
   layouts.set(target.split, layout);
   return layout;
 };
 
+/**
+ * Bounds on a score -ln(u)/w that cost no logarithm: for u in (0, 1), 1 - u ≤ -ln(u) ≤ (1 - u)/u.
+ * When the lowest upper bound is below every other version's lower bound, with a margin far wider
+ * than the rounding of either computation, that version has the lowest score: the same pick as
+ * the logarithms', without them (about 19 keys in 20 at 95/5). Otherwise the scores are computed.
+ */
+const MARGIN = 1 + 1e-9;
+
 /** The version a key gets: the same for the same key while the weights stay the same. */
 export const pickSplitVersion = (target: SplitTarget, key: string): number => {
   const layout = layoutOf(target);
   const h = hashKey(key, layout.seed);
-  const { versions, weights } = layout;
+  const { versions, inverseWeights, points } = layout;
+  const n = versions.length;
+  // A point u in (0, 1), never 0 (-ln stays finite); the candidate has the lowest upper bound.
+  let candidate = 0;
+  let candidateHigh = Infinity;
+  for (let i = 0; i < n; i++) {
+    const u = (murmur3OfWord(h, versions[i]!) + 0.5) / RANGE;
+    points[i] = u;
+    const high = ((1 - u) / u) * inverseWeights[i]!;
+    if (high < candidateHigh) {
+      candidateHigh = high;
+      candidate = i;
+    }
+  }
+  const bar = candidateHigh * MARGIN;
+  let decided = true;
+  for (let i = 0; i < n; i++) {
+    if (i !== candidate && !(bar < (1 - points[i]!) * inverseWeights[i]!)) {
+      decided = false;
+      break;
+    }
+  }
+  if (decided) return versions[candidate]!;
   let best = 0;
   let bestScore = Infinity;
-  for (let i = 0; i < versions.length; i++) {
-    // A point in (0, 1), never 0: -ln stays finite.
-    const u = (murmur3OfWord(h, versions[i]!) + 0.5) / RANGE;
-    const score = -Math.log(u) / weights[i]!;
+  for (let i = 0; i < n; i++) {
+    const score = -Math.log(points[i]!) / layout.weights[i]!;
     if (score < bestScore) {
       bestScore = score;
       best = i;

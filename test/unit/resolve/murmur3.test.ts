@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { v3 } from 'murmurhash';
-import { murmur3, murmur3OfWord } from '../../../src/resolve/murmur3';
+import { murmur3, murmur3Ascii, murmur3OfWord, NOT_ASCII } from '../../../src/resolve/murmur3';
 import { pickSplitVersion, type SplitTarget } from '../../../src/resolve/split';
 
 /**
@@ -27,6 +27,30 @@ it('hashes a 32-bit word as the package hashes its 4 little-endian bytes', () =>
     fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), seed, (w, s) => {
       expect(murmur3OfWord(w, s)).toBe(v3(new Uint8Array([w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24]), s));
     }),
+    { numRuns: 2000 },
+  );
+});
+
+it('hashes an ASCII string as the package hashes its UTF-8 bytes (signed), and says NOT_ASCII for any other string', () => {
+  const utf8 = new TextEncoder();
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary-ascii', maxLength: 40 }), seed, (text, s) => {
+      expect(murmur3Ascii(text, s) >>> 0).toBe(v3(utf8.encode(text), s));
+      expect(murmur3Ascii(text, s)).toBe(v3(utf8.encode(text), s) | 0);
+    }),
+    { numRuns: 2000 },
+  );
+  // One character past 0x7f anywhere (in a block of 4 or in the rest), whatever its bits.
+  fc.assert(
+    fc.property(
+      fc.string({ unit: 'binary-ascii', maxLength: 12 }),
+      fc.integer({ min: 0x80, max: 0xffff }),
+      fc.string({ unit: 'binary-ascii', maxLength: 12 }),
+      seed,
+      (before, code, after, s) => {
+        expect(murmur3Ascii(before + String.fromCharCode(code) + after, s)).toBe(NOT_ASCII);
+      },
+    ),
     { numRuns: 2000 },
   );
 });
@@ -59,5 +83,22 @@ it('picks the version the documented algorithm picks, for ASCII, non-ASCII and l
       expect(pickSplitVersion(target, k)).toBe(documented(target, k));
     }),
     { numRuns: 1000 },
+  );
+});
+
+it('picks the documented version when the scores come close: wide weights, many versions', () => {
+  // The pick decides most keys by bounds on the logarithm and computes it only when they overlap:
+  // weights from 1 to 10,000 and up to 10 versions make overlaps (near ties) common.
+  const split = fc.uniqueArray(fc.record({ version: fc.integer({ min: 1, max: 1000 }), weight: fc.integer({ min: 1, max: 10_000 }) }), {
+    selector: (s) => s.version,
+    minLength: 2,
+    maxLength: 10,
+  });
+  fc.assert(
+    fc.property(fc.uuid(), split, fc.string({ minLength: 1, maxLength: 24 }), (workspaceId, shares, k) => {
+      const target = { workspaceId, slug: 'bot', label: 'production', split: shares };
+      expect(pickSplitVersion(target, k)).toBe(documented(target, k));
+    }),
+    { numRuns: 5000 },
   );
 });
