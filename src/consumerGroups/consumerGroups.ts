@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/Either';
-import type { EventFeed } from '../eventstore/eventFeed';
+import type { EventFeed, StoredFeedEvent, StoredTextFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import { workspaceStreamPrefix } from '../presets/streamName';
 import {
@@ -38,9 +38,12 @@ export type Refused =
   | { kind: 'conflict'; message: string; retryAfterSeconds: number }
   | AckRefusal;
 
+/** An event handed out: parsed, or as the store keeps it when the feed can read its text (the embedded store). */
+export type FetchedEvent = RecordedEvent | StoredFeedEvent;
+
 export interface Fetched {
   group: ConsumerGroup;
-  events: RecordedEvent[];
+  events: FetchedEvent[];
 }
 
 export interface ConsumerGroups {
@@ -68,7 +71,8 @@ export interface ConsumerGroups {
 
 export interface ConsumerGroupDeps {
   store: ConsumerGroupStore;
-  feed: EventFeed;
+  /** With `readAllStored`, batches are read as stored text: the route passes them on without parsing them. */
+  feed: EventFeed & Partial<StoredTextFeed>;
   now?: () => Date;
   newId?: () => string;
 }
@@ -83,13 +87,15 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
   const startPosition = async (workspaceId: string, start: Start): Promise<bigint | null> =>
     start === 'beginning' ? null : start === 'now' ? feed.headPosition({ streamPrefix: workspaceStreamPrefix(workspaceId) }) : start.after;
 
-  const read = (group: ConsumerGroup, max: number) =>
-    feed.readAll({
+  const read = (group: ConsumerGroup, max: number): Promise<FetchedEvent[]> => {
+    const options = {
       after: group.checkpoint ?? undefined,
       limit: max,
       streamPrefix: groupStreamPrefix(group),
       types: group.filter.types ?? undefined,
-    });
+    };
+    return feed.readAllStored ? feed.readAllStored(options) : feed.readAll(options);
+  };
 
   /** Resolves when an event of the group's streams is stored after its position, after `ms`, or on close. */
   const waitForEvents = (group: ConsumerGroup, ms: number, signal: AbortSignal) =>

@@ -1,3 +1,4 @@
+import type { StoredEvent } from './streamReader';
 import type { RecordedEvent } from './types';
 
 /**
@@ -50,4 +51,20 @@ export interface EventFeed {
   subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): Subscription;
   /** Position of the last event (of streams with this prefix), or null when there is none. */
   headPosition(options?: { streamPrefix?: string }): Promise<bigint | null>;
+}
+
+/** An event of the log as the store keeps it: its data and metadata as their stored JSON text. */
+export interface StoredFeedEvent extends StoredEvent {
+  stored: true;
+  id: string;
+  recordedAt: Date;
+}
+
+/**
+ * A feed that can page through its events' stored text, as `readAll` pages through them parsed:
+ * what an endpoint that passes events on (a consumer group's fetch) sends without parsing and
+ * serializing each one again. Only the embedded store has it; callers fall back on `readAll`.
+ */
+export interface StoredTextFeed {
+  readAllStored(options: ReadAllOptions & { after?: bigint }): Promise<StoredFeedEvent[]>;
 }

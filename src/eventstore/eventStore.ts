@@ -1,5 +1,5 @@
 import type { SealedLinks } from '../audit/links';
-import type { EventFeed } from './eventFeed';
+import type { EventFeed, StoredTextFeed } from './eventFeed';
 import type { StoredTextReader, StreamReader } from './streamReader';
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamName } from './types';
 
@@ -22,7 +22,8 @@ export interface EventStore {
 }
 
 /** What an adapter opens: every port over one connection, closed together (stored text where the store keeps it). */
-export interface EventStoreAdapter extends EventStore, EventFeed, StreamReader, SealedLinks, Partial<StoredTextReader> {
+export interface EventStoreAdapter
+  extends EventStore, EventFeed, StreamReader, SealedLinks, Partial<StoredTextReader>, Partial<StoredTextFeed> {
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../eventstore/eventStore';
-import type { EventFeed, SubscribeFrom, SubscribeOptions, Subscription } from '../eventstore/eventFeed';
+import type { EventFeed, StoredTextFeed, SubscribeFrom, SubscribeOptions, Subscription } from '../eventstore/eventFeed';
 
 /**
  * One reader of the log per process, shared by every live subscriber (SSE clients, webhook
@@ -35,7 +35,7 @@ export interface TailSubscription extends Subscription {
   scanned(): bigint;
 }
 
-export interface SharedFeed extends EventFeed {
+export interface SharedFeed extends EventFeed, Partial<StoredTextFeed> {
   subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): TailSubscription;
   /** Live subscribers now (catching up or following the tail). */
   readonly subscribers: number;
@@ -74,7 +74,7 @@ interface Subscriber {
   failure?: { error: unknown };
 }
 
-export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {}): SharedFeed => {
+export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, options: SharedTailOptions = {}): SharedFeed => {
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const queueLimit = options.queueLimit ?? DEFAULT_QUEUE;
   const sharedPages = options.sharedPages ?? DEFAULT_SHARED_PAGES;
@@ -183,6 +183,7 @@ export const withSharedTail = (feed: EventFeed, options: SharedTailOptions = {})
   return {
     maxPosition: feed.maxPosition,
     readAll: (o) => feed.readAll(o),
+    ...(feed.readAllStored ? { readAllStored: (o: Parameters<StoredTextFeed['readAllStored']>[0]) => feed.readAllStored!(o) } : {}),
     readAllBackwards: (o) => feed.readAllBackwards(o),
     headPosition: (o) => feed.headPosition(o),
     get subscribers() {

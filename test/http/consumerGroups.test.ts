@@ -1,4 +1,6 @@
-import { chatBody, KEYS, useTestService } from '../support/service';
+import { randomUUID } from 'node:crypto';
+import { presetStreamName } from '../../src/presets/streamName';
+import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service';
 
 /**
  * Consumer groups over HTTP: server-side positions, leased batches, at-least-once and in order.
@@ -208,6 +210,75 @@ describe('filters and start positions', () => {
     expect((await group('rewound')).lag).toBe(0);
     expect((await put('rewound', { start: 'beginning' })).status).toBe(200);
     expect((await drain('rewound', 1000)).map((e) => e.id)).toEqual((await feed()).map((e) => e.id));
+  });
+});
+
+describe('what a batch shows', () => {
+  it('each event exactly as the feed shows it: every kind of preset change, and an event of an older schema version upcast', async () => {
+    // The embedded store hands a group its events' stored text (src/http/eventJson.ts); the feed
+    // (GET /api/v1/events) parses and checks each one: both must show the same values.
+    const slug = 'cg-shown';
+    const call = async (path: string, method: string, json?: unknown) => {
+      const res = await svc.request(`/api/v1/presets/${slug}${path}`, { method, key: KEYS.writer, json });
+      expect(res.status).toBeLessThan(300);
+    };
+    await write(slug, 1);
+    await write(slug, 2);
+    await write(slug, 3);
+    await call('/designated-version', 'PUT', { version: 2 });
+    await call('', 'PATCH', { name: 'Shown \u2603 "quoted"', description: 'line\nbreak' });
+    await call('/labels/production', 'PUT', { version: 1 });
+    await call('/labels/production', 'PUT', {
+      split: [
+        { version: 1, weight: 90 },
+        { version: 3, weight: 10 },
+      ],
+      note: 'canary',
+    });
+    await call('/labels/staging', 'PUT', { version: 3 });
+    await call('/labels/staging', 'DELETE');
+    await call('', 'PATCH', { status: 'disabled' });
+    // Written by a release before version.creatorId (schema version 1): shown upcast, as the feed shows it.
+    const legacy = randomUUID();
+    await svc.eventStore.append(
+      presetStreamName(WORKSPACE_A, 'cg-legacy'),
+      [
+        {
+          id: randomUUID(),
+          type: 'PresetCreated',
+          metadata: { requestId: 'r', actorUserId: 'alice', schemaVersion: 1 },
+          data: {
+            presetId: legacy,
+            workspaceId: WORKSPACE_A,
+            slug: 'cg-legacy',
+            name: 'cg-legacy',
+            creatorUserId: 'alice',
+            version: { id: `${legacy}-v1`, number: 1, config: { model: 'm' }, systemPrompt: 'S' },
+            occurredAt: '2025-01-01T00:00:00.000Z',
+          },
+        },
+      ],
+      'no_stream',
+    );
+    expect((await put('shown')).status).toBe(201);
+    const seen = await drain('shown', 1000);
+    const fed = await feed();
+    expect(seen).toEqual(fed);
+    const ours = seen.filter((e) => e.stream.endsWith(`-${slug}`)).map((e) => e.type);
+    expect(new Set(ours)).toEqual(
+      new Set([
+        'PresetCreated',
+        'PresetVersionAdded',
+        'PresetVersionDesignated',
+        'PresetDetailsChanged',
+        'PresetLabelMoved',
+        'PresetLabelSplit',
+        'PresetLabelRemoved',
+        'PresetStatusChanged',
+      ]),
+    );
+    const old = seen.find((e) => e.stream.endsWith('-cg-legacy')) as unknown as { data: { version: { creatorId: string } } };
+    expect(old.data.version.creatorId).toBe('alice');
   });
 });
 

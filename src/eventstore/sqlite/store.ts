@@ -12,7 +12,7 @@ import {
   type RecordedEvent,
   type StreamName,
 } from '../eventStore';
-import { MAX_INT64_POSITION, type ReadAllOptions } from '../eventFeed';
+import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent } from '../eventFeed';
 import { createPoller } from '../poller';
 import { createStreamReader } from './streams';
 import type { StoredEvent } from '../streamReader';
@@ -71,6 +71,18 @@ const toStored = ({ stream, revision, position, type, data, metadata }: Row): St
   type,
   data,
   metadata,
+});
+
+const toStoredFeedEvent = (row: Row): StoredFeedEvent => ({
+  stored: true,
+  id: row.id,
+  stream: row.stream,
+  revision: row.revision,
+  position: row.position,
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  recordedAt: new Date(row.recorded_at),
 });
 
 const toRecorded = (row: Row): RecordedEvent => ({
@@ -210,19 +222,18 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   // this store's own included (writer.ts announces them).
   let appends: { close(): void } | undefined;
 
-  const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => {
-    const rows = !prefix
+  const readAllRows = (after: bigint, limit: number, prefix?: string): Row[] =>
+    (!prefix
       ? q.readAll.all(after, limit)
       : WORKSPACE_PREFIX.test(prefix)
         ? q.readAllWorkspace.all(prefix.slice(0, -1), ...prefixRange(prefix), after, limit)
-        : q.readAllPrefix.all(...prefixRange(prefix), after, limit);
-    return (rows as Row[]).map(toRecorded);
-  };
+        : q.readAllPrefix.all(...prefixRange(prefix), after, limit)) as Row[];
+  const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => readAllRows(after, limit, prefix).map(toRecorded);
 
   // The filtered reads people page through, and the key ring's and the audit's reads of their few
   // types: one statement per shape, made when first used (filteredRead.ts).
   const filtered = new Map<string, Statement>();
-  const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] => {
+  const readFilteredRows = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): Row[] => {
     const { limit, streamPrefix, types } = options;
     const shape: FilteredReadShape = {
       direction,
@@ -243,8 +254,10 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
         limit,
       }),
     );
-    return (rows as Row[]).map(toRecorded);
+    return rows as Row[];
   };
+  const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] =>
+    readFilteredRows(direction, from, options).map(toRecorded);
 
   return {
     maxPosition: MAX_INT64_POSITION, // SQLite's integer
@@ -266,6 +279,10 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     },
     async readAll({ after = 0n, limit, streamPrefix, types }) {
       return types ? readFiltered('forwards', after, { limit, streamPrefix, types }) : readAllSync(after, limit, streamPrefix);
+    },
+    async readAllStored({ after = 0n, limit, streamPrefix, types }) {
+      const rows = types ? readFilteredRows('forwards', after, { limit, streamPrefix, types }) : readAllRows(after, limit, streamPrefix);
+      return rows.map(toStoredFeedEvent);
     },
     async readAllBackwards({ before, ...options }) {
       return readFiltered('backwards', before, options);
