@@ -5,12 +5,16 @@
  *   batch acknowledged before the next fetch; events per second from the first fetch to the last ack.
  *   The service runs with PROJECTOR=off: a consumer group reads the event store, not the read model.
  * - scrape cost: a service over `scrapePresets` presets serves reads (autocannon) alternately with
- *   and without a scraper fetching /metrics every second, `rounds` times; the ratio of the medians.
+ *   and without a scraper fetching /metrics every second, `rounds` times: the ratio of the medians
+ *   of req/s and of the service's CPU per request. Then the cost itself, which those rounds cannot
+ *   resolve to 2 % on a 2-core machine (their req/s spread by ±10 % from round to round): the
+ *   service's CPU for one scrape (100 scrapes back to back, idle otherwise), and that CPU at one
+ *   scrape a second as a share of the CPU the service spends a second serving reads.
  */
 import { rmSync } from 'node:fs';
 import type { Options } from 'autocannon';
 import { generateEvents } from './rebuild';
-import { AUTH, load, median, sleep, startChild, tempDir, writeKeysFile } from './lib';
+import { AUTH, load, median, procCpuMs, sleep, startChild, tempDir, withCpu, writeKeysFile } from './lib';
 
 export interface ConsumerBenchOptions {
   events: number;
@@ -22,7 +26,23 @@ export interface ConsumerBenchOptions {
 
 export interface ConsumerBenchResult {
   drain?: { events: number; seconds: number; perSecond: number; batches: number };
-  scrape?: { rounds: number; withoutRps: number[]; withRps: number[]; ratio: number; scrapes: number; scrapeMsP50: number };
+  scrape?: {
+    rounds: number;
+    withoutRps: number[];
+    withRps: number[];
+    /** Median req/s scraping ÷ median req/s not scraping. */
+    ratio: number;
+    /** Median CPU µs per read scraping ÷ not scraping. */
+    cpuRatio: number;
+    scrapes: number;
+    scrapeMsP50: number;
+    /** The service's CPU per scrape, ms (100 scrapes back to back). */
+    scrapeCpuMs: number;
+    /** The service's CPU a second while serving reads without a scraper, ms (median of the rounds). */
+    readsCpuMsPerSecond: number;
+    /** scrapeCpuMs ÷ readsCpuMsPerSecond: the share of the reads' CPU one scrape a second takes. */
+    cpuShare: number;
+  };
 }
 
 const SCRAPE_PRESETS = 10_000;
@@ -105,6 +125,9 @@ const scrapeCost = async (o: ConsumerBenchOptions, log: (line: string) => void) 
       if (o.warmup) await load({ ...reads, duration: o.warmup });
       const withoutRps: number[] = [];
       const withRps: number[] = [];
+      const withoutCpu: number[] = [];
+      const withCpuUs: number[] = [];
+      const readsCpu: number[] = [];
       const scrapeMs: number[] = [];
       for (let round = 0; round < o.rounds; round++) {
         // Alternate which condition goes first.
@@ -119,17 +142,38 @@ const scrapeCost = async (o: ConsumerBenchOptions, log: (line: string) => void) 
               await sleep(1000);
             }
           })();
-          const r = await load({ ...reads, duration: o.duration });
+          const r = await withCpu(service.pid, () => load({ ...reads, duration: o.duration }));
           stop = true;
           await scraper;
           (scraping ? withRps : withoutRps).push(r.rps);
+          (scraping ? withCpuUs : withoutCpu).push(r.cpuUsPerRequest);
+          if (!scraping) readsCpu.push((r.cpuUsPerRequest * r.rps) / 1000);
           log(
-            `scrape cost round ${round + 1} ${scraping ? 'scraping every 1 s' : 'no scraper       '} ${Math.round(r.rps).toLocaleString('en-US')} req/s`,
+            `scrape cost round ${round + 1} ${scraping ? 'scraping every 1 s' : 'no scraper       '} ${Math.round(r.rps).toLocaleString('en-US')} req/s, ${Math.round(r.cpuUsPerRequest)} µs CPU each`,
           );
         }
       }
-      const ratio = median(withRps) / median(withoutRps);
-      return { rounds: o.rounds, withoutRps, withRps, ratio, scrapes: scrapeMs.length, scrapeMsP50: median(scrapeMs) };
+      // The scrape's own cost, with nothing else running: the service's CPU over 100 scrapes.
+      await sleep(1000);
+      const before = procCpuMs(service.pid);
+      for (let i = 0; i < 100; i++) await (await fetch(`${service.url}/metrics`)).text();
+      const scrapeCpuMs = (procCpuMs(service.pid) - before) / 100;
+      const readsCpuMsPerSecond = median(readsCpu);
+      log(
+        `scrape cost: ${scrapeCpuMs.toFixed(2)} ms of service CPU per scrape; the reads took ${Math.round(readsCpuMsPerSecond)} ms of CPU a second`,
+      );
+      return {
+        rounds: o.rounds,
+        withoutRps,
+        withRps,
+        ratio: median(withRps) / median(withoutRps),
+        cpuRatio: median(withCpuUs) / median(withoutCpu),
+        scrapes: scrapeMs.length,
+        scrapeMsP50: median(scrapeMs),
+        scrapeCpuMs,
+        readsCpuMsPerSecond,
+        cpuShare: scrapeCpuMs / readsCpuMsPerSecond,
+      };
     } finally {
       await service.stop();
     }

@@ -213,10 +213,14 @@ const consumerGoals = ({ consumers }: GoalInputs): Goal[] => [
   ...(consumers?.scrape
     ? [
         {
-          goal: 'scraping /metrics every second costs < 2 % of read throughput',
-          measured: `${f(consumers.scrape.ratio, 3)}× reads without`,
-          rounds: consumers.scrape.withRps.map((w, i) => x(w / consumers.scrape!.withoutRps[i]!)).join(', '),
-          ok: consumers.scrape.ratio > 0.98,
+          // The alternated rounds' req/s spread by about ±10 % on 2 cores: they cannot resolve 2 %.
+          // The cost is the scrape's own CPU, measured alone, against the CPU the reads take.
+          goal: "scraping /metrics every second costs < 2 % of read throughput (the scrape's CPU at 1/s ÷ the reads' CPU)",
+          measured:
+            `${f(consumers.scrape.cpuShare * 100, 2)} % (${f(consumers.scrape.scrapeCpuMs, 2)} ms a scrape ÷ ${f(consumers.scrape.readsCpuMsPerSecond)} ms/s); ` +
+            `alternated: ${f(consumers.scrape.ratio, 3)}× req/s, ${f(consumers.scrape.cpuRatio, 3)}× CPU per read`,
+          rounds: `req/s ${consumers.scrape.withRps.map((w, i) => x(w / consumers.scrape!.withoutRps[i]!)).join(', ')}`,
+          ok: consumers.scrape.cpuShare < 0.02,
         },
       ]
     : []),

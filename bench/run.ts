@@ -50,7 +50,7 @@ const opts = flags({
   'client-seconds': 5,
   'propagation-writes': 200,
   'consumer-events': 1_000_000,
-  'scrape-rounds': 3,
+  'scrape-rounds': 6,
   'split-rounds': 5,
   'split-client-pairs': 400,
   isolation: 1,
@@ -371,7 +371,7 @@ const report = ({
       : []),
     ...(consumers?.scrape
       ? [
-          `metrics: reads with a /metrics scrape every second ${f(consumers.scrape.ratio, 3)}× reads without (medians of ${consumers.scrape.rounds} alternated rounds: ${consumers.scrape.withRps.map((r) => f(r)).join(', ')} vs ${consumers.scrape.withoutRps.map((r) => f(r)).join(', ')} req/s; ${consumers.scrape.scrapes} scrapes, p50 ${f(consumers.scrape.scrapeMsP50, 1)} ms each)`,
+          `metrics: one scrape costs the service ${f(consumers.scrape.scrapeCpuMs, 2)} ms of CPU: at one a second, ${f(consumers.scrape.cpuShare * 100, 2)} % of the ${f(consumers.scrape.readsCpuMsPerSecond)} ms/s the reads take; reads with a /metrics scrape every second ${f(consumers.scrape.ratio, 3)}× reads without, CPU per read ${f(consumers.scrape.cpuRatio, 3)}× (medians of ${consumers.scrape.rounds} alternated rounds: ${consumers.scrape.withRps.map((r) => f(r)).join(', ')} vs ${consumers.scrape.withoutRps.map((r) => f(r)).join(', ')} req/s; ${consumers.scrape.scrapes} scrapes, p50 ${f(consumers.scrape.scrapeMsP50, 1)} ms each)`,
         ]
       : []),
     ...(resolve
