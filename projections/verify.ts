@@ -1,4 +1,5 @@
 import type { EventFeed } from '../src/eventstore/eventFeed';
+import type { ShareRunner as SharesRunner } from '../src/threads/shares';
 import type { EventStore } from '../src/eventstore/eventStore';
 import type { StreamReader } from '../src/eventstore/streamReader';
 import { PRESET_STREAM_PREFIX, presetStreamName } from '../src/presets/streamName';
@@ -68,7 +69,7 @@ export interface ShareOptions {
 }
 
 /** Runs `verifyShare` for each of its shares (elsewhere: threads) and gives their reports. */
-export type ShareRunner = (options: Omit<ShareOptions, 'share' | 'onEvents'>, onEvents: (events: number) => void) => Promise<ShareReport[]>;
+export type ShareRunner = SharesRunner<Omit<ShareOptions, 'share' | 'onEvents'>, ShareReport>;
 
 export type Verifiable = Pick<EventStore, 'read'> & Pick<EventFeed, 'headPosition' | 'readAll'> & StreamReader;
 

@@ -5,6 +5,7 @@ import { bodyOfCanonical, GENESIS_HASH, isJsonObject, linkHash, linksTo, splitSt
 import { headsDigest, linksOf } from './checkpoint';
 import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint } from './events';
 import type { SealedLinks } from './links';
+import type { Share, ShareRunner } from '../threads/shares';
 
 /**
  * Verifies the whole log: every stream's chain recomputed from GENESIS_HASH in revision order
@@ -46,7 +47,25 @@ export interface VerifyOptions {
   prefixes?: readonly string[];
   pageSize?: number;
   onProgress?: (events: number) => void;
+  /** Check the chains in threads, one share of the streams each (src/workers/auditVerify.ts); the checkpoints after, here. */
+  threads?: ChainShareRunner;
 }
+
+/** What checking the chains of one share of the streams found. */
+export interface ChainShareReport {
+  events: number;
+  streams: number;
+  fault?: ChainFault;
+}
+
+export interface ChainShareOptions {
+  until: bigint;
+  prefixes: readonly string[];
+  pageSize: number;
+  share?: Share;
+}
+
+export type ChainShareRunner = ShareRunner<Omit<ChainShareOptions, 'share'>, ChainShareReport>;
 
 const CHECKPOINTS_PER_PAGE = 4;
 
@@ -66,6 +85,7 @@ const fault = (kind: FaultKind, e: { stream: string; revision: bigint | number; 
 export const verifyLog = async (store: VerifiableStore, options: VerifyOptions = {}): Promise<VerifyReport> => {
   // Small pages: a page is read a stream at a time, and a checkpoint event can be ~140 KB (1,000 heads).
   const pageSize = options.pageSize ?? 100;
+  const prefixes = options.prefixes ?? [''];
   const until = await store.headPosition();
   let events = 0;
   let streams = 0;
@@ -79,12 +99,53 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
     ...(f ? { fault: f } : {}),
   });
   if (until === null) return report();
+  const onProgress = (done: number) => options.onProgress?.((events += done));
+  const shared = { until, prefixes, pageSize };
+  const shares = options.threads ? await options.threads(shared, onProgress) : [await verifyChains(store, { ...shared }, onProgress)];
+  events = shares.reduce((n, r) => n + r.events, 0);
+  streams = shares.reduce((n, r) => n + r.streams, 0);
+  // One fault per share at most (a share stops at its first); of several, the first by stream and revision.
+  const faults = shares.flatMap((r) => (r.fault ? [r.fault] : []));
+  faults.sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.revision - b.revision));
+  if (faults[0]) return report(faults[0]);
+  try {
+    // The chains hold; now every checkpoint (on the audit streams, whose own chains were checked above).
+    // Only the audit streams verified above (a workspace's own, for its auditors); a few checkpoints
+    // at a time, since one can hold thousands of heads.
+    const audits = prefixes.includes('') ? [AUDIT_STREAM_PREFIX] : prefixes.filter((p) => p.startsWith(AUDIT_STREAM_PREFIX));
+    for (const streamPrefix of audits) {
+      for (let after = 0n; ;) {
+        const page = await store.readAll({ after, limit: CHECKPOINTS_PER_PAGE, streamPrefix, types: [LOG_CHECKPOINTED] });
+        for (const recorded of page) await checkCheckpoint(store, recorded);
+        checkpoints += page.length;
+        if (page.length < CHECKPOINTS_PER_PAGE) break;
+        after = page[page.length - 1]!.position;
+      }
+    }
+    return report();
+  } catch (error) {
+    if (error instanceof Fault) return report(error.fault);
+    throw error;
+  }
+};
+
+/**
+ * Every stream's chain of one share of the streams (all of them without `share`), recomputed from
+ * GENESIS_HASH in revision order, up to `until`; stops at the first fault. `onProgress` is told of
+ * each page's events as they are checked.
+ */
+export const verifyChains = async (
+  store: VerifiableStore,
+  { until, prefixes, pageSize, share }: ChainShareOptions,
+  onProgress: (done: number) => void = () => {},
+): Promise<ChainShareReport> => {
+  let events = 0;
+  let streams = 0;
   try {
     let stream: string | undefined;
     let expected = 0n;
     let previous = GENESIS_HASH;
-    const prefixes = options.prefixes ?? [''];
-    for await (const page of linkPages(store, prefixes, until, pageSize)) {
+    for await (const page of linkPages(store, prefixes, until, pageSize, share)) {
       for (const e of page) {
         if (e.stream !== stream) {
           stream = e.stream;
@@ -113,24 +174,11 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
         expected++;
         events++;
       }
-      options.onProgress?.(events);
+      onProgress(page.length);
     }
-    // The chains hold; now every checkpoint (on the audit streams, whose own chains were checked above).
-    // Only the audit streams verified above (a workspace's own, for its auditors); a few checkpoints
-    // at a time, since one can hold thousands of heads.
-    const audits = prefixes.includes('') ? [AUDIT_STREAM_PREFIX] : prefixes.filter((p) => p.startsWith(AUDIT_STREAM_PREFIX));
-    for (const streamPrefix of audits) {
-      for (let after = 0n; ;) {
-        const page = await store.readAll({ after, limit: CHECKPOINTS_PER_PAGE, streamPrefix, types: [LOG_CHECKPOINTED] });
-        for (const recorded of page) await checkCheckpoint(store, recorded);
-        checkpoints += page.length;
-        if (page.length < CHECKPOINTS_PER_PAGE) break;
-        after = page[page.length - 1]!.position;
-      }
-    }
-    return report();
+    return { events, streams };
   } catch (error) {
-    if (error instanceof Fault) return report(error.fault);
+    if (error instanceof Fault) return { events, streams, fault: error.fault };
     throw error;
   }
 };
@@ -145,13 +193,14 @@ interface Linked {
 }
 
 /** Every stream's events in revision order, as stored text where the store keeps it (no parse), else parsed. */
-async function* linkPages(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number) {
+async function* linkPages(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number, share?: Share) {
   for (const streamPrefix of prefixes) {
+    const options = { until, pageSize, streamPrefix, ...(share ? { share } : {}) };
     if (store.readStreamsStored) {
-      for await (const page of store.readStreamsStored({ until, pageSize, streamPrefix })) yield await storedLinks(store, page);
+      for await (const page of store.readStreamsStored(options)) yield await storedLinks(store, page);
       continue;
     }
-    for await (const page of store.readStreams({ until, pageSize, streamPrefix })) {
+    for await (const page of store.readStreams(options)) {
       const links = await linksOf(store, page);
       yield page.map((e, i): Linked => {
         const link = links[i];

@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointWorkspace } from '../../../src/audit/checkpoint';
-import { verifyLog } from '../../../src/audit/verify';
+import { verifyChains, verifyLog } from '../../../src/audit/verify';
 import { EVENTS_FILE } from '../../../src/backends';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { presetStreamName } from '../../../src/presets/streamName';
@@ -30,10 +31,26 @@ const runVerify = async () => {
   const code = await audit(['verify'], io);
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
+/**
+ * verify's report, checked twice: whole, and with its chains checked in three shares of the
+ * streams and merged (as the built command's threads do): the same verdict, and on a clean log the
+ * same counts (a share stops at its own fault, so the counts of a faulty log differ).
+ */
 const verify = async () => {
   const store = openSqliteEventStore({ file, writerThread: false });
   try {
-    return await verifyLog(store);
+    const whole = await verifyLog(store);
+    let progressed = 0;
+    const inShares = await verifyLog(store, {
+      onProgress: (events) => (progressed = events),
+      threads: (options, progress) =>
+        Promise.all([0, 1, 2].map((index) => verifyChains(store, { ...options, share: { index, count: 3 } }, progress))),
+    });
+    if (whole.ok) {
+      expect(inShares).toEqual(whole);
+      expect(progressed).toBe(whole.events);
+    } else expect({ ok: inShares.ok, fault: inShares.fault }).toEqual({ ok: false, fault: whole.fault });
+    return whole;
   } finally {
     await store.close();
   }
@@ -98,6 +115,35 @@ it('names the event one byte of whose data was changed', async () => {
   const cli = await runVerify();
   expect(cli.code).toBe(1);
   expect(cli.out).toContain(`FAULT hash_mismatch at ${BOT} revision 2`);
+});
+
+it('the built command checks the chains in worker threads, a share of the streams each, with the same verdicts', async () => {
+  const built = () =>
+    spawnSync(process.execPath, [join(__dirname, '../../../dist/scripts/audit.js'), 'verify'], {
+      env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
+  const clean = built();
+  expect(clean.stdout).toMatch(/chains checked in \d+ worker threads/);
+  const whole = await runVerify();
+  expect(
+    clean.stdout
+      .trim()
+      .split('\n')
+      .pop()!
+      .replace(/\(.*\)$/, ''),
+  ).toBe(
+    whole.out
+      .split('\n')
+      .pop()!
+      .replace(/\(.*\)$/, ''),
+  );
+  expect(clean.status).toBe(0);
+  const { position, data } = row(BOT, 2);
+  tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(data.replace('Be brief.', 'Be Brief.'), position));
+  const faulty = built();
+  expect(faulty.status).toBe(1);
+  expect(faulty.stdout).toContain(`FAULT hash_mismatch at ${BOT} revision 2 (position ${position})`);
 });
 
 it('names the revision of an event deleted from the middle of a stream', async () => {
