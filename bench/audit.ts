@@ -36,7 +36,7 @@ const appendRound = async (root: string) => {
 };
 
 const main = async () => {
-  if (opts.compare) {
+  if (opts.compare && opts.rounds > 0) {
     const chained: number[] = [];
     const before: number[] = [];
     for (let round = 0; round < opts.rounds; round++) {

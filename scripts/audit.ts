@@ -3,7 +3,7 @@ import { describeBackends, openEventStore } from '../src/backends';
 import type { EventStoreAdapter } from '../src/eventstore/eventStore';
 import { sealLog } from '../src/audit/seal';
 import { loadSigningKey } from '../src/audit/signing';
-import { verifyLog, type ChainShareOptions, type ChainShareReport } from '../src/audit/verify';
+import { verifyLog, type LogShareOptions, type LogShareReport } from '../src/audit/verify';
 import { runSharesInThreads } from '../src/threads/shares';
 import { threadEntry } from '../src/threads/thread';
 import { availableParallelism } from 'node:os';
@@ -80,14 +80,14 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     // Built, the chains are checked in threads, a share of the streams each; from source, here.
     const entry = threadEntry(join(__dirname, '..', 'src', 'workers'), 'auditVerify');
     const threads = entry
-      ? runSharesInThreads<Omit<ChainShareOptions, 'share'>, ChainShareReport>({
+      ? runSharesInThreads<Omit<LogShareOptions, 'share'>, LogShareReport>({
           count: availableParallelism(),
           entry,
           kind: 'verifyLoader',
           data: { config },
         })
       : undefined;
-    if (threads) io.out(`audit:verify: chains checked in ${availableParallelism()} worker threads, a share of the streams each`);
+    if (threads) io.out(`audit:verify: checked in ${availableParallelism()} worker threads, a share of the streams each`);
     const r = await verifyLog(store, { onProgress, threads });
     const seconds = (Date.now() - started) / 1000;
     const rate = seconds > 0 ? Math.round(r.events / seconds) : r.events;

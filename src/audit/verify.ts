@@ -1,6 +1,6 @@
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
-import type { StoredEvent, StoredTextReader, StreamReader } from '../eventstore/streamReader';
+import { streamShare, type StoredEvent, type StoredTextReader, type StreamReader } from '../eventstore/streamReader';
 import { bodyOfCanonical, GENESIS_HASH, isJsonObject, linkHash, linksTo, splitStoredMetadata, storedHash } from './chain';
 import { headsDigest, linksOf } from './checkpoint';
 import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint } from './events';
@@ -47,25 +47,26 @@ export interface VerifyOptions {
   prefixes?: readonly string[];
   pageSize?: number;
   onProgress?: (events: number) => void;
-  /** Check the chains in threads, one share of the streams each (src/workers/auditVerify.ts); the checkpoints after, here. */
-  threads?: ChainShareRunner;
+  /** Verify in threads, one share of the streams each, chains then checkpointed heads (src/workers/auditVerify.ts). */
+  threads?: LogShareRunner;
 }
 
-/** What checking the chains of one share of the streams found. */
-export interface ChainShareReport {
+/** What checking one share of the streams found: their chains, then the checkpoints' heads among them. */
+export interface LogShareReport {
   events: number;
   streams: number;
+  checkpoints: number;
   fault?: ChainFault;
 }
 
-export interface ChainShareOptions {
+export interface LogShareOptions {
   until: bigint;
   prefixes: readonly string[];
   pageSize: number;
   share?: Share;
 }
 
-export type ChainShareRunner = ShareRunner<Omit<ChainShareOptions, 'share'>, ChainShareReport>;
+export type LogShareRunner = ShareRunner<Omit<LogShareOptions, 'share'>, LogShareReport>;
 
 const CHECKPOINTS_PER_PAGE = 4;
 
@@ -101,30 +102,51 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
   if (until === null) return report();
   const onProgress = (done: number) => options.onProgress?.((events += done));
   const shared = { until, prefixes, pageSize };
-  const shares = options.threads ? await options.threads(shared, onProgress) : [await verifyChains(store, { ...shared }, onProgress)];
+  const shares = options.threads ? await options.threads(shared, onProgress) : [await verifyLogShare(store, { ...shared }, onProgress)];
   events = shares.reduce((n, r) => n + r.events, 0);
   streams = shares.reduce((n, r) => n + r.streams, 0);
-  // One fault per share at most (a share stops at its first); of several, the first by stream and revision.
+  checkpoints = Math.max(...shares.map((r) => r.checkpoints));
+  // One fault per share at most (a share stops at its first). Of several, a chain's before a
+  // checkpoint's (as a whole verify checks every chain before any checkpoint), then the first by
+  // stream and revision.
   const faults = shares.flatMap((r) => (r.fault ? [r.fault] : []));
-  faults.sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.revision - b.revision));
-  if (faults[0]) return report(faults[0]);
+  const rank = (f: ChainFault) => (CHECKPOINT_FAULTS.has(f.kind) ? 1 : 0);
+  faults.sort((a, b) => rank(a) - rank(b) || (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.revision - b.revision));
+  return report(faults[0]);
+};
+
+const CHECKPOINT_FAULTS: ReadonlySet<FaultKind> = new Set(['checkpoint_digest', 'checkpoint_head_missing', 'checkpoint_head_mismatch']);
+
+/**
+ * One share of the log (all of it without `share`): its streams' chains, then, if they hold, every
+ * checkpoint's heads that are its streams' (and every checkpoint's digest, in share 0). Stops at
+ * the first fault.
+ */
+export const verifyLogShare = async (
+  store: VerifiableStore,
+  options: LogShareOptions,
+  onProgress: (done: number) => void = () => {},
+): Promise<LogShareReport> => {
+  const chains = await verifyChains(store, options, onProgress);
+  if (chains.fault) return { ...chains, checkpoints: 0 };
+  let checkpoints = 0;
   try {
-    // The chains hold; now every checkpoint (on the audit streams, whose own chains were checked above).
-    // Only the audit streams verified above (a workspace's own, for its auditors); a few checkpoints
-    // at a time, since one can hold thousands of heads.
+    // On the audit streams (a workspace's own, for its auditors; their chains were checked above),
+    // a few checkpoints at a time, since one can hold thousands of heads.
+    const { prefixes, share } = options;
     const audits = prefixes.includes('') ? [AUDIT_STREAM_PREFIX] : prefixes.filter((p) => p.startsWith(AUDIT_STREAM_PREFIX));
     for (const streamPrefix of audits) {
       for (let after = 0n; ;) {
         const page = await store.readAll({ after, limit: CHECKPOINTS_PER_PAGE, streamPrefix, types: [LOG_CHECKPOINTED] });
-        for (const recorded of page) await checkCheckpoint(store, recorded);
+        for (const recorded of page) await checkCheckpoint(store, recorded, share);
         checkpoints += page.length;
         if (page.length < CHECKPOINTS_PER_PAGE) break;
         after = page[page.length - 1]!.position;
       }
     }
-    return report();
+    return { ...chains, checkpoints };
   } catch (error) {
-    if (error instanceof Fault) return report(error.fault);
+    if (error instanceof Fault) return { ...chains, checkpoints, fault: error.fault };
     throw error;
   }
 };
@@ -134,11 +156,11 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
  * GENESIS_HASH in revision order, up to `until`; stops at the first fault. `onProgress` is told of
  * each page's events as they are checked.
  */
-export const verifyChains = async (
+const verifyChains = async (
   store: VerifiableStore,
-  { until, prefixes, pageSize, share }: ChainShareOptions,
-  onProgress: (done: number) => void = () => {},
-): Promise<ChainShareReport> => {
+  { until, prefixes, pageSize, share }: LogShareOptions,
+  onProgress: (done: number) => void,
+): Promise<Omit<LogShareReport, 'checkpoints'>> => {
   let events = 0;
   let streams = 0;
   try {
@@ -265,12 +287,14 @@ const eventAt = async (store: VerifiableStore, stream: string, revision: bigint)
   return { ...event, link, follows: () => false };
 };
 
-const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent) => {
+/** A checkpoint's digest (in share 0, or without shares) and its heads in `share` (all without). */
+const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent, share?: Share) => {
   const { data } = decodeCheckpoint(recorded);
-  if (headsDigest(data.heads) !== data.digest) {
+  if ((!share || share.index === 0) && headsDigest(data.heads) !== data.digest) {
     throw fault('checkpoint_digest', recorded, `the checkpoint ${recorded.stream}@${recorded.revision} does not match its digest`);
   }
   for (const head of data.heads) {
+    if (share && streamShare(head.stream, share.count) !== share.index) continue;
     const event = await eventAt(store, head.stream, BigInt(head.revision));
     if (!event) {
       const [last] = await store.readAllBackwards({ streamPrefix: head.stream, limit: 1 });

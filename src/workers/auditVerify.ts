@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { verifyChains, type ChainShareOptions } from '../audit/verify';
+import { verifyLogShare, type LogShareOptions } from '../audit/verify';
 import { openEventStore } from '../backends';
 import type { Config } from '../config';
 import { createLogger } from '../logger';
@@ -7,10 +7,10 @@ import { serveShare, type Share } from '../threads/shares';
 
 /** A thread of `npm run audit:verify` (src/audit/verify.ts): the chains of one share of the streams, on an event-store connection of its own. */
 serveShare<
-  ChainShareOptions & { config: Config; share: Share },
+  LogShareOptions & { config: Config; share: Share },
   ReturnType<typeof openEventStore>,
-  Awaited<ReturnType<typeof verifyChains>>
+  Awaited<ReturnType<typeof verifyLogShare>>
 >(
   async ({ config }) => openEventStore(config, createLogger(config.logLevel, pino.destination({ fd: 2, sync: true })), { readOnly: true }),
-  (store, options, progress) => verifyChains(store, options, progress),
+  (store, options, progress) => verifyLogShare(store, options, progress),
 );

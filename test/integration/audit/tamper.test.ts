@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointWorkspace } from '../../../src/audit/checkpoint';
-import { verifyChains, verifyLog } from '../../../src/audit/verify';
+import { verifyLogShare, verifyLog } from '../../../src/audit/verify';
 import { EVENTS_FILE } from '../../../src/backends';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { presetStreamName } from '../../../src/presets/streamName';
@@ -32,7 +32,7 @@ const runVerify = async () => {
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
 /**
- * verify's report, checked twice: whole, and with its chains checked in three shares of the
+ * verify's report, checked twice: whole, and with its checked in three shares of the
  * streams and merged (as the built command's threads do): the same verdict, and on a clean log the
  * same counts (a share stops at its own fault, so the counts of a faulty log differ).
  */
@@ -44,7 +44,7 @@ const verify = async () => {
     const inShares = await verifyLog(store, {
       onProgress: (events) => (progressed = events),
       threads: (options, progress) =>
-        Promise.all([0, 1, 2].map((index) => verifyChains(store, { ...options, share: { index, count: 3 } }, progress))),
+        Promise.all([0, 1, 2].map((index) => verifyLogShare(store, { ...options, share: { index, count: 3 } }, progress))),
     });
     if (whole.ok) {
       expect(inShares).toEqual(whole);
@@ -124,7 +124,7 @@ it('the built command checks the chains in worker threads, a share of the stream
       encoding: 'utf8',
     });
   const clean = built();
-  expect(clean.stdout).toMatch(/chains checked in \d+ worker threads/);
+  expect(clean.stdout).toMatch(/checked in \d+ worker threads/);
   const whole = await runVerify();
   expect(
     clean.stdout
