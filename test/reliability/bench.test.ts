@@ -53,6 +53,8 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       '10',
       '--split-rounds',
       '1',
+      '--split-client-pairs',
+      '10',
       '--consumer-events',
       '2000',
       '--scrape-rounds',
@@ -136,7 +138,7 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
     );
     expect(out).toMatch(/^resolve: service\/rawKoa \d+\.\d\d× req\/s \(rounds \d+\.\d\d×\)$/m);
     expect(out).toMatch(
-      /^\| (PASS|FAIL) \| split label in process ≤ 1\.05× a plain label's CPU per resolve \| \d+\.\d{3}× \([\d.]+ vs [\d.]+ µs\) \| \d+\.\d\d \|$/m,
+      /^\| (PASS|FAIL) \| split label in process ≤ 1\.05× a plain label's CPU per resolve \| \d+\.\d{3}× \([\d.]+ vs [\d.]+ µs\) \| pairs' ratios p25\/p50\/p75 \d+\.\d{3}, \d+\.\d{3}, \d+\.\d{3} \|$/m,
     );
     expect(out).toMatch(/^\| PASS \| split: 0 errors and 0 non-2xx \|/m);
     expect(out).toMatch(/^resolve client: [1-9][\d,]* resolves\/s on one core/m);
@@ -150,7 +152,7 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       /^\| (PASS|FAIL) \| consumer group drains ≥ 50,000 events\/s \(max 1000\) \| [\d,]+ events\/s \(2,000 in [\d.]+ s\) \|/m,
     );
     expect(out).toMatch(
-      /^\| (PASS|FAIL) \| scraping \/metrics every second costs < 2 % of read throughput \| [\d.]+× reads without \| [\d.]+× \|$/m,
+      /^\| (PASS|FAIL) \| scraping \/metrics every second costs < 2 % of read throughput \(the scrape's CPU at 1\/s ÷ the reads' CPU\) \| [\d.]+ % \([\d.]+ ms a scrape ÷ [\d,]+ ms\/s\); alternated: [\d.]+× req\/s, [\d.]+× CPU per read \| req\/s [\d.]+× \|$/m,
     );
     expect(written && existsSync(written)).toBeTruthy();
     const results = JSON.parse(readFileSync(written!, 'utf8'));
