@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { EventFeed } from '../src/eventstore/eventFeed';
-import { serveThread, startThread, type Thread } from '../src/threads/thread';
+import { startSupervisedThread } from '../src/threads/supervisor';
+import { serveThread } from '../src/threads/thread';
 import { startProjector, type Projector, type ProjectorEvents } from './projector';
 import type { ReadModel } from './readmodel/readModel';
 
@@ -29,55 +30,38 @@ export const startProjectorThread = async ({ entry, data, logger, restartDelayMs
   const events = new EventEmitter<ProjectorEvents>();
   events.setMaxListeners(0);
   let position: bigint | null = null;
-  let healthy = false;
-  let stopping = false;
-  let thread: Thread<Record<string, never>, ThreadEvents> | null = null;
-  let restart: NodeJS.Timeout | undefined;
-
-  const spawn = async () => {
-    const t = startThread<Record<string, never>, ThreadEvents>(entry, 'projector', data);
-    thread = t;
-    t.on('started', (at) => {
-      position = at;
-    });
-    t.on('projected', (at, documents) => {
-      position = at;
-      events.emit('projected', at, documents);
-    });
-    t.on('health', (ok) => {
-      healthy = ok;
-    });
-    void t.exited.then((code) => {
-      thread = null;
-      healthy = false;
-      if (stopping) return;
-      logger.error({ code }, `projector thread exited; starting another in ${restartDelayMs} ms`);
-      restart = setTimeout(() => void spawn().catch(() => undefined), restartDelayMs);
-    });
-    try {
-      await t.ready;
-    } catch (error) {
-      logger.error({ err: error }, 'projector thread failed');
-      throw error;
-    }
-    healthy = true;
-  };
-
-  await spawn().catch((error: unknown) => {
-    stopping = true;
-    clearTimeout(restart);
-    throw error;
+  // The running thread's last word on its health; a thread that is not running (dead, or starting) is not healthy.
+  let health = false;
+  const supervised = await startSupervisedThread<Record<string, never>, ThreadEvents>({
+    entry,
+    kind: 'projector',
+    data,
+    logger,
+    restartDelayMs,
+    attach: (t) => {
+      // Healthy once ready (as it says from then on).
+      void t.ready.then(
+        () => (health = true),
+        () => undefined,
+      );
+      t.on('started', (at) => {
+        position = at;
+      });
+      t.on('projected', (at, documents) => {
+        position = at;
+        events.emit('projected', at, documents);
+      });
+      t.on('health', (ok) => {
+        health = ok;
+      });
+    },
   });
   return {
     events,
     position: () => position,
-    healthy: () => healthy,
-    async stop() {
-      stopping = true;
-      clearTimeout(restart);
-      // It drains what it was given, closes its stores and ends; one that hangs is ended.
-      await thread?.stop();
-    },
+    healthy: () => supervised.current() !== null && health,
+    // It drains what it was given, closes its stores and ends; one that hangs is ended.
+    stop: () => supervised.stop(),
   };
 };
 

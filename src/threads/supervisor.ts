@@ -4,7 +4,8 @@ import { startThread, type Thread, type ThreadKind } from './thread';
 
 /**
  * A thread that is started again when it dies: what a long-running part of the service (the
- * webhook deliverer) needs so that one uncaught error does not stop it until the next restart.
+ * projector, the webhook deliverer) needs so that one uncaught error does not stop it until the
+ * next restart.
  * `attach` wires each new thread's events before it is ready; `current()` is the thread running
  * now (null between a death and the next start). `stop()` stops it and starts no other.
  */
@@ -28,15 +29,19 @@ export const startSupervisedThread = async <Remote extends Api, RemoteEvents ext
   options: SupervisedThreadOptions<Remote, RemoteEvents>,
 ): Promise<SupervisedThread<Remote, RemoteEvents>> => {
   const { entry, kind, data, logger, attach, restartDelayMs = 1000 } = options;
+  // The latest thread started, ready or still starting (so that `stop` stops one that is starting).
   let thread: Thread<Remote, RemoteEvents> | null = null;
+  let ready = false;
   let stopping = false;
   let restart: NodeJS.Timeout | undefined;
 
   const spawn = async () => {
     const t = startThread<Remote, RemoteEvents>(entry, kind, data);
+    thread = t;
+    ready = false;
     attach(t);
     void t.exited.then((code) => {
-      if (thread === t) thread = null;
+      if (thread === t) [thread, ready] = [null, false];
       if (stopping) return;
       logger.error({ code }, `${kind} thread exited; starting another in ${restartDelayMs} ms`);
       restart = setTimeout(() => void spawn().catch(() => undefined), restartDelayMs);
@@ -47,7 +52,7 @@ export const startSupervisedThread = async <Remote extends Api, RemoteEvents ext
       logger.error({ err: error }, `${kind} thread failed`);
       throw error;
     }
-    thread = t;
+    if (thread === t) ready = true;
   };
 
   await spawn().catch((error: unknown) => {
@@ -56,7 +61,7 @@ export const startSupervisedThread = async <Remote extends Api, RemoteEvents ext
     throw error;
   });
   return {
-    current: () => thread,
+    current: () => (ready ? thread : null),
     async stop() {
       stopping = true;
       clearTimeout(restart);

@@ -46,3 +46,32 @@ it('starts a thread that ended by itself again, and none after stop()', async ()
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+it('stops a thread that is still starting again when stop() comes, and starts none after it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presets-supervisor-'));
+  const loaded = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
+  if (E.isLeft(loaded)) throw new Error(loaded.left.join('; '));
+  const threads: Array<Parameters<Parameters<typeof startSupervisedThread>[0]['attach']>[0]> = [];
+  const supervised = await startSupervisedThread({
+    entry: compiledEntry('src/workers/deliverer'),
+    kind: 'deliverer',
+    data: { config: loaded.right, pollIntervalMs: 60_000, resyncMs: 60_000 },
+    logger: createLogger('silent'),
+    restartDelayMs: 10,
+    attach: (thread) => void threads.push(thread),
+  });
+  try {
+    await supervised.current()!.stop(); // dies: another is started 10 ms later
+    const deadline = Date.now() + 15_000;
+    while (threads.length < 2 && Date.now() < deadline) await sleep(1);
+    expect(threads).toHaveLength(2);
+    await supervised.stop(); // the second is still setting itself up
+    expect(await Promise.race([threads[1]!.exited, sleep(10_000).then(() => 'still running')])).toBe(0);
+    expect(supervised.current()).toBeNull();
+    await sleep(100);
+    expect(threads).toHaveLength(2);
+  } finally {
+    await supervised.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
