@@ -77,17 +77,18 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
       return 0;
     }
     const started = Date.now();
-    // Built, the chains are checked in threads, a share of the streams each; from source, here.
+    // Built, verify runs in threads, a share of the streams each (chains, then their checkpointed heads); from source, here.
     const entry = threadEntry(join(__dirname, '..', 'src', 'workers'), 'auditVerify');
+    const count = availableParallelism();
     const threads = entry
       ? runSharesInThreads<Omit<LogShareOptions, 'share'>, LogShareReport>({
-          count: availableParallelism(),
+          count,
           entry,
           kind: 'verifyLoader',
           data: { config },
         })
       : undefined;
-    if (threads) io.out(`audit:verify: checked in ${availableParallelism()} worker threads, a share of the streams each`);
+    if (threads) io.out(`audit:verify: checked in ${count} worker threads, a share of the streams each`);
     const r = await verifyLog(store, { onProgress, threads });
     const seconds = (Date.now() - started) / 1000;
     const rate = seconds > 0 ? Math.round(r.events / seconds) : r.events;

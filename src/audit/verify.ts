@@ -100,9 +100,10 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
     ...(f ? { fault: f } : {}),
   });
   if (until === null) return report();
-  const onProgress = (done: number) => options.onProgress?.((events += done));
+  let done = 0;
+  const onProgress = (n: number) => options.onProgress?.((done += n));
   const shared = { until, prefixes, pageSize };
-  const shares = options.threads ? await options.threads(shared, onProgress) : [await verifyLogShare(store, { ...shared }, onProgress)];
+  const shares = options.threads ? await options.threads(shared, onProgress) : [await verifyLogShare(store, shared, onProgress)];
   events = shares.reduce((n, r) => n + r.events, 0);
   streams = shares.reduce((n, r) => n + r.streams, 0);
   checkpoints = Math.max(...shares.map((r) => r.checkpoints));
@@ -217,7 +218,7 @@ interface Linked {
 /** Every stream's events in revision order, as stored text where the store keeps it (no parse), else parsed. */
 async function* linkPages(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number, share?: Share) {
   for (const streamPrefix of prefixes) {
-    const options = { until, pageSize, streamPrefix, ...(share ? { share } : {}) };
+    const options = { until, pageSize, streamPrefix, share };
     if (store.readStreamsStored) {
       for await (const page of store.readStreamsStored(options)) yield await storedLinks(store, page);
       continue;

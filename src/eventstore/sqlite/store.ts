@@ -74,14 +74,9 @@ const toStored = ({ stream, revision, position, type, data, metadata }: Row): St
 });
 
 const toStoredFeedEvent = (row: Row): StoredFeedEvent => ({
+  ...toStored(row),
   stored: true,
   id: row.id,
-  stream: row.stream,
-  revision: row.revision,
-  position: row.position,
-  type: row.type,
-  data: row.data,
-  metadata: row.metadata,
   recordedAt: new Date(row.recorded_at),
 });
 
