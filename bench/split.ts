@@ -46,7 +46,8 @@ type Label = 'plain' | 'split';
 const CLIENT_BLOCK = 2048;
 const LABELS: Label[] = ['plain', 'split'];
 
-const bodyFor = (label: Label, user: string) => ({
+/** The request both halves resolve: a chat body naming the label, its `user` the split key. */
+export const splitBody = (label: Label, user: string) => ({
   model: `@preset/hot@${label}`,
   messages: [{ role: 'user', content: 'My invoice for March shows two charges for the same workspace. Can you check?' }],
   user,
@@ -69,7 +70,7 @@ const httpRun = async (opts: SplitBenchOptions, url: string, label: Label, durat
       {
         method: 'POST',
         path: RESOLVE_PATH,
-        setupRequest: (req) => ({ ...req, body: JSON.stringify(bodyFor(label, `customer-${n++}`)) }),
+        setupRequest: (req) => ({ ...req, body: JSON.stringify(splitBody(label, `customer-${n++}`)) }),
       },
     ],
   };

@@ -13,17 +13,11 @@
  * same drift on both labels.
  */
 import { createPresetClient } from '../src/client';
+import { splitBody } from './split';
 
 const [url, apiKey, pairsArg, blockArg] = process.argv.slice(2);
 const pairs = Number(pairsArg ?? 400);
 const block = Number(blockArg ?? 2048);
-
-const splitBody = (label: 'plain' | 'split', user: string) => ({
-  model: `@preset/hot@${label}`,
-  messages: [{ role: 'user', content: 'My invoice for March shows two charges for the same workspace. Can you check?' }],
-  user,
-  stream: true,
-});
 
 const main = async () => {
   const client = createPresetClient({ baseUrl: url!, apiKey: apiKey! });
