@@ -13,19 +13,31 @@ import { compiledEntry } from '../../support/threads';
  * after the delay, and one that is stopped through the supervisor is not. A real worker thread:
  * the built delivery entry (dist/src/workers/deliverer.js) over an empty data directory.
  */
-it('starts a thread that ended by itself again, and none after stop()', async () => {
+type Attached = Parameters<Parameters<typeof startSupervisedThread>[0]['attach']>[0];
+
+/** The delivery thread, supervised, over an empty data directory of its own (removed by `cleanUp`). */
+const superviseDeliverer = async (restartDelayMs: number, attach: (thread: Attached) => void) => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-supervisor-'));
   const loaded = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
   if (E.isLeft(loaded)) throw new Error(loaded.left.join('; '));
-  let started = 0;
   const supervised = await startSupervisedThread({
     entry: compiledEntry('src/workers/deliverer'),
     kind: 'deliverer',
     data: { config: loaded.right, pollIntervalMs: 60_000, resyncMs: 60_000 },
     logger: createLogger('silent'),
-    restartDelayMs: 50,
-    attach: () => void started++,
+    restartDelayMs,
+    attach,
   });
+  const cleanUp = async () => {
+    await supervised.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { supervised, cleanUp };
+};
+
+it('starts a thread that ended by itself again, and none after stop()', async () => {
+  let started = 0;
+  const { supervised, cleanUp } = await superviseDeliverer(50, () => void started++);
   try {
     const first = supervised.current();
     expect(first).not.toBeNull();
@@ -42,24 +54,13 @@ it('starts a thread that ended by itself again, and none after stop()', async ()
     expect(started).toBe(2);
     expect(supervised.current()).toBeNull();
   } finally {
-    await supervised.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await cleanUp();
   }
 });
 
 it('stops a thread that is still starting again when stop() comes, and starts none after it', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'presets-supervisor-'));
-  const loaded = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
-  if (E.isLeft(loaded)) throw new Error(loaded.left.join('; '));
-  const threads: Array<Parameters<Parameters<typeof startSupervisedThread>[0]['attach']>[0]> = [];
-  const supervised = await startSupervisedThread({
-    entry: compiledEntry('src/workers/deliverer'),
-    kind: 'deliverer',
-    data: { config: loaded.right, pollIntervalMs: 60_000, resyncMs: 60_000 },
-    logger: createLogger('silent'),
-    restartDelayMs: 10,
-    attach: (thread) => void threads.push(thread),
-  });
+  const threads: Attached[] = [];
+  const { supervised, cleanUp } = await superviseDeliverer(10, (thread) => void threads.push(thread));
   try {
     await supervised.current()!.stop(); // dies: another is started 10 ms later
     const deadline = Date.now() + 15_000;
@@ -71,7 +72,6 @@ it('stops a thread that is still starting again when stop() comes, and starts no
     await sleep(100);
     expect(threads).toHaveLength(2);
   } finally {
-    await supervised.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await cleanUp();
   }
 });
