@@ -69,6 +69,9 @@ export interface ConsumerGroups {
   close(): void;
 }
 
+/** Next batches read ahead at once, over all groups (src/consumerGroups/consumerGroups.ts, readNext). */
+export const PREFETCHED = 8;
+
 export interface ConsumerGroupDeps {
   store: ConsumerGroupStore;
   /** With `readAllStored`, batches are read as stored text: the route passes them on without parsing them. */
@@ -95,6 +98,42 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
       types: group.filter.types ?? undefined,
     };
     return feed.readAllStored ? feed.readAllStored(options) : feed.readAll(options);
+  };
+
+  // The next batch of a group, read while its consumer handles the batch just leased: a draining
+  // consumer's fetch then finds it read, and the service's reading overlaps the consumer's work
+  // instead of following it. The log only grows, so a batch read after a position holds the first
+  // events after it: one of exactly the `max` asked for is handed out; a short or empty one, or one
+  // of another size, is read again. At most PREFETCHED batches are held (the oldest dropped first),
+  // each for at most its group's lease time.
+  const prefetched = new Map<string, { after: bigint; filter: string; events: Promise<FetchedEvent[]> }>();
+  const groupKey = (workspaceId: string, name: string) => `${workspaceId}\u0000${name}`;
+  const filterKey = (group: ConsumerGroup) => JSON.stringify([groupStreamPrefix(group), group.filter.types ?? null]);
+
+  const prefetch = (group: ConsumerGroup, after: bigint, max: number) => {
+    const key = groupKey(group.workspaceId, group.name);
+    // After the answer to this fetch is on its way: the embedded store reads synchronously.
+    const events = new Promise<void>((resolve) => setImmediate(resolve)).then(() => read({ ...group, checkpoint: after }, max));
+    const entry = { after, filter: filterKey(group), events };
+    entry.events.catch(() => undefined); // a failed read is read again by the fetch that wanted it
+    prefetched.delete(key);
+    prefetched.set(key, entry);
+    for (const oldest of prefetched.keys()) {
+      if (prefetched.size <= PREFETCHED) break;
+      prefetched.delete(oldest);
+    }
+    setTimeout(() => prefetched.get(key) === entry && prefetched.delete(key), group.leaseMs).unref();
+  };
+
+  const readNext = async (group: ConsumerGroup, max: number): Promise<FetchedEvent[]> => {
+    const key = groupKey(group.workspaceId, group.name);
+    const ahead = prefetched.get(key);
+    prefetched.delete(key);
+    if (ahead && ahead.after === group.checkpoint && ahead.filter === filterKey(group)) {
+      const events = await ahead.events.catch(() => []);
+      if (events.length === max) return events;
+    }
+    return read(group, max);
   };
 
   /** Resolves when an event of the group's streams is stored after its position, after `ms`, or on close. */
@@ -174,14 +213,14 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
           });
         }
         // An expired lease's events come again: the position did not move.
-        const events = stop.aborted ? [] : await read(group, max);
+        const events = stop.aborted ? [] : await readNext(group, max);
         if (events.length > 0) {
-          const next = leased(
-            group,
-            { id: newId(), first: events[0]!.position, last: events.at(-1)!.position, count: events.length },
-            now(),
-          );
-          if (await store.update(next, group.revision)) return E.right({ group: next, events });
+          const last = events.at(-1)!.position;
+          const next = leased(group, { id: newId(), first: events[0]!.position, last, count: events.length }, now());
+          if (await store.update(next, group.revision)) {
+            if (events.length === max) prefetch(next, last, max);
+            return E.right({ group: next, events });
+          }
           return E.left({
             kind: 'conflict',
             message: 'another consumer of this group fetched at the same time; retry',
@@ -208,6 +247,9 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
       return { events: pending.length, head };
     },
 
-    close: () => closing.abort(),
+    close: () => {
+      closing.abort();
+      prefetched.clear();
+    },
   };
 };

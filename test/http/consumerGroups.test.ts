@@ -114,6 +114,44 @@ describe('fetching and acknowledging', () => {
     expect(after).toMatchObject({ lag: 0, lease: null, position: seen.at(-1)!.position });
   });
 
+  it('hands out the next batch as the feed has it after a full batch, read ahead or not: events added meanwhile, a short batch, another max, a moved group', async () => {
+    // After a full batch the service reads the next one ahead; each fetch must still answer what the feed holds after the group's position.
+    const slug = (i: number) => `cg-ahead-${i}`;
+    expect((await put('ahead', { filter: { slug_prefix: 'cg-ahead-' }, start: 'now' })).status).toBe(201);
+    const theFeed = async () => (await feed()).filter((e) => /-cg-ahead-/.test(e.stream));
+    const next = async (max: number, expected: Event[]) => {
+      const batch: Batch = await (await fetchBatch('ahead', { max })).json();
+      expect(batch.data.map((e) => e.id)).toEqual(expected.map((e) => e.id));
+      if (batch.lease) expect((await ack('ahead', { lease_id: batch.lease.id })).status).toBe(200);
+      return batch;
+    };
+    for (let i = 0; i < 4; i++) await write(slug(i));
+    let all = await theFeed();
+    await next(2, all.slice(0, 2)); // full: 3-4 read ahead
+    for (let i = 4; i < 6; i++) await write(slug(i));
+    all = await theFeed();
+    await next(2, all.slice(2, 4)); // the batch read ahead; 5-6 read ahead, stored since
+    await next(2, all.slice(4, 6)); // and nothing after them read ahead (a short, empty batch)
+    for (let i = 6; i < 10; i++) await write(slug(i));
+    all = await theFeed();
+    await next(2, all.slice(6, 8)); // read now, not the empty batch read ahead; full: 9-10 read ahead
+    await next(1, all.slice(8, 9)); // another max than the batch read ahead
+    await next(3, all.slice(9, 10));
+    for (let i = 10; i < 14; i++) await write(slug(i));
+    all = await theFeed();
+    await next(2, all.slice(10, 12)); // full: 13-14 read ahead
+    expect((await put('ahead', { filter: { slug_prefix: 'cg-ahead-' }, start: all[2]!.position })).status).toBe(200);
+    await next(2, all.slice(3, 5)); // from where the group was moved to
+    expect((await put('ahead', { filter: { slug_prefix: 'cg-ahead-1' } })).status).toBe(200); // 10, 11, 12 from 5 on
+    await next(
+      2,
+      all
+        .slice(5)
+        .filter((e) => /-cg-ahead-1\d?$/.test(e.stream))
+        .slice(0, 2),
+    );
+  });
+
   it('hands a batch out again when its consumer died before acknowledging (the lease expired)', async () => {
     expect((await put('dying', { start: 'now', lease_ms: 1000 })).status).toBe(201);
     for (let i = 0; i < 4; i++) await write('cg-dying', i);
