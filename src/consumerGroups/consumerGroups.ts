@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/Either';
+import { LRUCache } from 'lru-cache';
 import type { EventFeed, StoredFeedEvent, StoredTextFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import { workspaceStreamPrefix } from '../presets/streamName';
@@ -104,25 +105,20 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
   // consumer's fetch then finds it read, and the service's reading overlaps the consumer's work
   // instead of following it. The log only grows, so a batch read after a position holds the first
   // events after it: one of exactly the `max` asked for is handed out; a short or empty one, or one
-  // of another size, is read again. At most PREFETCHED batches are held (the oldest dropped first),
-  // each for at most its group's lease time.
-  const prefetched = new Map<string, { after: bigint; filter: string; events: Promise<FetchedEvent[]> }>();
+  // of another size, is read again. At most PREFETCHED batches are held (the least recently read
+  // ahead dropped first), each for at most its group's lease time.
+  const prefetched = new LRUCache<string, { after: bigint; filter: string; events: Promise<FetchedEvent[]> }>({
+    max: PREFETCHED,
+    ttlAutopurge: true,
+  });
   const groupKey = (workspaceId: string, name: string) => `${workspaceId}\u0000${name}`;
   const filterKey = (group: ConsumerGroup) => JSON.stringify([groupStreamPrefix(group), group.filter.types ?? null]);
 
   const prefetch = (group: ConsumerGroup, after: bigint, max: number) => {
-    const key = groupKey(group.workspaceId, group.name);
     // After the answer to this fetch is on its way: the embedded store reads synchronously.
     const events = new Promise<void>((resolve) => setImmediate(resolve)).then(() => read({ ...group, checkpoint: after }, max));
-    const entry = { after, filter: filterKey(group), events };
-    entry.events.catch(() => undefined); // a failed read is read again by the fetch that wanted it
-    prefetched.delete(key);
-    prefetched.set(key, entry);
-    for (const oldest of prefetched.keys()) {
-      if (prefetched.size <= PREFETCHED) break;
-      prefetched.delete(oldest);
-    }
-    setTimeout(() => prefetched.get(key) === entry && prefetched.delete(key), group.leaseMs).unref();
+    events.catch(() => undefined); // a failed read is read again by the fetch that wanted it
+    prefetched.set(groupKey(group.workspaceId, group.name), { after, filter: filterKey(group), events }, { ttl: group.leaseMs });
   };
 
   const readNext = async (group: ConsumerGroup, max: number): Promise<FetchedEvent[]> => {

@@ -16,7 +16,7 @@ const FOREIGN_APPENDS_POLL_MS = 1000;
 /**
  * Catch-up pages of 128 events, not the shared tail's 512: a replay's pages and the deliveries made
  * from them live in this thread's heap, and with 512 the service's peak RSS through a replay of
- * 5,000 events to 4 webhooks was 207-209 MB, with 128 196-199 MB, at the same deliveries a second
+ * 5,000 events to 4 webhooks was 207-209 MB, with 128 196-200 MB, at the same deliveries a second
  * (docs/performance.md, Webhooks).
  */
 const CATCH_UP_PAGE = 128;
