@@ -1,18 +1,20 @@
+import { hash } from 'node:crypto';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
-import { streamShare, type StoredEvent, type StoredTextReader, type StreamReader } from '../eventstore/streamReader';
+import type { StoredEvent, StoredTextReader, StreamReader } from '../eventstore/streamReader';
 import { bodyOfCanonical, GENESIS_HASH, isJsonObject, linkHash, linksTo, splitStoredMetadata, storedHash } from './chain';
 import { headsDigest, linksOf } from './checkpoint';
-import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint } from './events';
+import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint, type StreamHead } from './events';
 import type { SealedLinks } from './links';
 import type { Share, ShareRunner } from '../threads/shares';
 
 /**
- * Verifies the whole log: every stream's chain recomputed from GENESIS_HASH in revision order
- * (an event changed, removed from the middle or moved breaks it at that event), then every
- * checkpoint's digest and heads (a stream whose tail was removed no longer has the head a
- * checkpoint names). Streams are read a page at a time: memory holds one page and one link per
- * stream being read, never the log. Stops at the first fault.
+ * Verifies the whole log: every stream's chain recomputed from GENESIS_HASH, each event checked in
+ * log order against the revision before it in its stream (an event changed, removed from the
+ * middle or moved breaks it at that event), then every checkpoint's digest and heads (a stream
+ * whose tail was removed no longer has the head a checkpoint names). The log is read a page at a
+ * time: memory holds one page and the last link of a bounded number of streams, never the log.
+ * Stops at the first fault.
  */
 export type VerifiableStore = EventStore & EventFeed & StreamReader & SealedLinks & Partial<StoredTextReader>;
 
@@ -47,16 +49,20 @@ export interface VerifyOptions {
   prefixes?: readonly string[];
   pageSize?: number;
   onProgress?: (events: number) => void;
-  /** Verify in threads, one share of the streams each, chains then checkpointed heads (src/workers/auditVerify.ts). */
+  /** How many streams' last links are kept at once (tests make it small). */
+  streamsKept?: number;
+  /** Verify in threads, each a share: a slice of the log's positions for the chains, then the checkpointed heads of a share of the streams (src/workers/auditVerify.ts). */
   threads?: LogShareRunner;
 }
 
-/** What checking one share of the streams found: their chains, then the checkpoints' heads among them. */
+/** What checking one share found: the chains through its slice of the log, then the checkpoints' heads of its streams. */
 export interface LogShareReport {
   events: number;
   streams: number;
   checkpoints: number;
   fault?: ChainFault;
+  /** The position of the event where the fault was found (for a checkpoint's, the checkpoint's). */
+  faultAt?: string;
 }
 
 export interface LogShareOptions {
@@ -64,11 +70,11 @@ export interface LogShareOptions {
   prefixes: readonly string[];
   pageSize: number;
   share?: Share;
+  /** How many streams' last links a share keeps (STREAMS_KEPT); the others are looked up when met. */
+  streamsKept?: number;
 }
 
 export type LogShareRunner = ShareRunner<Omit<LogShareOptions, 'share'>, LogShareReport>;
-
-const CHECKPOINTS_PER_PAGE = 4;
 
 class Fault {
   constructor(readonly fault: ChainFault) {}
@@ -84,7 +90,7 @@ const fault = (kind: FaultKind, e: { stream: string; revision: bigint | number; 
   });
 
 export const verifyLog = async (store: VerifiableStore, options: VerifyOptions = {}): Promise<VerifyReport> => {
-  // Small pages: a page is read a stream at a time, and a checkpoint event can be ~140 KB (1,000 heads).
+  // Small pages: a checkpoint event can be ~140 KB (1,000 heads), and checkpoints come in runs.
   const pageSize = options.pageSize ?? 100;
   const prefixes = options.prefixes ?? [''];
   const until = await store.headPosition();
@@ -102,136 +108,284 @@ export const verifyLog = async (store: VerifiableStore, options: VerifyOptions =
   if (until === null) return report();
   let done = 0;
   const onProgress = (n: number) => options.onProgress?.((done += n));
-  const shared = { until, prefixes, pageSize };
+  const shared = { until, prefixes, pageSize, ...(options.streamsKept ? { streamsKept: options.streamsKept } : {}) };
   const shares = options.threads ? await options.threads(shared, onProgress) : [await verifyLogShare(store, shared, onProgress)];
   events = shares.reduce((n, r) => n + r.events, 0);
   streams = shares.reduce((n, r) => n + r.streams, 0);
-  checkpoints = Math.max(...shares.map((r) => r.checkpoints));
-  // One fault per share at most (a share stops at its first). Of several, a chain's before a
-  // checkpoint's (as a whole verify checks every chain before any checkpoint), then the first by
-  // stream and revision.
-  const faults = shares.flatMap((r) => (r.fault ? [r.fault] : []));
+  checkpoints = shares.reduce((n, r) => n + r.checkpoints, 0);
+  // One fault per share at most (a share reports its first). Of several, a chain's before a
+  // checkpoint's (as a whole verify reports a chain's fault anywhere before a checkpoint's), then
+  // the one found first in the log (the shares are slices of its positions).
+  const found = shares.flatMap((r) => (r.fault ? [{ fault: r.fault, at: BigInt(r.faultAt ?? 0) }] : []));
   const rank = (f: ChainFault) => (CHECKPOINT_FAULTS.has(f.kind) ? 1 : 0);
-  faults.sort((a, b) => rank(a) - rank(b) || (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.revision - b.revision));
-  return report(faults[0]);
+  found.sort((a, b) => rank(a.fault) - rank(b.fault) || (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return report(found[0]?.fault);
 };
 
 const CHECKPOINT_FAULTS: ReadonlySet<FaultKind> = new Set(['checkpoint_digest', 'checkpoint_head_missing', 'checkpoint_head_mismatch']);
 
 /**
- * One share of the log (all of it without `share`): its streams' chains, then, if they hold, every
- * checkpoint's heads that are its streams' (and every checkpoint's digest, in share 0). Stops at
- * the first fault.
+ * One share of the log (all of it without `share`): the events at its slice of the log's
+ * positions, in position order up to `until`. Each event must be the next revision of its stream,
+ * and its link must follow the link of the revision before it; each checkpoint met must match its
+ * digest and the links of the heads it recorded. Reports the first fault of a chain, else the
+ * first of a checkpoint (the chains are checked to the end after a checkpoint's fault, as a
+ * changed chain explains it). `onProgress` is told of each page's events as they are checked.
+ *
+ * Read in position order the log is one sequential read, where reading it stream by stream costs
+ * an index lookup per event. What a stream's next event must follow is kept per stream (its last
+ * revision and link, at most `streamsKept` streams); a stream not kept (the share began after its
+ * earlier events, or it was dropped to keep the bound) is looked up once: its event at the revision
+ * before, which must be stored at an earlier position, and whose own link is checked where its
+ * position falls. So every event is checked against the one before it in its stream, whatever the
+ * shares, and a share's verdict on an event is the whole verify's. A checkpoint's head is checked
+ * against the link kept for its stream when that is the revision it names, else looked up.
  */
 export const verifyLogShare = async (
   store: VerifiableStore,
-  options: LogShareOptions,
+  { until, prefixes, pageSize, share, streamsKept: keep = STREAMS_KEPT }: LogShareOptions,
   onProgress: (done: number) => void = () => {},
 ): Promise<LogShareReport> => {
-  const chains = await verifyChains(store, options, onProgress);
-  if (chains.fault) return { ...chains, checkpoints: 0 };
-  let checkpoints = 0;
-  try {
-    // On the audit streams (a workspace's own, for its auditors; their chains were checked above),
-    // a few checkpoints at a time, since one can hold thousands of heads.
-    const { prefixes, share } = options;
-    const audits = prefixes.includes('') ? [AUDIT_STREAM_PREFIX] : prefixes.filter((p) => p.startsWith(AUDIT_STREAM_PREFIX));
-    for (const streamPrefix of audits) {
-      for (let after = 0n; ;) {
-        const page = await store.readAll({ after, limit: CHECKPOINTS_PER_PAGE, streamPrefix, types: [LOG_CHECKPOINTED] });
-        for (const recorded of page) await checkCheckpoint(store, recorded, share);
-        checkpoints += page.length;
-        if (page.length < CHECKPOINTS_PER_PAGE) break;
-        after = page[page.length - 1]!.position;
-      }
-    }
-    return { ...chains, checkpoints };
-  } catch (error) {
-    if (error instanceof Fault) return { ...chains, checkpoints, fault: error.fault };
-    throw error;
-  }
-};
-
-/**
- * Every stream's chain of one share of the streams (all of them without `share`), recomputed from
- * GENESIS_HASH in revision order, up to `until`; stops at the first fault. `onProgress` is told of
- * each page's events as they are checked.
- */
-const verifyChains = async (
-  store: VerifiableStore,
-  { until, prefixes, pageSize, share }: LogShareOptions,
-  onProgress: (done: number) => void,
-): Promise<Omit<LogShareReport, 'checkpoints'>> => {
   let events = 0;
   let streams = 0;
+  let checkpoints = 0;
+  let checkpointFault: { fault: ChainFault; at: bigint } | undefined;
+  const heads = new Map<string, Head>();
+  const { after, through } = positionShare(until, share);
+  const due = await checkpointsDue(store, prefixes, after, through);
+  let next = 0;
+  /** The checkpoints whose heads were read through `position`: their heads are now the streams' kept links. */
+  const checkDue = async (position: bigint) => {
+    for (; next < due.length && due[next]!.through < position; next++) {
+      const checkpoint = due[next]!;
+      checkpoints++;
+      if (checkpointFault) continue;
+      try {
+        await checkCheckpoint(store, await checkpointAt(store, checkpoint.position), heads);
+      } catch (error) {
+        if (!(error instanceof Fault)) throw error;
+        checkpointFault = { fault: error.fault, at: checkpoint.through };
+      }
+    }
+  };
+  let at = 0n;
   try {
-    let stream: string | undefined;
-    let expected = 0n;
-    let previous = GENESIS_HASH;
-    for await (const page of linkPages(store, prefixes, until, pageSize, share)) {
+    for await (const page of linkPages(store, prefixes, after, through, pageSize)) {
       for (const e of page) {
-        if (e.stream !== stream) {
-          stream = e.stream;
-          expected = 0n;
-          previous = GENESIS_HASH;
-          streams++;
-        }
+        await checkDue(e.position);
+        at = e.position;
+        const kept = heads.get(e.stream);
+        const head = kept ?? (e.revision > 0n ? await headBefore(store, e) : undefined);
+        const expected = head ? head.revision + 1n : 0n;
         if (e.revision !== expected) {
           throw fault(
             'missing_event',
-            { stream: e.stream, revision: expected },
+            { stream: e.stream, revision: expected, position: e.position },
             e.revision > expected
-              ? `${e.stream} has no event at revision ${expected} (the next one stored is ${e.revision}): it was removed`
-              : `${e.stream} has revision ${e.revision} again after ${expected - 1n}`,
+              ? `${e.stream} has no event at revision ${expected} before position ${e.position}, where its revision ${e.revision} is stored: it was removed, or moved`
+              : `${e.stream} has revision ${e.revision} again at position ${e.position}, after revision ${expected - 1n}`,
           );
         }
         if (e.link === undefined) throw fault('unsealed', e, `${e.stream}@${e.revision} has no chain hash: run npm run audit:seal`);
-        if (!e.follows(previous)) {
+        const link = e.after(head?.link ?? GENESIS_HASH);
+        if (link === undefined) {
           throw fault(
             'hash_mismatch',
             e,
             `${e.stream}@${e.revision} (position ${e.position}) does not match its chain hash: the event, or its place in the stream, changed after it was stored`,
           );
         }
-        previous = e.link;
-        expected++;
+        if (kept) {
+          kept.revision = e.revision;
+          kept.link = link;
+        } else {
+          if (heads.size >= keep) dropOldest(heads, Math.ceil(keep / 4));
+          heads.set(e.stream, { revision: e.revision, link });
+        }
+        if (e.revision === 0n) streams++;
         events++;
       }
       onProgress(page.length);
     }
-    return { events, streams };
+    await checkDue(through + 1n);
+    return {
+      events,
+      streams,
+      checkpoints,
+      ...(checkpointFault && { fault: checkpointFault.fault, faultAt: checkpointFault.at.toString() }),
+    };
   } catch (error) {
-    if (error instanceof Fault) return { events, streams, fault: error.fault };
+    if (error instanceof Fault) return { events, streams, checkpoints, fault: error.fault, faultAt: at.toString() };
     throw error;
   }
 };
 
-/** An event as the chain check sees it: where it is, its link, and whether the link follows `previous`. */
+/** Streams whose last link a share keeps (about 200 bytes each); past it, the oldest quarter is dropped and looked up again when met. */
+const STREAMS_KEPT = 131_072;
+
+type Head = { revision: bigint; link: string };
+
+const STREAM_PAGE = 256;
+
+/**
+ * What `e` must follow when its stream's last link is not kept: the stream's event at the revision
+ * before, stored before it. Else (a fault: that revision is missing, or stored after `e`) the
+ * stream's last event stored before `e`, as a verify that kept every stream would have it.
+ */
+const headBefore = async (store: VerifiableStore, e: Linked): Promise<Head | undefined> => {
+  const before = await eventAt(store, e.stream, e.revision - 1n);
+  // An event without a link is named where it is stored, before e: any link does here.
+  if (before && before.position < e.position) return { revision: before.revision, link: before.link ?? GENESIS_HASH };
+  let last: RecordedEvent | undefined;
+  for (let from = 0n; ;) {
+    const page = await store.read(e.stream, { fromRevision: from, limit: STREAM_PAGE });
+    for (const x of page) if (x.position < e.position && (!last || x.position > last.position)) last = x;
+    if (page.length < STREAM_PAGE) break;
+    from = page[page.length - 1]!.revision + 1n;
+  }
+  const linked = last && (await eventAt(store, last.stream, last.revision));
+  return linked && { revision: linked.revision, link: linked.link ?? GENESIS_HASH };
+};
+
+const dropOldest = (map: Map<string, unknown>, n: number) => {
+  for (const key of map.keys()) {
+    if (n-- <= 0) break;
+    map.delete(key);
+  }
+};
+
+/** Share `index` of `count` checks the events at positions after `after` through `through`, an equal slice of 1..until each. */
+const positionShare = (until: bigint, share?: Share): { after: bigint; through: bigint } =>
+  share
+    ? { after: (until * BigInt(share.index)) / BigInt(share.count), through: (until * BigInt(share.index + 1)) / BigInt(share.count) }
+    : { after: 0n, through: until };
+
+/** An event as the chain check sees it: where it is, its link, and the link it has after `previous` when it follows it. */
 interface Linked {
   stream: string;
   revision: bigint;
   position: bigint;
   link: string | undefined;
-  follows(previous: string): boolean;
+  after(previous: string): string | undefined;
 }
 
-/** Every stream's events in revision order, as stored text where the store keeps it (no parse), else parsed. */
-async function* linkPages(store: VerifiableStore, prefixes: readonly string[], until: bigint, pageSize: number, share?: Share) {
-  for (const streamPrefix of prefixes) {
-    const options = { until, pageSize, streamPrefix, share };
-    if (store.readStreamsStored) {
-      for await (const page of store.readStreamsStored(options)) yield await storedLinks(store, page);
-      continue;
-    }
-    for await (const page of store.readStreams(options)) {
-      const links = await linksOf(store, page);
-      yield page.map((e, i): Linked => {
-        const link = links[i];
-        return { ...e, link, follows: (previous) => link !== undefined && linksTo(previous, e, link) };
-      });
+/** Checkpoints read at a time to find where they are due (one can be ~140 KB). */
+const CHECKPOINTS_PER_PAGE = 4;
+
+/**
+ * The checkpoints on the audit streams among `prefixes` whose heads were read through a position
+ * in (after, through], by that position: where this share checks them (each checkpoint is due in
+ * exactly one share). Memory holds two positions per checkpoint, not its heads. One that does not
+ * decode is due where it is stored, after its own chain is checked, and fails there.
+ */
+const checkpointsDue = async (
+  store: VerifiableStore,
+  prefixes: readonly string[],
+  after: bigint,
+  through: bigint,
+): Promise<{ through: bigint; position: bigint }[]> => {
+  const audits = prefixes.includes('') ? [AUDIT_STREAM_PREFIX] : prefixes.filter((p) => p.startsWith(AUDIT_STREAM_PREFIX));
+  const due: { through: bigint; position: bigint }[] = [];
+  for (const streamPrefix of audits) {
+    for (let from = after; ;) {
+      const options = { after: from, limit: CHECKPOINTS_PER_PAGE, streamPrefix, types: [LOG_CHECKPOINTED] };
+      const page = store.readLogStored
+        ? (await store.readLogStored(options)).map((e) => ({ position: e.position, read: storedThrough(e) }))
+        : (await store.readAll(options)).map((e) => ({ position: e.position, read: readThrough(e) }));
+      for (const { position, read } of page) if (read > after && read <= through) due.push({ through: read, position });
+      if (page.length < CHECKPOINTS_PER_PAGE) break;
+      from = page[page.length - 1]!.position;
     }
   }
+  return due.sort((a, b) => (a.through < b.through ? -1 : a.through > b.through ? 1 : a.position < b.position ? -1 : 1));
+};
+
+/**
+ * Where a checkpoint stored as canonical JSON read its heads through: the member before its last
+ * (`through`, then `workspaceId`, sort last), without parsing its heads. Text of another shape is parsed. A checkpoint whose text
+ * was changed fails its own chain, which the verdict names before any checkpoint's fault.
+ */
+const storedThrough = (e: StoredEvent): bigint => {
+  const last = THROUGH_LAST.exec(e.data);
+  if (last) return BigInt(last[1]!);
+  const [data, metadata] = [parsed(e.data), parsed(e.metadata)];
+  return !data.ok || !metadata.ok
+    ? e.position
+    : readThrough({ ...e, id: '', recordedAt: new Date(0), data: data.value, metadata: metadata.value });
+};
+const THROUGH_LAST = /,"through":"(\d{1,19})","workspaceId":"[^"\\]*"\}$/;
+
+const readThrough = (recorded: RecordedEvent): bigint => {
+  try {
+    return BigInt(decodeCheckpoint(recorded).data.through);
+  } catch {
+    return recorded.position;
+  }
+};
+
+/**
+ * The events of the streams with these prefixes (disjoint) at positions in (after, through], in
+ * position order across the prefixes, a page at a time.
+ */
+async function* linkPages(store: VerifiableStore, prefixes: readonly string[], after: bigint, through: bigint, pageSize: number) {
+  if (prefixes.length === 1) {
+    yield* prefixPages(store, prefixes[0]!, after, through, pageSize);
+    return;
+  }
+  const sources = prefixes.map((p) => prefixPages(store, p, after, through, pageSize)[Symbol.asyncIterator]());
+  const pages = await Promise.all(sources.map(async (source) => (await source.next()).value as Linked[] | undefined));
+  const at = sources.map(() => 0);
+  let out: Linked[] = [];
+  for (;;) {
+    let first = -1;
+    pages.forEach((page, i) => {
+      if (page && (first < 0 || page[at[i]!]!.position < pages[first]![at[first]!]!.position)) first = i;
+    });
+    if (first < 0) break;
+    out.push(pages[first]![at[first]!++]!);
+    if (at[first] === pages[first]!.length) {
+      pages[first] = (await sources[first]!.next()).value as Linked[] | undefined;
+      at[first] = 0;
+    }
+    if (out.length >= pageSize) {
+      yield out;
+      out = [];
+    }
+  }
+  if (out.length > 0) yield out;
 }
+
+/** The events of streams with this prefix at positions in (after, through], in position order: as stored text where the store keeps it (no parse), else parsed. */
+async function* prefixPages(store: VerifiableStore, streamPrefix: string, after: bigint, through: bigint, pageSize: number) {
+  const prefix = streamPrefix === '' ? {} : { streamPrefix };
+  for (let from = after; from < through;) {
+    const options = { after: from, limit: pageSize, ...prefix };
+    const page = store.readLogStored
+      ? await storedLinks(
+          store,
+          (await store.readLogStored(options)).filter((e) => e.position <= through),
+        )
+      : await parsedLinks(
+          store,
+          (await store.readAll(options)).filter((e) => e.position <= through),
+        );
+    if (page.length > 0) yield page;
+    if (page.length < pageSize) break;
+    from = page[page.length - 1]!.position;
+  }
+}
+
+const parsedLinks = async (store: SealedLinks, page: readonly RecordedEvent[]): Promise<Linked[]> => {
+  const links = await linksOf(store, page);
+  return page.map((e, i): Linked => {
+    const link = links[i];
+    return {
+      ...e,
+      link,
+      after: (previous) => (link !== undefined && linksTo(previous, e, link) ? link : undefined),
+    };
+  });
+};
 
 const parsed = (text: string): { ok: true; value: unknown } | { ok: false } => {
   try {
@@ -263,16 +417,24 @@ const storedLinks = async (store: SealedLinks, page: readonly StoredEvent[]): Pr
   return page.map((e, i): Linked => {
     const link = own[i] ?? sealed.get(e.position);
     const unlinked = split[i]?.unlinked ?? e.metadata;
+    // The link computed from the text: a string of its own, where `link` is a slice of the metadata's text.
     const asStored = (previous: string) => {
-      if (linkHash(previous, bodyOfCanonical(e.type, e.data, unlinked, e.stream, e.revision)) !== link) return false;
+      const computed = linkHash(previous, bodyOfCanonical(e.type, e.data, unlinked, e.stream, e.revision));
+      if (computed !== link) return undefined;
       const metadata = parsed(unlinked);
-      return metadata.ok && isJsonObject(metadata.value);
+      return metadata.ok && isJsonObject(metadata.value) ? computed : undefined;
     };
     const asParsed = (previous: string) => {
       const [data, metadata] = [parsed(e.data), parsed(e.metadata)];
-      return data.ok && metadata.ok && linksTo(previous, { ...e, data: data.value, metadata: metadata.value }, link!);
+      return data.ok && metadata.ok && linksTo(previous, { ...e, data: data.value, metadata: metadata.value }, link!) ? link : undefined;
     };
-    return { ...e, link, follows: (previous) => link !== undefined && (asStored(previous) || asParsed(previous)) };
+    return {
+      stream: e.stream,
+      revision: e.revision,
+      position: e.position,
+      link,
+      after: (previous) => (link === undefined ? undefined : (asStored(previous) ?? asParsed(previous))),
+    };
   });
 };
 
@@ -283,19 +445,63 @@ const eventAt = async (store: VerifiableStore, stream: string, revision: bigint)
     return stored && (await storedLinks(store, [stored]))[0];
   }
   const [event] = await store.read(stream, { fromRevision: revision, limit: 1 });
-  if (!event) return undefined;
-  const [link] = await linksOf(store, [event]);
-  return { ...event, link, follows: () => false };
+  if (!event || event.revision !== revision) return undefined; // the next one stored, not this one
+  return (await parsedLinks(store, [event]))[0];
 };
 
-/** A checkpoint's digest (in share 0, or without shares) and its heads in `share` (all without). */
-const checkCheckpoint = async (store: VerifiableStore, recorded: RecordedEvent, share?: Share) => {
-  const { data } = decodeCheckpoint(recorded);
-  if ((!share || share.index === 0) && headsDigest(data.heads) !== data.digest) {
+/** A checkpoint as its check needs it: where it is, its heads, and whether they hash to its digest. */
+interface Checkpoint {
+  recorded: Pick<RecordedEvent, 'stream' | 'revision' | 'position'>;
+  heads: readonly StreamHead[];
+  digestMatches: boolean;
+}
+
+/**
+ * The checkpoint stored at `position`. Stored as canonical JSON, its heads are the text between
+ * its `digest` and its `occurredAt` (members sort so): their digest is that text's SHA-256, and
+ * only the heads are parsed. Text of another shape, or whose heads do not hash to its digest, is
+ * decoded whole and its heads canonicalized again, as for a store that parses.
+ */
+const checkpointAt = async (store: VerifiableStore, position: bigint): Promise<Checkpoint> => {
+  if (store.readLogStored) {
+    const [e] = await store.readLogStored({ after: position - 1n, limit: 1 });
+    const quick = e && quickCheckpoint(e);
+    if (quick) return quick;
+  }
+  const [recorded] = await store.readAll({ after: position - 1n, limit: 1 });
+  const { data } = decodeCheckpoint(recorded!);
+  return { recorded: recorded!, heads: data.heads, digestMatches: headsDigest(data.heads) === data.digest };
+};
+
+const HEADS_AT = '{"after":"'.length;
+const quickCheckpoint = (e: StoredEvent): Checkpoint | undefined => {
+  const digestAt = e.data.indexOf('","digest":"', HEADS_AT);
+  const headsAt = digestAt + '","digest":"'.length + 64;
+  const end = e.data.lastIndexOf(',"occurredAt":"');
+  if (e.type !== LOG_CHECKPOINTED || !e.data.startsWith('{"after":"') || digestAt < 0 || end < headsAt) return undefined;
+  if (!e.data.startsWith('","heads":', headsAt)) return undefined;
+  const text = e.data.slice(headsAt + '","heads":'.length, end);
+  if (hash('sha256', text, 'hex') !== e.data.slice(digestAt + '","digest":"'.length, headsAt)) return undefined;
+  const heads = parsed(text);
+  if (!heads.ok || !Array.isArray(heads.value) || !heads.value.every(isStreamHead)) return undefined;
+  return { recorded: e, heads: heads.value, digestMatches: true };
+};
+
+const isStreamHead = (u: unknown): u is StreamHead =>
+  isJsonObject(u) && typeof u.stream === 'string' && Number.isSafeInteger(u.revision) && typeof u.hash === 'string';
+
+/**
+ * A checkpoint's digest, and the link of each head it recorded: the one kept for the stream when
+ * it is at that revision (its link computed in this pass), else the event's as stored, looked up.
+ */
+const checkCheckpoint = async (store: VerifiableStore, checkpoint: Checkpoint, kept: ReadonlyMap<string, Head>) => {
+  const { recorded, heads, digestMatches } = checkpoint;
+  if (!digestMatches) {
     throw fault('checkpoint_digest', recorded, `the checkpoint ${recorded.stream}@${recorded.revision} does not match its digest`);
   }
-  for (const head of data.heads) {
-    if (share && streamShare(head.stream, share.count) !== share.index) continue;
+  for (const head of heads) {
+    const known = kept.get(head.stream);
+    if (known && known.link === head.hash && known.revision === BigInt(head.revision)) continue;
     const event = await eventAt(store, head.stream, BigInt(head.revision));
     if (!event) {
       const [last] = await store.readAllBackwards({ streamPrefix: head.stream, limit: 1 });

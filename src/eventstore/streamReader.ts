@@ -1,3 +1,4 @@
+import type { ReadAllOptions } from './eventFeed';
 import type { RecordedEvent, StreamName } from './types';
 
 /** How a rebuild reads the store: stream by stream, split between readers, no cross-stream order. */
@@ -29,11 +30,11 @@ export interface StoredEvent {
 }
 
 /**
- * A store that can hand out its events' stored text, in the order and pages of `readStreams`: what
- * a verify of the hash chain hashes without parsing (the embedded store keeps canonical JSON).
+ * A store that can hand out its events' stored text, in the order and pages of `readAll`: what a
+ * verify of the hash chain hashes without parsing (the embedded store keeps canonical JSON).
  */
 export interface StoredTextReader {
-  readStreamsStored(options: ReadStreamsOptions): AsyncIterable<StoredEvent[]>;
+  readLogStored(options: ReadAllOptions & { after?: bigint }): Promise<StoredEvent[]>;
   /** One event's stored text (undefined: the stream has no such revision). */
   readStored(stream: StreamName, revision: bigint): Promise<StoredEvent | undefined>;
 }

@@ -48,6 +48,8 @@ export const endpoint = <Remote extends Api, RemoteEvents extends Events, OwnEve
   const listeners = new Map<string, Array<(...args: unknown[]) => void>>();
   let handlers: Api = {};
   let next = 0;
+  /** Why the other side is gone (failAll): a call made after it fails at once instead of waiting forever. */
+  let gone: string | undefined;
 
   const answer = async (message: Extract<Message, { kind: 'call' }>) => {
     try {
@@ -85,6 +87,7 @@ export const endpoint = <Remote extends Api, RemoteEvents extends Events, OwnEve
   return {
     call: (method, ...args) =>
       new Promise((resolve, reject) => {
+        if (gone !== undefined) return reject(new RemoteError(gone, 'THREAD_GONE'));
         const id = next++;
         waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
         port.postMessage({ kind: 'call', id, method, args } satisfies Message);
@@ -97,6 +100,7 @@ export const endpoint = <Remote extends Api, RemoteEvents extends Events, OwnEve
       handlers = served;
     },
     failAll: (message) => {
+      gone = message;
       for (const { reject } of waiting.values()) reject(new RemoteError(message, 'THREAD_GONE'));
       waiting.clear();
     },

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { storeFault, prefixRange } from '../../sqlite/connection';
 import { RemoteError } from '../../threads/endpoint';
@@ -136,29 +137,37 @@ const threadWriter = (file: string, entry: string): BatchWriter => {
   };
 };
 
+/** The log in position order: all of it, a prefix's streams, a workspace's; each row's `columns`. */
+const logReads = (db: Database.Database, columns: string) => ({
+  readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`).safeIntegers(true),
+  // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
+  // every matching row for each page, and paging through the whole store would be quadratic.
+  readAllPrefix: db
+    .prepare(`SELECT ${columns} FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`)
+    .safeIntegers(true),
+  // One workspace's events in position order, through its index (writer.ts): a workspace with
+  // few events costs few rows however long the log.
+  readAllWorkspace: db
+    .prepare(
+      `SELECT ${columns} FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`,
+    )
+    .safeIntegers(true),
+});
+type LogReads = ReturnType<typeof logReads>;
+
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStoreAdapter => {
   const db = openEventsDb(options.file);
   const entry = options.writerThread ?? threadEntry(__dirname, 'writerWorker');
   const writer = entry ? threadWriter(options.file, entry) : inlineWriter(options.file, db);
+  // The columns a chain check reads (readLogStored): no id, no time, for a verify of the whole log.
+  const chainReads = logReads(db, 'stream, revision, position, type, data, metadata');
   const q = {
     // Without LIMIT for the command handler's reads: a bound LIMIT makes SQLite re-prepare the
     // statement on every run, on the thread that serves HTTP.
     read: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision').safeIntegers(true),
     readPage: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?').safeIntegers(true),
     readOne: db.prepare('SELECT * FROM events WHERE stream = ? AND revision = ?').safeIntegers(true),
-    readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?').safeIntegers(true),
-    // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
-    // every matching row for each page, and paging through the whole store would be quadratic.
-    readAllPrefix: db
-      .prepare('SELECT * FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?')
-      .safeIntegers(true),
-    // One workspace's events in position order, through its index (writer.ts): a workspace with
-    // few events costs few rows however long the log.
-    readAllWorkspace: db
-      .prepare(
-        `SELECT * FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`,
-      )
-      .safeIntegers(true),
+    ...logReads(db, '*'),
     headWorkspace: db
       .prepare(`SELECT MAX(position) AS position FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ?`)
       .safeIntegers(true),
@@ -217,12 +226,12 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   // this store's own included (writer.ts announces them).
   let appends: { close(): void } | undefined;
 
-  const readAllRows = (after: bigint, limit: number, prefix?: string): Row[] =>
+  const readAllRows = (after: bigint, limit: number, prefix?: string, reads: LogReads = q): Row[] =>
     (!prefix
-      ? q.readAll.all(after, limit)
+      ? reads.readAll.all(after, limit)
       : WORKSPACE_PREFIX.test(prefix)
-        ? q.readAllWorkspace.all(prefix.slice(0, -1), ...prefixRange(prefix), after, limit)
-        : q.readAllPrefix.all(...prefixRange(prefix), after, limit)) as Row[];
+        ? reads.readAllWorkspace.all(prefix.slice(0, -1), ...prefixRange(prefix), after, limit)
+        : reads.readAllPrefix.all(...prefixRange(prefix), after, limit)) as Row[];
   const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => readAllRows(after, limit, prefix).map(toRecorded);
 
   // The filtered reads people page through, and the key ring's and the audit's reads of their few
@@ -251,6 +260,8 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     );
     return rows as Row[];
   };
+  const storedRows = ({ after = 0n, limit, streamPrefix, types }: ReadAllOptions & { after?: bigint }): Row[] =>
+    types ? readFilteredRows('forwards', after, { limit, streamPrefix, types }) : readAllRows(after, limit, streamPrefix);
   const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] =>
     readFilteredRows(direction, from, options).map(toRecorded);
 
@@ -275,15 +286,19 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     async readAll({ after = 0n, limit, streamPrefix, types }) {
       return types ? readFiltered('forwards', after, { limit, streamPrefix, types }) : readAllSync(after, limit, streamPrefix);
     },
-    async readAllStored({ after = 0n, limit, streamPrefix, types }) {
-      const rows = types ? readFilteredRows('forwards', after, { limit, streamPrefix, types }) : readAllRows(after, limit, streamPrefix);
-      return rows.map(toStoredFeedEvent);
+    async readAllStored(options) {
+      return storedRows(options).map(toStoredFeedEvent);
+    },
+    async readLogStored({ after = 0n, limit, streamPrefix, types }) {
+      const rows = types
+        ? readFilteredRows('forwards', after, { limit, streamPrefix, types })
+        : readAllRows(after, limit, streamPrefix, chainReads);
+      return rows.map(toStored);
     },
     async readAllBackwards({ before, ...options }) {
       return readFiltered('backwards', before, options);
     },
     readStreams: createStreamReader(db, toRecorded),
-    readStreamsStored: createStreamReader(db, toStored),
     async readStored(stream, revision) {
       const row = q.readOne.get(stream, revision) as Row | undefined;
       return row && toStored(row);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointWorkspace } from '../../../src/audit/checkpoint';
-import { verifyLogShare, verifyLog } from '../../../src/audit/verify';
+import { verifyLogShare, verifyLog, type LogShareRunner } from '../../../src/audit/verify';
 import { EVENTS_FILE } from '../../../src/backends';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { presetStreamName } from '../../../src/presets/streamName';
@@ -32,24 +32,29 @@ const runVerify = async () => {
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
 /**
- * verify's report, checked twice: whole, and with its checked in three shares of the
- * streams and merged (as the built command's threads do): the same verdict, and on a clean log the
- * same counts (a share stops at its own fault, so the counts of a faulty log differ).
+ * verify's report, checked three ways: whole; in three shares of the log's positions, merged (as
+ * the built command's threads do); and through the port of a store that keeps no stored text. The
+ * same verdict each time, and on a clean log the same counts (a share stops at its own fault, so
+ * the counts of a faulty log differ).
  */
 const verify = async () => {
   const store = openSqliteEventStore({ file, writerThread: false });
   try {
     const whole = await verifyLog(store);
     let progressed = 0;
-    const inShares = await verifyLog(store, {
-      onProgress: (events) => (progressed = events),
-      threads: (options, progress) =>
-        Promise.all([0, 1, 2].map((index) => verifyLogShare(store, { ...options, share: { index, count: 3 } }, progress))),
-    });
+    const inThreeShares: LogShareRunner = (options, progress) =>
+      Promise.all([0, 1, 2].map((index) => verifyLogShare(store, { ...options, share: { index, count: 3 } }, progress)));
+    const inShares = await verifyLog(store, { onProgress: (events) => (progressed = events), threads: inThreeShares });
+    // And as a store that keeps no text verifies it (EventStoreDB, memory): events read parsed.
+    const parsed = await verifyLog({ ...store, readLogStored: undefined, readStored: undefined }, { threads: inThreeShares });
     if (whole.ok) {
       expect(inShares).toEqual(whole);
       expect(progressed).toBe(whole.events);
-    } else expect({ ok: inShares.ok, fault: inShares.fault }).toEqual({ ok: false, fault: whole.fault });
+      expect(parsed).toEqual(whole);
+    } else {
+      expect({ ok: inShares.ok, fault: inShares.fault }).toEqual({ ok: false, fault: whole.fault });
+      expect({ ok: parsed.ok, fault: parsed.fault }).toEqual({ ok: false, fault: whole.fault });
+    }
     return whole;
   } finally {
     await store.close();
@@ -152,7 +157,8 @@ it('names the revision of an event deleted from the middle of a stream', async (
   expect((await runVerify()).out).toContain(`FAULT missing_event at ${BOT} revision 1`);
 });
 
-it('names the first of two events swapped in their stream', async () => {
+it('names the first of two events swapped in their stream: in log order, the revision after 2 is missing where 4 stands', async () => {
+  const third = row(BOT, 3).position;
   tamper((db) => {
     const swap = db.prepare('UPDATE events SET revision = ? WHERE stream = ? AND revision = ?');
     db.transaction(() => {
@@ -161,7 +167,38 @@ it('names the first of two events swapped in their stream', async () => {
       swap.run(4, BOT, -1);
     })();
   });
-  expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream: BOT, revision: 3 });
+  expect((await verify()).fault).toMatchObject({ kind: 'missing_event', stream: BOT, revision: 3, position: String(third) });
+});
+
+it('names an event moved later in the log, its stream, revision and content unchanged', async () => {
+  const [third, fourth] = [row(BOT, 3).position, row(BOT, 4).position];
+  tamper((db) => db.prepare('UPDATE events SET position = (SELECT MAX(position) + 1 FROM events) WHERE position = ?').run(third));
+  const report = await verify();
+  expect(report.fault).toMatchObject({ kind: 'missing_event', stream: BOT, revision: 3, position: String(fourth) });
+  expect(report.fault!.message).toContain('removed, or moved');
+});
+
+it('gives the same verdicts when it keeps the last link of only a few streams at a time (the rest looked up when met)', async () => {
+  const store = openSqliteEventStore({ file, writerThread: false });
+  try {
+    const whole = await verifyLog(store);
+    expect(whole.ok).toBe(true);
+    const few = await verifyLog(store, { streamsKept: 2 });
+    expect(few).toEqual(whole);
+  } finally {
+    await store.close();
+  }
+  tamper((db) =>
+    db
+      .prepare('UPDATE events SET data = ? WHERE position = ?')
+      .run(row(BOT, 2).data.replace('Be brief.', 'Be Brief.'), row(BOT, 2).position),
+  );
+  const store2 = openSqliteEventStore({ file, writerThread: false });
+  try {
+    expect((await verifyLog(store2, { streamsKept: 2 })).fault).toMatchObject({ kind: 'hash_mismatch', stream: BOT, revision: 2 });
+  } finally {
+    await store2.close();
+  }
 });
 
 it('names a stream whose tail was cut off after a checkpoint, with the revision the checkpoint recorded', async () => {
@@ -192,6 +229,16 @@ it('names a checkpoint whose recorded heads were edited', async () => {
     );
   });
   expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream: `audit-${A}`, revision: 0 });
+});
+
+it('still verifies a checkpoint re-written with other whitespace: its heads decoded and canonicalized again, not read off its text', async () => {
+  tamper((db) => {
+    const { position, data } = db
+      .prepare("SELECT position, data FROM events WHERE type = 'LogCheckpointed' ORDER BY position LIMIT 1")
+      .get() as { position: number; data: string };
+    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify(JSON.parse(data), null, 1), position);
+  });
+  expect(await verify()).toMatchObject({ ok: true, checkpoints: 2 });
 });
 
 it('still verifies data re-written with other whitespace, as the chain covers values (stored text checked first, then parsed)', async () => {

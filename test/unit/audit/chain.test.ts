@@ -5,6 +5,7 @@ import {
   GENESIS_HASH,
   bodyOfCanonical,
   canonicalBody,
+  linkHash,
   linksTo,
   metadataJsonWithHash,
   quickBody,
@@ -32,6 +33,22 @@ describe('the chain', () => {
     expect(canonicalBody(e)).toBe(body);
     expect(linksTo(GENESIS_HASH, e, link(GENESIS_HASH, body))).toBe(true);
     expect(linksTo(GENESIS_HASH, { ...e, revision: 4n }, link(GENESIS_HASH, body))).toBe(false);
+  });
+
+  it("links as SHA-256 of the previous hash's bytes then the body's UTF-8, call after call, for bodies of any size and text (property)", () => {
+    const hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 });
+    const body = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 3000 }),
+      fc.string({ unit: 'binary', maxLength: 200 }), // lone surrogates too: UTF-8 writes them as U+FFFD, as update() does
+      fc.constantFrom('é'.repeat(90_000), 'x'.repeat(300_000)), // past the buffer the links are written in
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(hex, body), { minLength: 1, maxLength: 4 }), (calls) => {
+        for (const [previous, text] of calls) expect(linkHash(previous, text)).toBe(link(previous, text));
+      }),
+    );
+    // A long body, then a short one: nothing of the first is hashed with the second.
+    expect(linkHash(GENESIS_HASH, '{}')).toBe(link(GENESIS_HASH, '{}'));
   });
 
   it('adds the hash to stored metadata JSON as the last member, and takes it off again', () => {

@@ -57,6 +57,10 @@ describe('thread endpoint', () => {
     const waiting = parent.call('add', 1, 2); // nobody serves it: no answer comes
     parent.failAll('the thread stopped');
     await expect(waiting).rejects.toMatchObject({ message: 'the thread stopped', code: 'THREAD_GONE' });
+    // A call made after it is gone (a `stop` in a `finally`, after the thread ran out of memory)
+    // fails at once: an answer that never comes would leave the caller waiting on nothing, and a
+    // process with nothing else to do would end with exit code 0 and no verdict.
+    await expect(parent.call('add', 3, 4)).rejects.toMatchObject({ message: 'the thread stopped', code: 'THREAD_GONE' });
     close();
   });
 });
