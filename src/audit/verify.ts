@@ -171,11 +171,12 @@ export const verifyLogShare = async (
   let at = 0n;
   try {
     for await (const page of linkPages(store, prefixes, after, through, pageSize)) {
+      const before = await eventsBefore(store, page, heads);
       for (const e of page) {
         await checkDue(e.position);
         at = e.position;
         const kept = heads.get(e.stream);
-        const head = kept ?? (e.revision > 0n ? await headBefore(store, e) : undefined);
+        const head = kept ?? (e.revision > 0n ? await headBefore(store, e, before) : undefined);
         const expected = head ? head.revision + 1n : 0n;
         if (e.revision !== expected) {
           throw fault(
@@ -232,8 +233,9 @@ const STREAM_PAGE = 256;
  * before, stored before it. Else (a fault: that revision is missing, or stored after `e`) the
  * stream's last event stored before `e`, as a verify that kept every stream would have it.
  */
-const headBefore = async (store: VerifiableStore, e: Linked): Promise<Head | undefined> => {
-  const before = await eventAt(store, e.stream, e.revision - 1n);
+const headBefore = async (store: VerifiableStore, e: Linked, read: ReadonlyMap<string, Linked>): Promise<Head | undefined> => {
+  const ahead = read.get(e.stream);
+  const before = ahead?.revision === e.revision - 1n ? ahead : await eventAt(store, e.stream, e.revision - 1n);
   // An event without a link is named where it is stored, before e: any link does here.
   if (before && before.position < e.position) return { revision: before.revision, link: before.link ?? GENESIS_HASH };
   let last: RecordedEvent | undefined;
@@ -406,36 +408,75 @@ const parsed = (text: string): { ok: true; value: unknown } | { ok: false } => {
  * values, a fault) is decided as for parsed events: the quick body, then the canonical one.
  */
 const storedLinks = async (store: SealedLinks, page: readonly StoredEvent[]): Promise<Linked[]> => {
-  const split = page.map((e) => splitStoredMetadata(e.metadata));
-  const own = page.map((e, i) => {
-    if (split[i]) return split[i].hash;
+  const linked = page.map((e) => {
+    const split = splitStoredMetadata(e.metadata);
+    if (split) return new StoredLinked(e, split.hash, split.unlinked);
     const metadata = parsed(e.metadata);
-    return metadata.ok ? storedHash(metadata.value) : undefined;
+    return new StoredLinked(e, metadata.ok ? storedHash(metadata.value) : undefined, e.metadata);
   });
-  const missing = page.filter((_, i) => own[i] === undefined).map((e) => e.position);
-  const sealed = missing.length > 0 ? await store.sealedHashes(missing) : new Map<bigint, string>();
-  return page.map((e, i): Linked => {
-    const link = own[i] ?? sealed.get(e.position);
-    const unlinked = split[i]?.unlinked ?? e.metadata;
-    // The link computed from the text: a string of its own, where `link` is a slice of the metadata's text.
-    const asStored = (previous: string) => {
-      const computed = linkHash(previous, bodyOfCanonical(e.type, e.data, unlinked, e.stream, e.revision));
-      if (computed !== link) return undefined;
-      const metadata = parsed(unlinked);
-      return metadata.ok && isJsonObject(metadata.value) ? computed : undefined;
-    };
-    const asParsed = (previous: string) => {
-      const [data, metadata] = [parsed(e.data), parsed(e.metadata)];
-      return data.ok && metadata.ok && linksTo(previous, { ...e, data: data.value, metadata: metadata.value }, link!) ? link : undefined;
-    };
-    return {
-      stream: e.stream,
-      revision: e.revision,
-      position: e.position,
-      link,
-      after: (previous) => (link === undefined ? undefined : (asStored(previous) ?? asParsed(previous))),
-    };
-  });
+  const missing = linked.filter((l) => l.link === undefined).map((l) => l.position);
+  if (missing.length > 0) {
+    const sealed = await store.sealedHashes(missing);
+    for (const l of linked) l.link ??= sealed.get(l.position);
+  }
+  return linked;
+};
+
+/** An event read as stored text, with its link (one class, not closures per event: a verify makes a million). */
+class StoredLinked implements Linked {
+  readonly stream: string;
+  readonly revision: bigint;
+  readonly position: bigint;
+  constructor(
+    private readonly event: StoredEvent,
+    public link: string | undefined,
+    /** The metadata's text without the link, as the writer had it before it added the link. */
+    private readonly unlinked: string,
+  ) {
+    this.stream = event.stream;
+    this.revision = event.revision;
+    this.position = event.position;
+  }
+
+  after(previous: string): string | undefined {
+    return this.link === undefined ? undefined : (this.asStored(previous) ?? this.asParsed(previous));
+  }
+
+  /** The link computed from the text as it is: a string of its own, where `link` is a slice of the metadata's text. */
+  private asStored(previous: string): string | undefined {
+    const e = this.event;
+    const computed = linkHash(previous, bodyOfCanonical(e.type, e.data, this.unlinked, e.stream, e.revision));
+    if (computed !== this.link) return undefined;
+    const metadata = parsed(this.unlinked);
+    return metadata.ok && isJsonObject(metadata.value) ? computed : undefined;
+  }
+
+  private asParsed(previous: string): string | undefined {
+    const e = this.event;
+    const [data, metadata] = [parsed(e.data), parsed(e.metadata)];
+    return data.ok && metadata.ok && linksTo(previous, { ...e, data: data.value, metadata: metadata.value }, this.link!)
+      ? this.link
+      : undefined;
+  }
+}
+
+/**
+ * The events a page's streams not kept will be looked up for (headBefore): each one's revision
+ * before its first event in the page, read together where the store can (an index lookup each,
+ * without a statement each).
+ */
+const eventsBefore = async (
+  store: VerifiableStore,
+  page: readonly Linked[],
+  kept: ReadonlyMap<string, Head>,
+): Promise<Map<string, Linked>> => {
+  const wanted = new Map<string, bigint>();
+  for (const e of page) if (e.revision > 0n && !kept.has(e.stream) && !wanted.has(e.stream)) wanted.set(e.stream, e.revision - 1n);
+  const read = new Map<string, Linked>();
+  if (wanted.size === 0 || !store.readStoredMany) return read;
+  const found = await store.readStoredMany([...wanted].map(([stream, revision]) => ({ stream, revision })));
+  for (const linked of await storedLinks(store, found)) read.set(linked.stream, linked);
+  return read;
 };
 
 /** The event at a checkpointed head, with its link: as stored text where the store keeps it. */

@@ -37,6 +37,8 @@ export interface StoredTextReader {
   readLogStored(options: ReadAllOptions & { after?: bigint }): Promise<StoredEvent[]>;
   /** One event's stored text (undefined: the stream has no such revision). */
   readStored(stream: StreamName, revision: bigint): Promise<StoredEvent | undefined>;
+  /** Those of these events that are stored, in no particular order: many `readStored` at once. */
+  readStoredMany(keys: readonly { stream: StreamName; revision: bigint }[]): Promise<StoredEvent[]>;
 }
 
 /** Which of `count` shares a stream belongs to: FNV-1a of its name, the same in every implementation. */

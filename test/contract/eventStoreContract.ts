@@ -268,6 +268,13 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     );
     expect(await store.readStored(all[1]!.stream, all[1]!.revision)).toEqual(stored[1]);
     expect(await store.readStored(all[1]!.stream, 99n)).toBeUndefined();
+    // Many at once: those stored, each as readStored has it, past one statement's worth of keys.
+    expect(store.readStoredMany).toBeDefined();
+    const keys = [...all.map(({ stream, revision }) => ({ stream, revision })), { stream: all[0]!.stream, revision: 99n }];
+    const many = await store.readStoredMany!([...Array.from({ length: 40 }, () => keys).flat(), ...keys.reverse()]);
+    const byKey = (e: StoredEvent) => `${e.stream}@${e.revision}`;
+    expect(new Set(many.map(byKey))).toEqual(new Set(stored.map(byKey)));
+    for (const e of many) expect(e).toEqual(stored.find((x) => byKey(x) === byKey(e)));
   });
 
   it('names the head of the streams with a prefix, even when other streams were written after them', async () => {

@@ -138,35 +138,66 @@ const threadWriter = (file: string, entry: string): BatchWriter => {
 };
 
 /** The log in position order: all of it, a prefix's streams, a workspace's; each row's `columns`. */
-const logReads = (db: Database.Database, columns: string) => ({
-  readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`).safeIntegers(true),
+const logReads = (db: Database.Database, columns: string, raw = false) => ({
+  readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`).safeIntegers(true).raw(raw),
   // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
   // every matching row for each page, and paging through the whole store would be quadratic.
   readAllPrefix: db
     .prepare(`SELECT ${columns} FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`)
-    .safeIntegers(true),
+    .safeIntegers(true)
+    .raw(raw),
   // One workspace's events in position order, through its index (writer.ts): a workspace with
   // few events costs few rows however long the log.
   readAllWorkspace: db
     .prepare(
       `SELECT ${columns} FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`,
     )
-    .safeIntegers(true),
+    .safeIntegers(true)
+    .raw(raw),
 });
 type LogReads = ReturnType<typeof logReads>;
+
+/** Keys read in one statement by readStoredMany (two parameters each, far below SQLite's limit). */
+const KEYS_PER_READ = 100;
+
+const CHAIN_COLUMNS = ['stream', 'revision', 'position', 'type', 'data', 'metadata'] as const;
+type ChainRow = [stream: string, revision: bigint, position: bigint, type: string, data: string, metadata: string];
+const fromChainRow = ([stream, revision, position, type, data, metadata]: ChainRow): StoredEvent => ({
+  stream,
+  revision,
+  position,
+  type,
+  data,
+  metadata,
+});
 
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStoreAdapter => {
   const db = openEventsDb(options.file);
   const entry = options.writerThread ?? threadEntry(__dirname, 'writerWorker');
   const writer = entry ? threadWriter(options.file, entry) : inlineWriter(options.file, db);
   // The columns a chain check reads (readLogStored): no id, no time, for a verify of the whole log.
-  const chainReads = logReads(db, 'stream, revision, position, type, data, metadata');
+  // Many events by stream and revision in one statement (readStoredMany): one per count of keys, made when first used.
+  const manyReads = new Map<number, Statement>();
+  const readMany = (count: number): Statement => {
+    let statement = manyReads.get(count);
+    if (!statement) {
+      const keys = Array.from({ length: count }, () => '(?, ?)').join(', ');
+      statement = db.prepare(`SELECT ${CHAIN_COLUMNS.join(', ')} FROM events WHERE (stream, revision) IN (VALUES ${keys})`);
+      manyReads.set(count, (statement = statement.safeIntegers(true).raw(true)));
+    }
+    return statement;
+  };
+  // Rows as arrays (CHAIN_COLUMNS), not objects: a quarter less time a row over a whole log.
+  const chainReads = logReads(db, CHAIN_COLUMNS.join(', '), true);
   const q = {
     // Without LIMIT for the command handler's reads: a bound LIMIT makes SQLite re-prepare the
     // statement on every run, on the thread that serves HTTP.
     read: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision').safeIntegers(true),
     readPage: db.prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?').safeIntegers(true),
-    readOne: db.prepare('SELECT * FROM events WHERE stream = ? AND revision = ?').safeIntegers(true),
+    readOne: db
+      .prepare(`SELECT ${CHAIN_COLUMNS.join(', ')} FROM events WHERE stream = ? AND revision = ?`)
+      .safeIntegers(true)
+      .raw(true),
     ...logReads(db, '*'),
     headWorkspace: db
       .prepare(`SELECT MAX(position) AS position FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ?`)
@@ -290,18 +321,25 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       return storedRows(options).map(toStoredFeedEvent);
     },
     async readLogStored({ after = 0n, limit, streamPrefix, types }) {
-      const rows = types
-        ? readFilteredRows('forwards', after, { limit, streamPrefix, types })
-        : readAllRows(after, limit, streamPrefix, chainReads);
-      return rows.map(toStored);
+      if (types) return readFilteredRows('forwards', after, { limit, streamPrefix, types }).map(toStored);
+      return (readAllRows(after, limit, streamPrefix, chainReads) as unknown as ChainRow[]).map(fromChainRow);
     },
     async readAllBackwards({ before, ...options }) {
       return readFiltered('backwards', before, options);
     },
     readStreams: createStreamReader(db, toRecorded),
+    async readStoredMany(keys) {
+      const found: StoredEvent[] = [];
+      for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
+        const chunk = keys.slice(i, i + KEYS_PER_READ);
+        const rows = readMany(chunk.length).all(...chunk.flatMap((k) => [k.stream, k.revision])) as ChainRow[];
+        for (const row of rows) found.push(fromChainRow(row));
+      }
+      return found;
+    },
     async readStored(stream, revision) {
-      const row = q.readOne.get(stream, revision) as Row | undefined;
-      return row && toStored(row);
+      const row = q.readOne.get(stream, revision) as ChainRow | undefined;
+      return row && fromChainRow(row);
     },
     ...sqliteSealedLinks(db),
     subscribe(from, onEvent, opts = {}) {
