@@ -77,7 +77,7 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
       return 0;
     }
     const started = Date.now();
-    // Built, verify runs in threads, a share of the streams each (chains, then their checkpointed heads); from source, here.
+    // Built, verify runs in threads, a slice of the log's positions each (its chains and the checkpoints due in it); from source, here.
     const entry = threadEntry(join(__dirname, '..', 'src', 'workers'), 'auditVerify');
     const count = availableParallelism();
     const threads = entry
@@ -88,7 +88,7 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
           data: { config },
         })
       : undefined;
-    if (threads) io.out(`audit:verify: checked in ${count} worker threads, a share of the streams each`);
+    if (threads) io.out(`audit:verify: checked in ${count} worker threads, a slice of the log each`);
     const r = await verifyLog(store, { onProgress, threads });
     const seconds = (Date.now() - started) / 1000;
     const rate = seconds > 0 ? Math.round(r.events / seconds) : r.events;

@@ -51,7 +51,7 @@ export interface VerifyOptions {
   onProgress?: (events: number) => void;
   /** How many streams' last links are kept at once (tests make it small). */
   streamsKept?: number;
-  /** Verify in threads, each a share: a slice of the log's positions for the chains, then the checkpointed heads of a share of the streams (src/workers/auditVerify.ts). */
+  /** Verify in threads, each a share: a slice of the log's positions, its chains and the checkpoints due in it (src/workers/auditVerify.ts). */
   threads?: LogShareRunner;
 }
 
@@ -61,7 +61,7 @@ export interface LogShareReport {
   streams: number;
   checkpoints: number;
   fault?: ChainFault;
-  /** The position of the event where the fault was found (for a checkpoint's, the checkpoint's). */
+  /** Where in the log the fault was found: the event's position, or for a checkpoint's the position the checkpoint was taken through. */
   faultAt?: string;
 }
 
@@ -127,8 +127,9 @@ const CHECKPOINT_FAULTS: ReadonlySet<FaultKind> = new Set(['checkpoint_digest', 
 /**
  * One share of the log (all of it without `share`): the events at its slice of the log's
  * positions, in position order up to `until`. Each event must be the next revision of its stream,
- * and its link must follow the link of the revision before it; each checkpoint met must match its
- * digest and the links of the heads it recorded. Reports the first fault of a chain, else the
+ * and its link must follow the link of the revision before it; each checkpoint taken through a
+ * position in the slice must match its digest and the links of the heads it recorded, checked when
+ * the read passes that position. Reports the first fault of a chain, else the
  * first of a checkpoint (the chains are checked to the end after a checkpoint's fault, as a
  * changed chain explains it). `onProgress` is told of each page's events as they are checked.
  *

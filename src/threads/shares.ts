@@ -1,10 +1,11 @@
 import { serveThread, startThread, type ThreadKind } from './thread';
 
 /**
- * Work split by shares of the streams (`streamShare`, src/eventstore/streamReader.ts) across
- * threads: each thread opens what it needs from its data, runs one share and tells the parent how
- * far it got; the caller merges the reports. `npm run verify` folds its shares this way
- * (projections/verifyThreads.ts), `npm run audit:verify` checks its chains this way (src/audit/verify.ts).
+ * Work split in `count` shares across threads: each thread opens what it needs from its data, runs
+ * one share and tells the parent how far it got; the caller merges the reports. What a share is,
+ * the work says: `npm run verify` folds a share of the streams (`streamShare`,
+ * src/eventstore/streamReader.ts; projections/verifyThreads.ts), `npm run audit:verify` checks a
+ * slice of the log's positions (src/audit/verify.ts).
  */
 export interface Share {
   index: number;

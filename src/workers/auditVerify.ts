@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { createLogger } from '../logger';
 import { serveShare, type Share } from '../threads/shares';
 
-/** A thread of `npm run audit:verify` (src/audit/verify.ts): the chains of one share of the streams, on an event-store connection of its own. */
+/** A thread of `npm run audit:verify` (src/audit/verify.ts): the chains and checkpoints of one slice of the log, on an event-store connection of its own. */
 serveShare<
   LogShareOptions & { config: Config; share: Share },
   ReturnType<typeof openEventStore>,

@@ -253,14 +253,8 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
       if (page.length < 4) break;
       after = page[page.length - 1]!.position;
     }
-    const asRead = all.map(({ stream, revision, position, type, data, metadata }) => ({
-      stream,
-      revision,
-      position,
-      type,
-      data,
-      metadata,
-    }));
+    const fields = ['stream', 'revision', 'position', 'type', 'data', 'metadata'] as const;
+    const asRead = all.map((e) => Object.fromEntries(fields.map((f) => [f, e[f]])));
     expect(stored.map((e) => ({ ...e, data: JSON.parse(e.data), metadata: JSON.parse(e.metadata) }))).toEqual(asRead);
     expect(stored).toHaveLength(6);
     expect((await store.readLogStored({ limit: 100 })).map((e) => e.position)).toEqual(

@@ -65,21 +65,10 @@ interface PendingAppend {
   reject: (e: unknown) => void;
 }
 
-const toStored = ({ stream, revision, position, type, data, metadata }: Row): StoredEvent => ({
-  stream,
-  revision,
-  position,
-  type,
-  data,
-  metadata,
-});
-
-const toStoredFeedEvent = (row: Row): StoredFeedEvent => ({
-  ...toStored(row),
-  stored: true,
-  id: row.id,
-  recordedAt: new Date(row.recorded_at),
-});
+const toStoredFeedEvent = (row: Row): StoredFeedEvent => {
+  const { stream, revision, position, type, data, metadata, id } = row;
+  return { stored: true, id, stream, revision, position, type, data, metadata, recordedAt: new Date(row.recorded_at) };
+};
 
 const toRecorded = (row: Row): RecordedEvent => ({
   id: row.id,
@@ -162,14 +151,10 @@ const KEYS_PER_READ = 100;
 
 const CHAIN_COLUMNS = ['stream', 'revision', 'position', 'type', 'data', 'metadata'] as const;
 type ChainRow = [stream: string, revision: bigint, position: bigint, type: string, data: string, metadata: string];
-const fromChainRow = ([stream, revision, position, type, data, metadata]: ChainRow): StoredEvent => ({
-  stream,
-  revision,
-  position,
-  type,
-  data,
-  metadata,
-});
+const fromChainRow = (row: ChainRow): StoredEvent => {
+  const [stream, revision, position, type, data, metadata] = row;
+  return { stream, revision, position, type, data, metadata };
+};
 
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStoreAdapter => {
   const db = openEventsDb(options.file);
@@ -321,7 +306,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       return storedRows(options).map(toStoredFeedEvent);
     },
     async readLogStored({ after = 0n, limit, streamPrefix, types }) {
-      if (types) return readFilteredRows('forwards', after, { limit, streamPrefix, types }).map(toStored);
+      if (types) return readFilteredRows('forwards', after, { limit, streamPrefix, types }).map(toStoredFeedEvent);
       return (readAllRows(after, limit, streamPrefix, chainReads) as unknown as ChainRow[]).map(fromChainRow);
     },
     async readAllBackwards({ before, ...options }) {

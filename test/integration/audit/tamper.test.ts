@@ -125,7 +125,7 @@ it('names the event one byte of whose data was changed', async () => {
   expect(cli.out).toContain(`FAULT hash_mismatch at ${BOT} revision 2`);
 });
 
-it('the built command checks the chains in worker threads, a share of the streams each, with the same verdicts', async () => {
+it('the built command checks the chains in worker threads, a slice of the log each, with the same verdicts', async () => {
   const built = () =>
     spawnSync(process.execPath, [join(__dirname, '../../../dist/scripts/audit.js'), 'verify'], {
       env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent' },
