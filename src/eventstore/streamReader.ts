@@ -1,4 +1,3 @@
-import type { ReadAllOptions } from './eventFeed';
 import type { RecordedEvent, StreamName } from './types';
 
 /** How a rebuild reads the store: stream by stream, split between readers, no cross-stream order. */
@@ -34,7 +33,8 @@ export interface StoredEvent {
  * verify of the hash chain hashes without parsing (the embedded store keeps canonical JSON).
  */
 export interface StoredTextReader {
-  readLogStored(options: ReadAllOptions & { after?: bigint }): Promise<StoredEvent[]>;
+  /** The same options as `readAll` (src/eventstore/eventFeed.ts, which imports this file's types). */
+  readLogStored(options: { after?: bigint; limit: number; streamPrefix?: string; types?: readonly string[] }): Promise<StoredEvent[]>;
   /** One event's stored text (undefined: the stream has no such revision). */
   readStored(stream: StreamName, revision: bigint): Promise<StoredEvent | undefined>;
   /** Those of these events that are stored, in no particular order: many `readStored` at once. */
