@@ -27,8 +27,10 @@ export type AuditStore = EventStore & EventFeed & SealedLinks;
 const PAGE = 1000;
 
 /** SHA-256 (hex) of the RFC 8785 JSON of the heads, sorted by stream name. */
-export const headsDigest = (heads: readonly StreamHead[]): string =>
-  createHash('sha256').update(canonicalJson(heads), 'utf8').digest('hex');
+export const headsDigest = (heads: readonly StreamHead[]): string => headsTextDigest(canonicalJson(heads));
+
+/** The same digest of heads already written as their RFC 8785 JSON (a checkpoint's stored text: verify). */
+export const headsTextDigest = (headsJson: string): string => createHash('sha256').update(headsJson, 'utf8').digest('hex');
 
 /** An event's link: its own (metadata `hash`), else the one sealed beside it. */
 export const linksOf = async (store: SealedLinks, events: readonly RecordedEvent[]): Promise<(string | undefined)[]> => {

@@ -189,7 +189,7 @@ export const verifyLogShare = async (
   }
 };
 
-/** Streams whose last link a share keeps (about 200 bytes each); past it, the oldest quarter is dropped and looked up again when met. */
+/** Streams whose last link a share keeps (about 244 bytes each: 32 MB); past it, the oldest quarter is dropped and looked up again when met. */
 const STREAMS_KEPT = 131_072;
 
 const STREAM_PAGE = 256;

@@ -1,8 +1,7 @@
-import { hash } from 'node:crypto';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import type { StoredEvent } from '../eventstore/streamReader';
 import { isJsonObject } from './chain';
-import { headsDigest } from './checkpoint';
+import { headsDigest, headsTextDigest } from './checkpoint';
 import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint, type StreamHead } from './events';
 import { fault } from './verifyFaults';
 import { eventAt, parsed, type Head, type VerifiableStore } from './verifyLinks';
@@ -11,6 +10,7 @@ import { eventAt, parsed, type Head, type VerifiableStore } from './verifyLinks'
  * The checkpoints as a verify checks them (src/audit/verify.ts): which are due in a slice of the
  * log, and each one's digest and heads against the links the read has just computed.
  */
+
 /** Checkpoints read at a time to find where they are due (one can be ~140 KB). */
 const CHECKPOINTS_PER_PAGE = 4;
 
@@ -44,8 +44,9 @@ export const checkpointsDue = async (
 
 /**
  * Where a checkpoint stored as canonical JSON read its heads through: the member before its last
- * (`through`, then `workspaceId`, sort last), without parsing its heads. Text of another shape is parsed. A checkpoint whose text
- * was changed fails its own chain, which the verdict names before any checkpoint's fault.
+ * (`through`, then `workspaceId`, sort last), without parsing its heads. Text of another shape is
+ * parsed. A checkpoint whose text was changed fails its own chain, which the verdict names before
+ * any checkpoint's fault.
  */
 const storedThrough = (e: StoredEvent): bigint => {
   const last = THROUGH_LAST.exec(e.data);
@@ -97,7 +98,7 @@ const quickCheckpoint = (e: StoredEvent): Checkpoint | undefined => {
   if (e.type !== LOG_CHECKPOINTED || !e.data.startsWith('{"after":"') || digestAt < 0 || end < headsAt) return undefined;
   if (!e.data.startsWith('","heads":', headsAt)) return undefined;
   const text = e.data.slice(headsAt + '","heads":'.length, end);
-  if (hash('sha256', text, 'hex') !== e.data.slice(digestAt + '","digest":"'.length, headsAt)) return undefined;
+  if (headsTextDigest(text) !== e.data.slice(digestAt + '","digest":"'.length, headsAt)) return undefined;
   const heads = parsed(text);
   if (!heads.ok || !Array.isArray(heads.value) || !heads.value.every(isStreamHead)) return undefined;
   return { recorded: e, heads: heads.value, digestMatches: true };
