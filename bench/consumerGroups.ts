@@ -1,8 +1,9 @@
 /**
  * Consumer groups and metrics (`npm run bench` runs both after the webhooks):
  * - drain: `events` events written straight through the event store (as the rebuild's data set),
- *   then one consumer group read from the beginning to the end over HTTP with `max: 1000`, each
- *   batch acknowledged before the next fetch; events per second from the first fetch to the last ack.
+ *   then one consumer group read from the beginning to the end over HTTP by presets/client's
+ *   `consume()` with `max: 1000` in a process of its own (bench/drainConsumer.ts), each batch
+ *   acknowledged by the next fetch; events per second from the first fetch to the last ack.
  *   The service runs with PROJECTOR=off: a consumer group reads the event store, not the read model.
  * - scrape cost: a service over `scrapePresets` presets serves reads (autocannon) alternately with
  *   and without a scraper fetching /metrics every second, `rounds` times: the ratio of the medians
@@ -14,7 +15,7 @@
 import { rmSync } from 'node:fs';
 import type { Options } from 'autocannon';
 import { generateEvents } from './rebuild';
-import { AUTH, load, median, procCpuMs, sleep, startChild, tempDir, withCpu, writeKeysFile } from './lib';
+import { API_KEY, AUTH, load, median, procCpuMs, runNode, sleep, startChild, tempDir, withCpu, writeKeysFile } from './lib';
 
 export interface ConsumerBenchOptions {
   events: number;
@@ -54,12 +55,6 @@ export const runConsumerBench = async (o: ConsumerBenchOptions, log: (line: stri
   return result;
 };
 
-const post = async (url: string, body: unknown) => {
-  const res = await fetch(url, { method: 'POST', headers: AUTH, body: JSON.stringify(body) });
-  if (res.status !== 200) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
-  return res.json() as Promise<{ data: Array<{ position: string }>; lease: { id: string } | null }>;
-};
-
 const drain = async (events: number, log: (line: string) => void) => {
   const dir = tempDir('consumer');
   try {
@@ -72,21 +67,16 @@ const drain = async (events: number, log: (line: string) => void) => {
       '/health/live',
     );
     try {
-      const group = `${service.url}/api/v1/consumer-groups/bench`;
-      const put = await fetch(group, { method: 'PUT', headers: AUTH, body: JSON.stringify({ start: 'beginning' }) });
+      const groupUrl = `${service.url}/api/v1/consumer-groups/bench`;
+      const put = await fetch(groupUrl, { method: 'PUT', headers: AUTH, body: JSON.stringify({ start: 'beginning' }) });
       if (put.status !== 201) throw new Error(`PUT group: ${put.status} ${await put.text()}`);
-      const started = performance.now();
-      let seen = 0;
-      let batches = 0;
-      for (;;) {
-        const batch = await post(`${group}/fetch`, { max: 1000 });
-        if (batch.data.length === 0) break;
-        seen += batch.data.length;
-        batches++;
-        await post(`${group}/ack`, { lease_id: batch.lease!.id });
-      }
-      const seconds = (performance.now() - started) / 1000;
+      const run = await runNode(['dist/bench/drainConsumer.js', service.url, API_KEY, 'bench', String(events)]);
+      if (run.code !== 0) throw new Error(`the drain's consumer failed: ${run.err}`);
+      const { events: seen, seconds } = JSON.parse(run.out) as { events: number; seconds: number };
       if (seen !== events) throw new Error(`the group handed out ${seen} events of ${events}`);
+      const group = (await (await fetch(groupUrl, { headers: AUTH })).json()) as { data: { lag: number; lease: unknown } };
+      if (group.data.lag !== 0 || group.data.lease !== null) throw new Error(`the drained group: ${JSON.stringify(group.data)}`);
+      const batches = Math.ceil(seen / 1000);
       log(
         `consumer group: drained ${seen.toLocaleString('en-US')} events in ${seconds.toFixed(1)} s (${Math.round(seen / seconds).toLocaleString('en-US')} events/s)`,
       );

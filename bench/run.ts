@@ -366,7 +366,7 @@ const report = ({
     ...(consumers?.drain
       ? [
           '',
-          `consumer group: ${f(consumers.drain.events)} events drained over HTTP with max 1000 (fetch + ack per batch, ${f(consumers.drain.batches)} batches): ${f(consumers.drain.perSecond)} events/s (${f(consumers.drain.seconds, 1)} s)`,
+          `consumer group: ${f(consumers.drain.events)} events drained over HTTP with max 1000 (presets/client consume() in its own process, each fetch acknowledging the batch before, ${f(consumers.drain.batches)} batches): ${f(consumers.drain.perSecond)} events/s (${f(consumers.drain.seconds, 1)} s)`,
         ]
       : []),
     ...(consumers?.scrape

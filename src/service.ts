@@ -16,6 +16,7 @@ import {
   sqliteFiles,
 } from './backends';
 import { createConsumerGroups } from './consumerGroups/consumerGroups';
+import { fetchAnswerHead } from './http/fetchAnswer';
 import { startUsageCounters } from './usage/counters';
 import type { UsageStore } from './usage/usageStore';
 import type { Config } from './config';
@@ -105,7 +106,7 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   // the cost of a new event does not grow with them, and an idle one costs nothing.
   const feed = withSharedTail(eventStore);
   // Long polls wait on the shared tail: a waiting consumer costs no read of its own.
-  const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed });
+  const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed, prepare: fetchAnswerHead });
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   const deliverer = config.webhooks
     ? await startServiceDeliverer(config, webhooks, feed, countDeliveryAttempts(metrics), logger.child({ component: 'webhooks' }))

@@ -37,8 +37,6 @@ export type PutConsumerGroupBody = t.TypeOf<typeof PutConsumerGroupBody>;
 
 export const FETCH_MAX = { default: 100, max: 1000 } as const;
 export const WAIT_MS_MAX = 30_000;
-export const FetchBody = closed('fetch', {}, { max: integerBetween(1, FETCH_MAX.max), wait_ms: integerBetween(0, WAIT_MS_MAX) });
-export type FetchBody = t.TypeOf<typeof FetchBody>;
 
 export const AckBody = closed(
   'acknowledgement',
@@ -46,6 +44,14 @@ export const AckBody = closed(
   { lease_id: refine(t.string, (s) => s.length > 0 && s.length <= 64, 'lease id', { minLength: 1, maxLength: 64 }), position: Position },
 );
 export type AckBody = t.TypeOf<typeof AckBody>;
+
+/** A fetch may acknowledge the lease before it (`ack`, as the ack's body): one request and one durable write a batch. */
+export const FetchBody = closed(
+  'fetch',
+  {},
+  { max: integerBetween(1, FETCH_MAX.max), wait_ms: integerBetween(0, WAIT_MS_MAX), ack: AckBody },
+);
+export type FetchBody = t.TypeOf<typeof FetchBody>;
 
 const Nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 export const LeaseView = t.type(

@@ -24,6 +24,8 @@ import type { ConsumerGroupStore } from './store';
  * are values (`Refused`), which the routes turn into answers.
  */
 export type Start = 'beginning' | 'now' | { after: bigint };
+/** An acknowledgement: of a lease (its id), up to a position inside it, or both. */
+export type Ack = { leaseId?: string; position?: bigint };
 
 export interface GroupDefinition {
   filter: ConsumerGroupFilter;
@@ -45,6 +47,8 @@ export type FetchedEvent = RecordedEvent | StoredFeedEvent;
 export interface Fetched {
   group: ConsumerGroup;
   events: FetchedEvent[];
+  /** `prepare`'s answer for these events, when it was made while they were read ahead. */
+  prepared?: Buffer;
 }
 
 export interface ConsumerGroups {
@@ -57,18 +61,32 @@ export interface ConsumerGroups {
   get(workspaceId: string, name: string): Promise<ConsumerGroup | null>;
   list(workspaceId: string): Promise<ConsumerGroup[]>;
   remove(workspaceId: string, name: string): Promise<boolean>;
-  /** `signal`: the caller went away; a wait ends, and nothing is leased to nobody. */
+  /**
+   * `signal`: the caller went away; a wait ends, and nothing is leased to nobody. `ack`: the lease
+   * before is acknowledged first, as `ack` would, and saved with the new lease in one write (or
+   * alone, before a wait); refused as `ack` refuses it, and then nothing is leased.
+   */
   fetch(
     workspaceId: string,
     name: string,
-    options: { max: number; waitMs: number; signal?: AbortSignal },
+    options: { max: number; waitMs: number; signal?: AbortSignal; ack?: Ack },
   ): Promise<E.Either<Refused, Fetched>>;
-  ack(workspaceId: string, name: string, ack: { leaseId?: string; position?: bigint }): Promise<E.Either<Refused, ConsumerGroup>>;
+  ack(workspaceId: string, name: string, ack: Ack): Promise<E.Either<Refused, ConsumerGroup>>;
   /** Events after the group's position, counted up to `cap`, and the workspace's head. */
   lag(group: ConsumerGroup, cap: number): Promise<{ events: number; head: bigint | null }>;
   /** Ends the long polls waiting now (they answer what they have: nothing). */
   close(): void;
 }
+
+const ACK_LOST: Refused = {
+  kind: 'lease_lost',
+  message: 'the group changed while acknowledging (the lease was handed out again); fetch again',
+};
+const FETCHED_TOO: Refused = {
+  kind: 'conflict',
+  message: 'another consumer of this group fetched at the same time; retry',
+  retryAfterSeconds: 1,
+};
 
 /** Next batches read ahead at once, over all groups (src/consumerGroups/consumerGroups.ts, readNext). */
 export const PREFETCHED = 8;
@@ -79,9 +97,21 @@ export interface ConsumerGroupDeps {
   feed: EventFeed & Partial<StoredTextFeed>;
   now?: () => Date;
   newId?: () => string;
+  /**
+   * The bytes a batch's answer starts with (the route's JSON of its events: src/http/fetchAnswer.ts),
+   * made when a batch is read ahead: then they are ready when the consumer asks, and making them is
+   * not in its wait.
+   */
+  prepare?: (events: FetchedEvent[]) => Buffer;
 }
 
-export const createConsumerGroups = ({ store, feed, now = () => new Date(), newId = randomUUID }: ConsumerGroupDeps): ConsumerGroups => {
+export const createConsumerGroups = ({
+  store,
+  feed,
+  now = () => new Date(),
+  newId = randomUUID,
+  prepare,
+}: ConsumerGroupDeps): ConsumerGroups => {
   const closing = new AbortController();
   const notFound = (name: string): Refused => ({
     kind: 'not_found',
@@ -107,7 +137,8 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
   // events after it: one of exactly the `max` asked for is handed out; a short or empty one, or one
   // of another size, is read again. At most PREFETCHED batches are held (the least recently read
   // ahead dropped first), each for at most its group's lease time.
-  const prefetched = new LRUCache<string, { after: bigint; filter: string; events: Promise<FetchedEvent[]> }>({
+  type Batch = Pick<Fetched, 'events' | 'prepared'>;
+  const prefetched = new LRUCache<string, { after: bigint; filter: string; batch: Promise<Batch> }>({
     max: PREFETCHED,
     ttlAutopurge: true,
   });
@@ -116,20 +147,22 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
 
   const prefetch = (group: ConsumerGroup, after: bigint, max: number) => {
     // After the answer to this fetch is on its way: the embedded store reads synchronously.
-    const events = new Promise<void>((resolve) => setImmediate(resolve)).then(() => read({ ...group, checkpoint: after }, max));
-    events.catch(() => undefined); // a failed read is read again by the fetch that wanted it
-    prefetched.set(groupKey(group.workspaceId, group.name), { after, filter: filterKey(group), events }, { ttl: group.leaseMs });
+    const batch = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => read({ ...group, checkpoint: after }, max))
+      .then((events) => ({ events, prepared: events.length === max ? prepare?.(events) : undefined }));
+    batch.catch(() => undefined); // a failed read is read again by the fetch that wanted it
+    prefetched.set(groupKey(group.workspaceId, group.name), { after, filter: filterKey(group), batch }, { ttl: group.leaseMs });
   };
 
-  const readNext = async (group: ConsumerGroup, max: number): Promise<FetchedEvent[]> => {
+  const readNext = async (group: ConsumerGroup, max: number): Promise<Batch> => {
     const key = groupKey(group.workspaceId, group.name);
     const ahead = prefetched.get(key);
     prefetched.delete(key);
     if (ahead && ahead.after === group.checkpoint && ahead.filter === filterKey(group)) {
-      const events = await ahead.events.catch(() => []);
-      if (events.length === max) return events;
+      const batch = await ahead.batch.catch(() => null);
+      if (batch?.events.length === max) return batch;
     }
-    return read(group, max);
+    return { events: await read(group, max) };
   };
 
   /** Resolves when an event of the group's streams is stored after its position, after `ms`, or on close. */
@@ -194,12 +227,19 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
     list: (workspaceId) => store.list(workspaceId),
     remove: (workspaceId, name) => store.delete(workspaceId, name),
 
-    async fetch(workspaceId, name, { max, waitMs, signal }) {
+    async fetch(workspaceId, name, { max, waitMs, signal, ack }) {
       const deadline = Date.now() + waitMs;
       const stop = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal;
+      let acking = ack;
       for (;;) {
-        const group = await store.get(workspaceId, name);
-        if (!group) return E.left(notFound(name));
+        const stored = await store.get(workspaceId, name);
+        if (!stored) return E.left(notFound(name));
+        let group = stored;
+        if (acking) {
+          const next = acknowledged(stored, acking, now());
+          if (E.isLeft(next)) return next;
+          group = next.right;
+        }
         const held = openLease(group, now());
         if (held) {
           return E.left({
@@ -209,19 +249,20 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
           });
         }
         // An expired lease's events come again: the position did not move.
-        const events = stop.aborted ? [] : await readNext(group, max);
+        const { events, prepared } = stop.aborted ? { events: [], prepared: undefined } : await readNext(group, max);
         if (events.length > 0) {
           const last = events.at(-1)!.position;
           const next = leased(group, { id: newId(), first: events[0]!.position, last, count: events.length }, now());
-          if (await store.update(next, group.revision)) {
+          if (await store.update(next, stored.revision)) {
             if (events.length === max) prefetch(next, last, max);
-            return E.right({ group: next, events });
+            return E.right({ group: next, events, prepared });
           }
-          return E.left({
-            kind: 'conflict',
-            message: 'another consumer of this group fetched at the same time; retry',
-            retryAfterSeconds: 1,
-          });
+          return E.left(acking ? ACK_LOST : FETCHED_TOO);
+        }
+        if (acking) {
+          // Nothing new: the acknowledgement is saved before any wait.
+          if (!(await store.update(group, stored.revision))) return E.left(ACK_LOST);
+          acking = undefined;
         }
         const left = deadline - Date.now();
         if (left <= 0 || stop.aborted) return E.right({ group, events: [] });
@@ -235,7 +276,7 @@ export const createConsumerGroups = ({ store, feed, now = () => new Date(), newI
       const next = acknowledged(group, ack, now());
       if (E.isLeft(next)) return next;
       if (await store.update(next.right, group.revision)) return next;
-      return E.left({ kind: 'lease_lost', message: 'the group changed while acknowledging (the lease was handed out again); fetch again' });
+      return E.left(ACK_LOST);
     },
 
     async lag(group, cap) {

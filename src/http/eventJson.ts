@@ -124,7 +124,21 @@ const parsedOf = (e: StoredFeedEvent): RecordedEvent => ({
   recordedAt: e.recordedAt,
 });
 
-const schemaVersionOf = (metadata: string): unknown => {
+const VERSION_KEY = '"schemaVersion":';
+/**
+ * A stored metadata text's `schemaVersion`, as `JSON.parse(metadata).schemaVersion` gives it.
+ * Read off the text when that is certain (a third of this endpoint's time went to parsing it):
+ * with no `{` after the first, nothing is nested, so the key, preceded by `{` or `,` (a quote
+ * that opens a key) and found once, is the object's own; an integer value ends at `,` or `}`.
+ * Anything else is parsed.
+ */
+export const schemaVersionOf = (metadata: string): unknown => {
+  const key = metadata.indexOf(VERSION_KEY);
+  if (key > 0 && metadata.indexOf('{', 1) === -1 && metadata.indexOf(VERSION_KEY, key + 1) === -1) {
+    const before = metadata[key - 1];
+    const value = /^(0|[1-9]\d{0,8})[,}]/.exec(metadata.slice(key + VERSION_KEY.length, key + VERSION_KEY.length + 11));
+    if ((before === '{' || before === ',') && value && metadata.startsWith('{')) return Number(value[1]);
+  }
   const parsed: unknown = JSON.parse(metadata);
   return typeof parsed === 'object' && parsed !== null ? (parsed as { schemaVersion?: unknown }).schemaVersion : undefined;
 };
@@ -133,8 +147,8 @@ const schemaVersionOf = (metadata: string): unknown => {
  * An event's JSON text as `eventJson` shows it (the same value: the tests parse both and compare),
  * made from the store's own text where that text is what would be shown: an event of a known type
  * at the current schema version (nothing to upcast) that is not a created key (its hash is left
- * out) keeps its stored data and metadata text, and only the metadata, a few hundred bytes, is
- * parsed for its version. Its data is not parsed and checked against its schema again: an endpoint
+ * out) keeps its stored data and metadata text, and only its version is read from the metadata
+ * (`schemaVersionOf`). Its data is not parsed and checked against its schema again: an endpoint
  * that passes the log on hands out what the log holds (the service's own deciders wrote it, and
  * `audit:verify` proves it unchanged), where checking it would cost most of a batch's time and one
  * malformed event would hold its consumer group up for good. Any other event goes through

@@ -17,11 +17,11 @@ import {
   type ConsumerGroupList,
   type FetchAnswer,
 } from '../../consumerGroups/codecs';
-import type { ConsumerGroups, Refused, Start } from '../../consumerGroups/consumerGroups';
+import type { Ack, ConsumerGroups, Refused, Start } from '../../consumerGroups/consumerGroups';
 import type { ConsumerGroup } from '../../consumerGroups/group';
 import { formatErrors } from '../../validation';
 import { ApiError, badRequest } from '../errors';
-import { feedEventJsonText } from '../eventJson';
+import { fetchAnswer, fetchAnswerHead } from '../fetchAnswer';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import type { AppContext, AppState } from '../types';
@@ -31,6 +31,16 @@ import type { AppContext, AppState } from '../types';
  * events for analytics consumers, with leased batches (src/consumerGroups/). Another workspace's
  * group of the same name is a different group.
  */
+/** An acknowledgement's body (of `ack`, or a fetch's `ack` at `path`) as the use case takes it. */
+const ackOf = (b: AckBody, path: string): Ack => {
+  if (b.lease_id === undefined && b.position === undefined) {
+    throw badRequest('an acknowledgement names the lease or the last position handled', [
+      { path, message: 'give "lease_id", "position", or both' },
+    ]);
+  }
+  return { leaseId: b.lease_id, position: b.position === undefined ? undefined : BigInt(b.position) };
+};
+
 export interface ConsumerGroupRouteDeps {
   consumerGroups: ConsumerGroups;
   bodyLimitBytes: number;
@@ -124,7 +134,8 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
 
   router.post('/api/v1/consumer-groups/:name/fetch', consume, body, async (ctx) => {
     const n = name(ctx);
-    const b = decode(FetchBody, ctx, 'a fetch: {"max"?: 1–1000, "wait_ms"?: 0–30000}');
+    const b = decode(FetchBody, ctx, 'a fetch: {"max"?: 1–1000, "wait_ms"?: 0–30000, "ack"?: {"lease_id"?, "position"?}}');
+    const ack = b.ack === undefined ? undefined : ackOf(b.ack, '$.ack');
     // The caller gone: the wait ends with it, and nothing is leased to nobody.
     const gone = new AbortController();
     const onClose = () => {
@@ -133,31 +144,22 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     ctx.res.once('close', onClose);
     const fetched = unwrap(
       await groups
-        .fetch(ctx.state.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal })
+        .fetch(ctx.state.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal, ack })
         .finally(() => ctx.res.off('close', onClose)),
     );
     const lease: t.TypeOf<typeof FetchAnswer>['lease'] =
       fetched.events.length > 0 && fetched.group.lease ? leaseView(fetched.group.lease) : null;
-    // A FetchAnswer written as text: the events' JSON from the store's own text where it can be
-    // (src/http/eventJson.ts), a batch of 1,000 not parsed and serialized again.
+    // A FetchAnswer written as bytes: the events' JSON from the store's own text where it can be
+    // (src/http/eventJson.ts), a batch of 1,000 not parsed and serialized again; made while the
+    // batch was read ahead, when it was.
     ctx.type = 'application/json';
-    ctx.body = `{"data":[${fetched.events.map(feedEventJsonText).join(',')}],"lease":${JSON.stringify(lease)}}`;
+    ctx.body = fetchAnswer(fetched.prepared ?? fetchAnswerHead(fetched.events), lease);
   });
 
   router.post('/api/v1/consumer-groups/:name/ack', consume, body, async (ctx) => {
     const n = name(ctx);
     const b = decode(AckBody, ctx, 'an acknowledgement: {"lease_id"} or {"position"} or both');
-    if (b.lease_id === undefined && b.position === undefined) {
-      throw badRequest('an acknowledgement names the lease or the last position handled', [
-        { path: '$', message: 'give "lease_id", "position", or both' },
-      ]);
-    }
-    const group = unwrap(
-      await groups.ack(ctx.state.workspaceId, n, {
-        leaseId: b.lease_id,
-        position: b.position === undefined ? undefined : BigInt(b.position),
-      }),
-    );
+    const group = unwrap(await groups.ack(ctx.state.workspaceId, n, ackOf(b, '$')));
     const answer: t.TypeOf<typeof AckAnswer> = {
       data: {
         name: group.name,
