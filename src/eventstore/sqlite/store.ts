@@ -31,8 +31,12 @@ import {
   type BatchOutcome,
 } from './writer';
 
-/** How many of the newest events a head of a prefix looks through before it walks the prefix's streams. */
-const RECENT_HEAD_WINDOW = 256;
+/**
+ * How many of the newest events a head of a prefix looks through, newest first, before it walks
+ * the prefix's streams: enough to pass the audit checkpoints `audit:seal` writes at the end of a
+ * log it seals (1,000 per 1,000,000 events), a few milliseconds at most.
+ */
+const RECENT_HEAD_WINDOW = 4096;
 
 /** A prefix that names one workspace's streams of one category (`preset-<uuid>-`): read through the workspace index. */
 const WORKSPACE_PREFIX = /^[^-]+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-$/;
@@ -209,18 +213,17 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     head: db.prepare('SELECT MAX(position) AS position FROM events').safeIntegers(true),
     headPrefix: db.prepare('SELECT MAX(position) AS position FROM events WHERE stream >= ? AND stream < ?').safeIntegers(true),
     // The same answer when one of the newest events has the prefix (the usual case: the category
-    // most events belong to), found among them instead of in every stream of the prefix.
+    // most events belong to), found by walking back from the newest (`+stream`: through the rows,
+    // not the stream index), stopping at the first, instead of in every stream of the prefix.
     headPrefixRecent: db
       .prepare(
-        `SELECT MAX(position) AS position FROM (SELECT position, stream FROM events ORDER BY position DESC LIMIT ${RECENT_HEAD_WINDOW}) WHERE stream >= ? AND stream < ?`,
+        `SELECT position FROM events WHERE position > (SELECT MAX(position) FROM events) - ${RECENT_HEAD_WINDOW} AND +stream >= ? AND +stream < ? ORDER BY position DESC LIMIT 1`,
       )
       .safeIntegers(true),
   };
-  /** The newest events have the prefix: the newest of them; none has: the index's walk through the prefix's streams. */
-  const headOfPrefix = (range: [string, string]) => {
-    const recent = q.headPrefixRecent.get(...range) as { position: bigint | null };
-    return recent.position !== null ? recent : q.headPrefix.get(...range);
-  };
+  /** One of the newest events has the prefix: the newest of them; none has: the index's walk through the prefix's streams. */
+  const headOfPrefix = (range: [string, string]) =>
+    (q.headPrefixRecent.get(...range) as { position: bigint } | undefined) ?? q.headPrefix.get(...range);
   const maxBatch = options.maxBatch ?? 256;
   const pending: PendingAppend[] = [];
   let closed = false;

@@ -163,3 +163,41 @@ it('pages of some types of a workspace, forwards and backwards, are exactly its 
     await store.close();
   }
 });
+
+it("names the head of a category's streams whether its newest event is the log's newest, a few thousand back, or further", async () => {
+  // The head of a prefix that is not one workspace's (a rebuild's and a verify's `preset-`): found by
+  // walking back from the newest events, and past 4,096 of them through the stream index.
+  const file = join(dir, 'events.db');
+  const db = new Database(file);
+  db.exec(SCHEMA);
+  const insert = db.prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  let audit = 0;
+  const write = (stream: string, count: number): bigint => {
+    let last = 0n;
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const revision = stream === 'audit-x' ? audit++ : 0;
+        last = BigInt(insert.run(randomUUID(), stream, revision, 'T', '{}', '{}', '').lastInsertRowid);
+      }
+    })();
+    return last;
+  };
+  const first = write('catx-a', 1);
+  write('audit-x', 10_000);
+  write('catx-c', 1);
+  write('audit-x', 100);
+  const newest = write('catx-b', 1); // the category's newest, then 1,000 events of another (a sealed log's checkpoints)
+  write('audit-x', 1_000);
+  const head = async () => {
+    const store = openSqliteEventStore({ file, writerThread: false });
+    try {
+      return [await store.headPosition({ streamPrefix: 'catx-' }), await store.headPosition({ streamPrefix: 'caty-' })];
+    } finally {
+      await store.close();
+    }
+  };
+  expect(await head()).toEqual([newest, null]);
+  db.prepare("DELETE FROM events WHERE stream IN ('catx-b', 'catx-c')").run();
+  expect(await head()).toEqual([first, null]); // 11,100 events back
+  db.close();
+});
