@@ -7,7 +7,7 @@ import { feedEventJsonText } from './eventJson';
  * lease written after it when the fetch leases the batch. Each event's text is encoded straight
  * into one buffer of the right size, with room left after the head for the lease: joining a
  * thousand texts and encoding the join, then copying the answer together, cost several times as
- * much (docs/performance.md, "Consumer groups").
+ * much (docs/performance.md, "Consumer groups and metrics").
  */
 const HEAD_OPEN = '{"data":[';
 const HEAD_CLOSE = '],"lease":';
@@ -29,7 +29,10 @@ export const fetchAnswerHead = (events: FetchedEvent[]): Buffer => {
   return bytes.subarray(0, at);
 };
 
-/** The whole answer: the head, then the lease's JSON (null: none) and the closing brace. */
+/**
+ * The whole answer: the head, then the lease's JSON (null: none) and the closing brace, written
+ * into the head's room (so a head makes one answer).
+ */
 export const fetchAnswer = (head: Buffer, lease: unknown): Buffer => {
   const tail = `${JSON.stringify(lease)}}`;
   const room = head.buffer.byteLength - head.byteOffset - head.length;

@@ -31,16 +31,6 @@ import type { AppContext, AppState } from '../types';
  * events for analytics consumers, with leased batches (src/consumerGroups/). Another workspace's
  * group of the same name is a different group.
  */
-/** An acknowledgement's body (of `ack`, or a fetch's `ack` at `path`) as the use case takes it. */
-const ackOf = (b: AckBody, path: string): Ack => {
-  if (b.lease_id === undefined && b.position === undefined) {
-    throw badRequest('an acknowledgement names the lease or the last position handled', [
-      { path, message: 'give "lease_id", "position", or both' },
-    ]);
-  }
-  return { leaseId: b.lease_id, position: b.position === undefined ? undefined : BigInt(b.position) };
-};
-
 export interface ConsumerGroupRouteDeps {
   consumerGroups: ConsumerGroups;
   bodyLimitBytes: number;
@@ -69,6 +59,16 @@ const refused = (r: Refused): ApiError => {
     { reason: r.kind, ...(retry !== undefined ? { retry_after_seconds: retry } : {}) },
     retry !== undefined ? { 'Retry-After': String(retry) } : {},
   );
+};
+
+/** An acknowledgement's body (of `ack`, or a fetch's `ack` at `path`) as the use case takes it. */
+const ackOf = (b: AckBody, path: string): Ack => {
+  if (b.lease_id === undefined && b.position === undefined) {
+    throw badRequest('an acknowledgement names the lease or the last position handled', [
+      { path, message: 'give "lease_id", "position", or both' },
+    ]);
+  }
+  return { leaseId: b.lease_id, position: b.position === undefined ? undefined : BigInt(b.position) };
 };
 
 export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: ConsumerGroupRouteDeps) => {
