@@ -298,8 +298,16 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     );
     return rows as Row[];
   };
-  const storedRows = ({ after = 0n, limit, streamPrefix, types }: ReadAllOptions & { after?: bigint }): Row[] =>
-    types ? readFilteredRows('forwards', after, { limit, streamPrefix, types }) : readAllRows(after, limit, streamPrefix);
+  /**
+   * A page of the log as stored text: of some types through the filtered reads (rows of every
+   * column), otherwise through `reads`, whose rows are arrays made into events by `fromRow`.
+   */
+  const storedPage =
+    <RawRow, Event extends StoredEvent>(reads: LogReads, fromRow: (row: RawRow) => Event) =>
+    async ({ after = 0n, limit, streamPrefix, types }: ReadAllOptions & { after?: bigint }): Promise<Array<Event | StoredFeedEvent>> =>
+      types
+        ? readFilteredRows('forwards', after, { limit, streamPrefix, types }).map(toStoredFeedEvent)
+        : (readAllRows(after, limit, streamPrefix, reads) as unknown as RawRow[]).map(fromRow);
   const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] =>
     readFilteredRows(direction, from, options).map(toRecorded);
 
@@ -324,17 +332,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     async readAll({ after = 0n, limit, streamPrefix, types }) {
       return types ? readFiltered('forwards', after, { limit, streamPrefix, types }) : readAllSync(after, limit, streamPrefix);
     },
-    async readAllStored(options) {
-      if (options.types) return storedRows(options).map(toStoredFeedEvent);
-      const { after = 0n, limit, streamPrefix } = options;
-      return (readAllRows(after, limit, streamPrefix, feedReads) as unknown as FeedRow[]).map(fromFeedRow);
-    },
-    async readLogStored(options) {
-      // Of some types (a verify's checkpoints): the stored feed's read, rows of every column.
-      if (options.types) return storedRows(options).map(toStoredFeedEvent);
-      const { after = 0n, limit, streamPrefix } = options;
-      return (readAllRows(after, limit, streamPrefix, chainReads) as unknown as ChainRow[]).map(fromChainRow);
-    },
+    readAllStored: storedPage(feedReads, fromFeedRow),
+    // Of some types (a verify's checkpoints) with every column, as the stored feed reads them.
+    readLogStored: storedPage(chainReads, fromChainRow),
     async readAllBackwards({ before, ...options }) {
       return readFiltered('backwards', before, options);
     },
