@@ -55,6 +55,9 @@ it('renders every operation of the document, loading nothing from another origin
   await page.locator('#operations-Presets-createPresetsChatCompletions .opblock-summary-control').click();
   const operation = page.locator('#operations-Presets-createPresetsChatCompletions');
   await operation.locator('.opblock-body').waitFor({ timeout: 10_000 });
+  // Swagger UI fills the body in over more than one render: read it once both sections are there.
+  await operation.locator('.opblock-section-request-body').waitFor({ timeout: 10_000 });
+  await operation.locator('.responses-table').first().waitFor({ timeout: 10_000 });
   const opened = await operation.innerText();
   if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false });
   await page.close();
