@@ -61,10 +61,24 @@ export interface StoredFeedEvent extends StoredEvent {
 }
 
 /**
- * A feed that can page through its events' stored text, as `readAll` pages through them parsed:
- * what an endpoint that passes events on (a consumer group's fetch) sends without parsing and
- * serializing each one again. Only the embedded store has it; callers fall back on `readAll`.
+ * A feed that can page through and follow its events' stored text, as `readAll` and `subscribe`
+ * do parsed: what passes events on (a consumer group's fetch, a webhook's delivery) sends without
+ * parsing and serializing each one again. Only the embedded store has it; callers fall back on
+ * `readAll` and `subscribe`.
  */
 export interface StoredTextFeed {
   readAllStored(options: ReadAllOptions & { after?: bigint }): Promise<StoredFeedEvent[]>;
+  subscribeStored(from: SubscribeFrom, onEvent: (event: StoredFeedEvent) => Promise<void>, options?: SubscribeOptions): Subscription;
+}
+
+/** Whether a feed has its stored text to hand out (the embedded store). */
+export const hasStoredText = <F extends Partial<StoredTextFeed>>(feed: F): feed is F & StoredTextFeed =>
+  feed.readAllStored !== undefined && feed.subscribeStored !== undefined;
+
+/** An event as a feed hands it out: parsed, or as its stored text. */
+export type FeedEvent = RecordedEvent | StoredFeedEvent;
+
+/** Following the log, for a consumer that only subscribes and takes events of either kind (a webhook's delivery loop). */
+export interface LiveFeed<E = FeedEvent> {
+  subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: SubscribeOptions): Subscription;
 }

@@ -7,21 +7,24 @@ import type { SubscribeFrom, SubscribeOptions, Subscription } from './eventFeed'
  * and when caught up wait for `notify()` (an append in this process) or the poll interval
  * (an append by another process), whichever comes first.
  */
-export interface Poller {
+export interface Poller<E extends PolledEvent = RecordedEvent> {
   subscribe(
     from: SubscribeFrom,
-    onEvent: (event: RecordedEvent) => Promise<void>,
+    onEvent: (event: E) => Promise<void>,
     options: SubscribeOptions & { pollIntervalMs: number },
   ): Subscription;
   notify(): void;
   stopAll(): Promise<void>;
 }
 
+/** What a poller needs of an event: parsed (RecordedEvent) or as stored text (StoredFeedEvent). */
+export type PolledEvent = Pick<RecordedEvent, 'position' | 'type'>;
+
 const PAGE = 512;
 
-export const createPoller = (
-  readAfter: (after: bigint, limit: number, prefix?: string) => Promise<RecordedEvent[]> | RecordedEvent[],
-): Poller => {
+export const createPoller = <E extends PolledEvent = RecordedEvent>(
+  readAfter: (after: bigint, limit: number, prefix?: string) => Promise<E[]> | E[],
+): Poller<E> => {
   const wake = new EventEmitter();
   wake.setMaxListeners(0);
   const running = new Set<Subscription>();

@@ -1,5 +1,13 @@
 import type { RecordedEvent } from '../eventstore/eventStore';
-import type { EventFeed, StoredTextFeed, SubscribeFrom, SubscribeOptions, Subscription } from '../eventstore/eventFeed';
+import type {
+  EventFeed,
+  ReadAllOptions,
+  StoredFeedEvent,
+  StoredTextFeed,
+  SubscribeFrom,
+  SubscribeOptions,
+  Subscription,
+} from '../eventstore/eventFeed';
 
 /**
  * One reader of the log per process, shared by every live subscriber (SSE clients, webhook
@@ -35,12 +43,26 @@ export interface TailSubscription extends Subscription {
   scanned(): bigint;
 }
 
-export interface SharedFeed extends EventFeed, Partial<StoredTextFeed> {
-  subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): TailSubscription;
+/** What the tail reads: pages and a subscription of one kind of event (parsed, or as stored text). */
+export interface TailSource<E extends TailEvent> {
+  readAll(options: ReadAllOptions & { after?: bigint }): Promise<E[]>;
+  subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: SubscribeOptions): Subscription;
+  headPosition(): Promise<bigint | null>;
+}
+export type TailEvent = Pick<RecordedEvent, 'position' | 'stream' | 'type'>;
+
+/** The live side of a feed: subscriptions through the one shared reader. */
+export interface SharedTail<E extends TailEvent> {
+  subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: SubscribeOptions): TailSubscription;
   /** Live subscribers now (catching up or following the tail). */
   readonly subscribers: number;
   /** Stops every subscriber and the one subscription to the store. */
   close(): Promise<void>;
+}
+
+/** The API's feed: the store's reads as they are, its subscriptions through the shared tail. */
+export interface SharedFeed extends EventFeed, Partial<Pick<StoredTextFeed, 'readAllStored'>>, SharedTail<RecordedEvent> {
+  subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): TailSubscription;
 }
 
 export interface SharedTailOptions {
@@ -56,13 +78,13 @@ const DEFAULT_PAGE = 512;
 const DEFAULT_QUEUE = 1024;
 const DEFAULT_SHARED_PAGES = 4;
 
-interface Subscriber {
+interface Subscriber<E> {
   prefix: string;
   types: ReadonlySet<string> | undefined;
   /** Every matching event up to here has been handled. */
   position: bigint;
   /** Events from the tail not handled yet (positions increase). */
-  queue: RecordedEvent[];
+  queue: E[];
   /** The queue was dropped because it was full: read the range again from `position`. */
   overflowed: boolean;
   /** Following the tail (false while reading its own range). */
@@ -75,11 +97,43 @@ interface Subscriber {
 }
 
 export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, options: SharedTailOptions = {}): SharedFeed => {
+  const tail = sharedTail<RecordedEvent>(feed, options);
+  return {
+    maxPosition: feed.maxPosition,
+    readAll: (o) => feed.readAll(o),
+    ...(feed.readAllStored ? { readAllStored: (o: Parameters<StoredTextFeed['readAllStored']>[0]) => feed.readAllStored!(o) } : {}),
+    readAllBackwards: (o) => feed.readAllBackwards(o),
+    headPosition: (o) => feed.headPosition(o),
+    subscribe: (from, onEvent, o) => tail.subscribe(from, onEvent, o),
+    get subscribers() {
+      return tail.subscribers;
+    },
+    close: () => tail.close(),
+  };
+};
+
+/**
+ * The shared tail over a feed's stored text, where it has it (the embedded store): subscribers are
+ * handed each event's data and metadata as the store keeps them, for a consumer that passes events
+ * on as JSON (the webhook deliverer) without parsing and serializing each one again.
+ */
+export const storedTextTail = (feed: EventFeed & StoredTextFeed, options: SharedTailOptions = {}): SharedTail<StoredFeedEvent> =>
+  sharedTail<StoredFeedEvent>(
+    {
+      readAll: (o) => feed.readAllStored(o),
+      subscribe: (from, onEvent, o) => feed.subscribeStored(from, onEvent, o),
+      headPosition: () => feed.headPosition(),
+    },
+    options,
+  );
+
+/** The one reader and its subscribers, for events of either kind (this module's comment). */
+export const sharedTail = <E extends TailEvent>(feed: TailSource<E>, options: SharedTailOptions = {}): SharedTail<E> => {
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const queueLimit = options.queueLimit ?? DEFAULT_QUEUE;
   const sharedPages = options.sharedPages ?? DEFAULT_SHARED_PAGES;
   /** Catch-up reads, latest last, by what was asked (a read in flight is shared too). */
-  const pages = new Map<string, Promise<RecordedEvent[]>>();
+  const pages = new Map<string, Promise<E[]>>();
   const readPage = async (o: { after: bigint; limit: number; streamPrefix?: string; types?: readonly string[] }) => {
     if (sharedPages === 0) return feed.readAll(o);
     const key = `${o.after}|${o.limit}|${o.streamPrefix ?? ''}|${o.types?.join(',') ?? '*'}`;
@@ -104,7 +158,7 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
     return read;
   };
   /** Subscribers by stream prefix, and the distinct prefix lengths to look up for each event. */
-  const byPrefix = new Map<string, Set<Subscriber>>();
+  const byPrefix = new Map<string, Set<Subscriber<E>>>();
   const lengths = new Map<number, number>(); // prefix length → how many prefixes of that length
   /** How each live subscriber is stopped. */
   const running = new Set<() => Promise<void>>();
@@ -114,7 +168,7 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
   let closed = false;
   const failures = new Set<(error: unknown) => void>();
 
-  const add = (s: Subscriber) => {
+  const add = (s: Subscriber<E>) => {
     let set = byPrefix.get(s.prefix);
     if (!set) {
       byPrefix.set(s.prefix, (set = new Set()));
@@ -122,7 +176,7 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
     }
     set.add(s);
   };
-  const remove = (s: Subscriber) => {
+  const remove = (s: Subscriber<E>) => {
     const set = byPrefix.get(s.prefix);
     if (!set?.delete(s) || set.size > 0) return;
     byPrefix.delete(s.prefix);
@@ -132,7 +186,7 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
   };
 
   /** Hands one event to every subscriber it matches; synchronous, so the tail never waits on one. */
-  const dispatch = async (event: RecordedEvent) => {
+  const dispatch = async (event: E) => {
     for (const length of lengths.keys()) {
       if (event.stream.length < length) continue;
       const set = byPrefix.get(event.stream.slice(0, length));
@@ -171,7 +225,7 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
     return state;
   };
 
-  const waitForWork = (s: Subscriber) =>
+  const waitForWork = (s: Subscriber<E>) =>
     new Promise<void>((resolve) => {
       if (s.stopped || s.queue.length > 0 || s.overflowed || s.failure) return resolve();
       s.wake = () => {
@@ -181,18 +235,13 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
     });
 
   return {
-    maxPosition: feed.maxPosition,
-    readAll: (o) => feed.readAll(o),
-    ...(feed.readAllStored ? { readAllStored: (o: Parameters<StoredTextFeed['readAllStored']>[0]) => feed.readAllStored!(o) } : {}),
-    readAllBackwards: (o) => feed.readAllBackwards(o),
-    headPosition: (o) => feed.headPosition(o),
     get subscribers() {
       return running.size;
     },
 
     subscribe(from, onEvent, { streamPrefix = '', types, onError } = {}) {
       if (closed) throw new Error('the shared feed is closed');
-      const s: Subscriber = {
+      const s: Subscriber<E> = {
         prefix: streamPrefix,
         types: types ? new Set(types) : undefined,
         position: from === 'start' ? 0n : from.after,
@@ -203,7 +252,7 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
         stopped: false,
         wake: undefined,
       };
-      const handle = async (event: RecordedEvent) => {
+      const handle = async (event: E) => {
         s.handling = true;
         try {
           await onEvent(event);

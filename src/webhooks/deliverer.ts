@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EventFeed } from '../eventstore/eventFeed';
+import type { LiveFeed } from '../eventstore/eventFeed';
 import { startDeliveryLoop, type DeliveryLoop, type DeliverySettings } from './deliveryLoop';
 import type { StoredWebhook } from './webhook';
 import type { WebhookStore } from './webhookStore';
@@ -22,7 +22,7 @@ export interface Deliverer {
 
 export interface DelivererOptions {
   store: WebhookStore;
-  feed: EventFeed;
+  feed: LiveFeed;
   settings: DeliverySettings;
   logger: Logger;
   resyncMs?: number;

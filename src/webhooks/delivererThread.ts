@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { EventFeed } from '../eventstore/eventFeed';
+import type { LiveFeed } from '../eventstore/eventFeed';
 import { serveThread } from '../threads/thread';
 import { startSupervisedThread } from '../threads/supervisor';
 import { startDeliverer, type Deliverer } from './deliverer';
@@ -82,7 +82,7 @@ export const startDelivererThread = async ({
 };
 
 export interface DelivererStores {
-  feed: EventFeed;
+  feed: LiveFeed;
   store: WebhookStore;
   settings: Omit<DeliverySettings, 'onAttempt'>;
   logger: Logger;

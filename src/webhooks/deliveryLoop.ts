@@ -1,12 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { EventFeed } from '../eventstore/eventFeed';
+import type { FeedEvent, LiveFeed } from '../eventstore/eventFeed';
 import type { TailSubscription } from '../feed/sharedTail';
-import { StoreUnavailable, type RecordedEvent } from '../eventstore/eventStore';
-import { eventJson } from '../http/eventJson';
+import { StoreUnavailable } from '../eventstore/eventStore';
+import { feedEventJsonText } from '../http/eventJson';
 import { workspaceStreamPrefix } from '../presets/streamName';
 import type { DestinationPolicy } from './destination';
 import { afterAttempt, describeResult, succeeded, type RetrySettings } from './retryPolicy';
-import { newAgents, send } from './send';
+import { newConnections, send } from './send';
 import { signer } from './signing';
 import { disableWebhook, NO_FAILURE, wants, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
 import type { NewDeliveryAttempt, WebhookStore } from './webhookStore';
@@ -17,6 +18,13 @@ import type { NewDeliveryAttempt, WebhookStore } from './webhookStore';
  * is saved only after the 2xx, so whatever happens before that, the event is sent again after a
  * restart: at least once, never skipped. Nothing here waits on another webhook: each loop has its
  * own subscription, its own connections and its own timers.
+ *
+ * Saving does not hold up the next delivery: after a 2xx the next event is sent while the save
+ * commits, and the attempts made meanwhile go with the next save (one save in flight a loop, and
+ * one begun at most every SAVE_EVERY_MS while deliveries keep coming). Saves still go in order,
+ * and the checkpoint still moves only past events that got their 2xx; what a crash can lose is
+ * the last few milliseconds of progress, whose events are sent again. A failed attempt is saved
+ * (and waited for) before its retry is scheduled.
  */
 export interface DeliverySettings extends RetrySettings {
   /** WEBHOOK_TIMEOUT_MS: the most one attempt may take, connecting included. */
@@ -27,7 +35,7 @@ export interface DeliverySettings extends RetrySettings {
 }
 
 export interface DeliveryLoopDeps {
-  feed: EventFeed;
+  feed: LiveFeed;
   store: WebhookStore;
   settings: DeliverySettings;
   logger: Logger;
@@ -55,14 +63,22 @@ const SAVE_TRIES = 5;
 const SKIP_SAVE_INTERVAL_MS = 1000;
 
 /**
+ * While deliveries keep coming, a loop begins a save at most this often, so one commit carries
+ * the attempts of several deliveries (a transaction per delivery was most of a delivery's CPU
+ * after the HTTP request: docs/performance.md, Webhooks). A save after a quiet spell begins at once.
+ */
+export const SAVE_EVERY_MS = 5;
+
+/**
  * The body of each event, made once for every webhook it goes to: the shared tail hands every
  * subscriber of a workspace the same event object (src/feed/sharedTail.ts), and the entry goes
- * with the event once no loop holds it.
+ * with the event once no loop holds it. An event read as stored text (the delivery thread's feed
+ * on the embedded store) keeps its data and metadata text as the store has it (`storedEventJsonText`).
  */
-const bodies = new WeakMap<RecordedEvent, string>();
-const bodyOf = (recorded: RecordedEvent): string => {
-  let body = bodies.get(recorded);
-  if (body === undefined) bodies.set(recorded, (body = JSON.stringify(eventJson(recorded))));
+const bodies = new WeakMap<FeedEvent, string>();
+const bodyOf = (event: FeedEvent): string => {
+  let body = bodies.get(event);
+  if (body === undefined) bodies.set(event, (body = feedEventJsonText(event)));
   return body;
 };
 
@@ -81,7 +97,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
   let progress: DeliveryProgress = { ...stored.progress };
   const log = deps.logger.child({ webhookId: webhook.id });
   const stopping = new AbortController();
-  const agents = newAgents();
+  const connections = newConnections(settings.policy);
   let wake: (() => void) | undefined;
   let lastSkipSave = 0;
   let unsavedSkip: bigint | undefined;
@@ -90,23 +106,62 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     endLoop = resolve;
   });
 
-  const save = async (next: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt) => {
-    progress = { ...next, epoch };
+  /** Attempts made since the last save began, and whether the progress moved since then. */
+  let owed: NewDeliveryAttempt[] = [];
+  let moved = false;
+  /** The saves running now (one at a time), and why they stopped if they could not go on. */
+  let saving: Promise<void> | undefined;
+  let saveFailure: unknown;
+  let lastSaveBegan = -Infinity;
+
+  /** One save of the progress as it is now with the attempts owed, through a store that cannot write for a moment. */
+  const saveOnce = async () => {
+    const attempts = owed;
+    const next: Omit<DeliveryProgress, 'epoch'> = { ...progress };
+    owed = [];
+    moved = false;
+    lastSaveBegan = performance.now();
     let saved: boolean;
     // A store that cannot write for a moment is waited for a little; for longer, the loop ends and
     // the next resync starts it again from the last saved checkpoint (so the event is sent again).
     for (let tries = 1; ; tries++) {
       try {
-        saved = await store.saveProgress(webhook.id, epoch, next, attempt);
+        saved = await store.saveProgress(webhook.id, epoch, next, attempts);
         break;
       } catch (error) {
         if (!(error instanceof StoreUnavailable) || tries >= SAVE_TRIES) throw error;
         log.warn({ err: error }, 'could not save delivery progress; trying again');
-        await pause(100 * 2 ** tries);
+        await sleep(100 * 2 ** tries, undefined, { signal: stopping.signal });
       }
     }
     // A replay moved the epoch (its loop starts from its own checkpoint), or the webhook is gone.
     if (!saved) throw new LoopEnded('superseded');
+  };
+  /** Saves until nothing is owed, each begun SAVE_EVERY_MS after the one before at the soonest. */
+  const saveOwed = async () => {
+    while (owed.length > 0 || moved) {
+      const wait = lastSaveBegan + SAVE_EVERY_MS - performance.now();
+      if (wait > 0) await sleep(wait);
+      await saveOnce();
+    }
+  };
+  /** The progress moved (with an attempt, or past skipped events): saved soon, without waiting for it. */
+  const record = (next: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt) => {
+    progress = { ...next, epoch };
+    moved = true;
+    if (attempt) owed.push(attempt);
+    saving ??= saveOwed()
+      .catch((error: unknown) => {
+        saveFailure = error;
+      })
+      .finally(() => {
+        saving = undefined;
+      });
+  };
+  /** Waits until everything recorded is saved; throws why it could not be. */
+  const saved = async () => {
+    while (saving) await saving;
+    if (saveFailure !== undefined) throw saveFailure;
   };
 
   /** Waits `ms`, or less if the configuration changes; throws once the loop is stopping. */
@@ -145,13 +200,14 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     }
   };
 
-  const deliver = async (recorded: RecordedEvent) => {
+  const deliver = async (recorded: FeedEvent) => {
     if (stopping.signal.aborted) throw new LoopEnded('stopped');
+    if (saveFailure !== undefined) throw saveFailure;
     if (!wants(webhook.events, recorded.type)) {
       unsavedSkip = recorded.position;
       if (Date.now() - lastSkipSave >= SKIP_SAVE_INTERVAL_MS) {
         lastSkipSave = Date.now();
-        await save({ ...progress, checkpoint: recorded.position });
+        record({ ...progress, checkpoint: recorded.position });
         unsavedSkip = undefined;
       }
       return;
@@ -173,7 +229,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
         {
           timeoutMs: settings.timeoutMs,
           policy: settings.policy,
-          agents,
+          connections,
           signal: stopping.signal,
         },
       );
@@ -203,10 +259,11 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
       );
       if (next.action === 'advance') {
         unsavedSkip = undefined;
-        return save({ checkpoint: recorded.position, ...NO_FAILURE }, attempt);
+        return record({ checkpoint: recorded.position, ...NO_FAILURE }, attempt);
       }
       if (next.action === 'disable') {
-        await save({ ...progress }, attempt);
+        record({ ...progress }, attempt);
+        await saved();
         log.warn(
           { eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result) },
           'delivery failed; disabling the webhook',
@@ -215,7 +272,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
         throw new LoopEnded('disabled');
       }
       const retryAt = new Date(now().getTime() + next.delayMs);
-      await save(
+      record(
         {
           checkpoint: progress.checkpoint,
           failingSince: next.failingSince.toISOString(),
@@ -225,6 +282,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
         },
         { ...attempt, nextRetryAt: retryAt.toISOString() },
       );
+      await saved();
       log.warn(
         { eventId: recorded.id, attempt: attempt.attempt, outcome: describeResult(result), retryInMs: next.delayMs },
         'delivery failed; retrying',
@@ -266,6 +324,8 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     async stop() {
       stopping.abort();
       await subscription.stop();
+      // What was recorded is saved first, so the checkpoint below is the last one written.
+      await saved().catch(() => undefined);
       // Where the loop has seen the log up to: past events it skipped, and past other workspaces'
       // (the shared tail's scanned position), so the next start reads nothing twice.
       const scanned = (subscription as Partial<TailSubscription>).scanned?.();
@@ -275,8 +335,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
       );
       if (seen !== undefined && (progress.checkpoint === null || seen > progress.checkpoint))
         await store.saveProgress(webhook.id, epoch, { ...progress, checkpoint: seen }).catch(() => false);
-      agents.http.destroy();
-      agents.https.destroy();
+      await connections.destroy();
     },
     ended,
   };

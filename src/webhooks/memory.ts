@@ -45,12 +45,12 @@ export const openMemoryWebhookStore = (): WebhookStore => {
       s.progress = rewound(s.progress, after);
       return { ...s.progress };
     },
-    async saveProgress(webhookId, epoch, progress, attempt) {
+    async saveProgress(webhookId, epoch, progress, made = []) {
       const s = webhooks.get(webhookId);
       if (!s) return false;
-      if (attempt) {
+      if (made.length > 0) {
         const log = attempts.get(webhookId) ?? [];
-        log.push({ ...attempt, id: String(nextAttemptId++) });
+        for (const attempt of made) log.push({ ...attempt, id: String(nextAttemptId++) });
         if (log.length > DELIVERY_LOG_SIZE) log.splice(0, log.length - DELIVERY_LOG_SIZE);
         attempts.set(webhookId, log);
       }

@@ -129,11 +129,18 @@ export const openMongoWebhookStore = async (options: { url: string; database?: s
         if (r.matchedCount === 1) return next;
       }
     }),
-    saveProgress: guard(async (webhookId, epoch, progress, attempt) => {
-      if (attempt && (await webhooks.countDocuments({ _id: webhookId }, { limit: 1 })) > 0) {
-        const { webhookId: _w, eventPosition, ...rest } = attempt;
-        await attempts.insertOne({ ...rest, _id: new ObjectId(), webhook_id: webhookId, eventPosition: eventPosition.toString() });
-        const n = (sinceTrim.get(webhookId) ?? 0) + 1;
+    saveProgress: guard(async (webhookId, epoch, progress, made = []) => {
+      if (made.length > 0 && (await webhooks.countDocuments({ _id: webhookId }, { limit: 1 })) > 0) {
+        // Ids made here, in order, so the attempts of one save sort as they were made (ordered insert).
+        await attempts.insertMany(
+          made.map(({ webhookId: _w, eventPosition, ...rest }) => ({
+            ...rest,
+            _id: new ObjectId(),
+            webhook_id: webhookId,
+            eventPosition: eventPosition.toString(),
+          })),
+        );
+        const n = (sinceTrim.get(webhookId) ?? 0) + made.length;
         sinceTrim.set(webhookId, n % TRIM_EVERY);
         if (n >= TRIM_EVERY) await trim(webhookId);
       }

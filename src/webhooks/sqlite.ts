@@ -19,7 +19,7 @@ import {
  * Write transactions take the write lock first (`.immediate`): a transaction that read first and
  * then wrote would fail at once, not wait, when the WAL checkpointer restarts the WAL between the two.
  * Progress saved by several delivery loops in the same turn of the event loop is committed in one
- * transaction (a group commit): each call still resolves only once its own attempt and checkpoint
+ * transaction (a group commit): each call still resolves only once its own attempts and checkpoint
  * are committed, and fails if that commit failed.
  */
 export const WEBHOOKS_FILE = 'webhooks.db';
@@ -144,11 +144,16 @@ export const openSqliteWebhookStore = (options: { file: string }): WebhookStore 
     q.rewind.run(progressParams(id, next.epoch, next));
     return next;
   });
-  const saveOne = (webhookId: string, epoch: number, progress: Omit<DeliveryProgress, 'epoch'>, attempt?: NewDeliveryAttempt): boolean => {
-    if (attempt && q.exists.get(webhookId) !== undefined) {
-      const { webhookId: _w, eventPosition, ...rest } = attempt;
-      q.insertAttempt.run(webhookId, JSON.stringify({ ...rest, eventPosition: eventPosition.toString() } satisfies StoredAttempt));
-      const n = (sinceTrim.get(webhookId) ?? 0) + 1;
+  const saveOne = (
+    webhookId: string,
+    epoch: number,
+    progress: Omit<DeliveryProgress, 'epoch'>,
+    attempts: readonly NewDeliveryAttempt[] = [],
+  ): boolean => {
+    if (attempts.length > 0 && q.exists.get(webhookId) !== undefined) {
+      for (const { webhookId: _w, eventPosition, ...rest } of attempts)
+        q.insertAttempt.run(webhookId, JSON.stringify({ ...rest, eventPosition: eventPosition.toString() } satisfies StoredAttempt));
+      const n = (sinceTrim.get(webhookId) ?? 0) + attempts.length;
       sinceTrim.set(webhookId, n % TRIM_EVERY);
       if (n >= TRIM_EVERY) q.trim.run({ webhook: webhookId });
     }

@@ -55,10 +55,12 @@ export interface WebhookStore {
   /** A replay from `after`: the progress `rewound` (webhook.ts) makes of the current one; null when there is no such webhook. */
   rewind(workspaceId: string, id: string, after: bigint): Promise<DeliveryProgress | null>;
   /**
-   * Records an attempt (if given) and saves the progress if the webhook is still at `epoch`;
-   * says whether the progress was saved. Nothing is recorded for a webhook that is gone.
+   * Records the attempts given (in their order, each after those of earlier saves) and saves the
+   * progress if the webhook is still at `epoch`; says whether the progress was saved. Nothing is
+   * recorded for a webhook that is gone. A delivery loop hands over every attempt it made since its
+   * last save, so one save may carry many.
    */
-  saveProgress(webhookId: string, epoch: number, progress: ProgressUpdate, attempt?: NewDeliveryAttempt): Promise<boolean>;
+  saveProgress(webhookId: string, epoch: number, progress: ProgressUpdate, attempts?: readonly NewDeliveryAttempt[]): Promise<boolean>;
   /** Attempts newest first, those older than the attempt `before` when given. */
   deliveries(webhookId: string, page: { limit: number; before?: string }): Promise<DeliveryAttempt[]>;
   /** Removes the webhook and its attempts; false when there was none. */

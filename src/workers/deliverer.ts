@@ -1,5 +1,6 @@
 import { openEventStore, openWebhookStore } from '../backends';
-import { withSharedTail } from '../feed/sharedTail';
+import { hasStoredText } from '../eventstore/eventFeed';
+import { storedTextTail, withSharedTail } from '../feed/sharedTail';
 import { createLogger } from '../logger';
 import { deliverySettingsOf, serveDeliverer, type DelivererThreadData } from '../webhooks/delivererThread';
 
@@ -23,7 +24,10 @@ const CATCH_UP_PAGE = 128;
 serveDeliverer(async ({ config, pollIntervalMs = FOREIGN_APPENDS_POLL_MS, resyncMs }: DelivererThreadData) => {
   const logger = createLogger(config.logLevel).child({ component: 'webhooks', thread: true });
   const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs });
-  const feed = withSharedTail(eventStore, { pageSize: CATCH_UP_PAGE });
+  // Events as stored text where the store has it: each event's body is made without parsing it.
+  const feed = hasStoredText(eventStore)
+    ? storedTextTail(eventStore, { pageSize: CATCH_UP_PAGE })
+    : withSharedTail(eventStore, { pageSize: CATCH_UP_PAGE });
   const store = await openWebhookStore(config);
   return {
     feed,

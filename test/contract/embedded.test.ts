@@ -25,19 +25,20 @@ describe('event store contract: embedded SQLite', () => {
   });
 });
 
-describe('shared tail contract: embedded SQLite, writer thread', () => {
-  sharedTailContract(async () => {
-    const dir = tempDir();
-    const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+for (const kind of ['parsed', 'stored text'] as const)
+  describe(`shared tail contract (${kind}): embedded SQLite, writer thread`, () => {
+    sharedTailContract(async () => {
+      const dir = tempDir();
+      const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
+      return {
+        store,
+        cleanup: async () => {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    }, kind);
   });
-});
 
 // The built service writes from a worker thread; tests running from source use the compiled worker
 // that the jest globalSetup builds.

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
 import { ConcurrencyConflict, type EventStoreAdapter, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
 import { streamShare, type StoredEvent } from '../../src/eventstore/streamReader';
+import type { StoredFeedEvent } from '../../src/eventstore/eventFeed';
 
 /**
  * What every event store must do, whatever it is built on. Each implementation's test file calls
@@ -19,11 +20,11 @@ const newEvent = (type: string, n: number): NewEvent => ({
   metadata: { requestId: `req-${n}` },
 });
 
-const collect = (count: number) => {
-  const seen: RecordedEvent[] = [];
+const collect = <E = RecordedEvent>(count: number) => {
+  const seen: E[] = [];
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
-  const onEvent = async (e: RecordedEvent) => {
+  const onEvent = async (e: E) => {
     seen.push(e);
     if (seen.length === count) done();
   };
@@ -291,6 +292,29 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     expect(seen.map((e) => e.type)).toEqual(['A', 'B', 'C', 'D']);
     const positions = seen.map((e) => e.position);
     expect([...positions].sort((a, b) => (a < b ? -1 : 1))).toEqual(positions);
+  });
+
+  it('follows the log as stored text, where it has it, as subscribe does parsed: past events, then live ones', async () => {
+    if (!store.subscribeStored) return;
+    await store.append(stream('s'), [newEvent('A', 1), newEvent('B', 2)], 'no_stream');
+    const parsed = collect(4);
+    const asText = collect<StoredFeedEvent>(4);
+    const subs = [
+      store.subscribe('start', parsed.onEvent, { streamPrefix: prefix }),
+      store.subscribeStored('start', asText.onEvent, { streamPrefix: prefix }),
+    ];
+    await store.append(stream('t'), [newEvent('C', 3)], 'no_stream');
+    await store.append(stream('s'), [newEvent('D', 4)], 1n);
+    await within(Promise.all([parsed.finished, asText.finished]));
+    for (const sub of subs) await sub.stop();
+    expect(
+      asText.seen.map(({ stored, data, metadata, ...rest }) => ({
+        stored,
+        ...rest,
+        data: JSON.parse(data) as unknown,
+        metadata: JSON.parse(metadata) as unknown,
+      })),
+    ).toEqual(parsed.seen.map((e) => ({ stored: true, ...e })));
   });
 
   it('resumes after the last position it delivered: no gap, no repeat', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { EventFeed } from '../../src/eventstore/eventFeed';
-import type { NewEvent, RecordedEvent } from '../../src/eventstore/eventStore';
-import { withSharedTail, type SharedFeed, type TailSubscription } from '../../src/feed/sharedTail';
+import type { EventFeed, FeedEvent, StoredTextFeed } from '../../src/eventstore/eventFeed';
+import type { NewEvent } from '../../src/eventstore/eventStore';
+import { storedTextTail, withSharedTail, type SharedTail, type SharedTailOptions, type TailSubscription } from '../../src/feed/sharedTail';
 import { workspaceStreamPrefix } from '../../src/presets/streamName';
 import type { EventStoreFixture } from './eventStoreContract';
 
@@ -10,6 +10,7 @@ import type { EventStoreFixture } from './eventStoreContract';
  * subscribers, each of which still gets exactly its events, in order, once. The store is counted
  * from outside (how often it is subscribed to and read), so the fan-out is what is asserted, not
  * how it is built. Workspaces are fresh UUIDs, so a shared server's old data is never matched.
+ * The same contract holds for the tail over a store's stored text (`storedTextTail`).
  */
 const newEvent = (type: string, n: number): NewEvent => ({ id: randomUUID(), type, data: { n }, metadata: {} });
 
@@ -24,10 +25,10 @@ const until = async (condition: () => boolean, ms = 15_000) => {
   }
 };
 
-/** The store's feed, counting what the shared tail asks of it. */
-const counted = (feed: EventFeed) => {
+/** The store's feed, counting what the shared tail asks of it (parsed or as stored text). */
+const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
   const calls = { subscribe: 0, readAll: 0 };
-  const wrapped: EventFeed = {
+  const wrapped: EventFeed & Partial<StoredTextFeed> = {
     maxPosition: feed.maxPosition,
     readAll: (o) => {
       calls.readAll++;
@@ -39,17 +40,29 @@ const counted = (feed: EventFeed) => {
       calls.subscribe++;
       return feed.subscribe(from, onEvent, o);
     },
+    ...(feed.readAllStored && feed.subscribeStored
+      ? {
+          readAllStored: (o: Parameters<StoredTextFeed['readAllStored']>[0]) => {
+            calls.readAll++;
+            return feed.readAllStored!(o);
+          },
+          subscribeStored: (...args: Parameters<StoredTextFeed['subscribeStored']>) => {
+            calls.subscribe++;
+            return feed.subscribeStored!(...args);
+          },
+        }
+      : {}),
   };
   return { calls, wrapped };
 };
 
 const follower = (
-  shared: SharedFeed,
+  shared: SharedTail<FeedEvent>,
   prefix: string,
   from: 'start' | { after: bigint } = 'start',
   options: { types?: string[]; slowMs?: number } = {},
 ) => {
-  const seen: RecordedEvent[] = [];
+  const seen: FeedEvent[] = [];
   const subscription: TailSubscription = shared.subscribe(
     from,
     async (e) => {
@@ -61,11 +74,13 @@ const follower = (
   return { seen, subscription };
 };
 
-const increasing = (events: RecordedEvent[]) => events.every((e, i) => i === 0 || e.position > events[i - 1]!.position);
+const increasing = (events: FeedEvent[]) => events.every((e, i) => i === 0 || e.position > events[i - 1]!.position);
 
-export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
+export const sharedTailContract = (open: () => Promise<EventStoreFixture>, kind: 'parsed' | 'stored text' = 'parsed') => {
   let fixture: EventStoreFixture;
-  let shared: SharedFeed | undefined;
+  let shared: SharedTail<FeedEvent> | undefined;
+  const tailOver = (feed: EventFeed & Partial<StoredTextFeed>, options?: SharedTailOptions): SharedTail<FeedEvent> =>
+    kind === 'parsed' ? withSharedTail(feed, options) : storedTextTail(feed as EventFeed & StoredTextFeed, options);
   let a: string;
   let b: string;
   const stream = (workspace: string, name: string) => `${workspace}${name}`;
@@ -83,7 +98,7 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
 
   it('subscribes to the store once for any number of live subscribers; each gets its own workspace, in order, once', async () => {
     const { calls, wrapped } = counted(fixture.store);
-    shared = withSharedTail(wrapped);
+    shared = tailOver(wrapped);
     const idle = Array.from({ length: 50 }, () => follower(shared!, b));
     const busy = Array.from({ length: 5 }, () => follower(shared!, a));
     const written: string[] = [];
@@ -110,7 +125,7 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
 
   it('a subscriber from an old position reads its own range in pages, then joins the tail: no gap, no repeat', async () => {
     const { calls, wrapped } = counted(fixture.store);
-    shared = withSharedTail(wrapped, { pageSize: 7 });
+    shared = tailOver(wrapped, { pageSize: 7 });
     const before = Array.from({ length: 30 }, (_, i) => newEvent('A', i));
     const first = await fixture.store.append(stream(a, 'old'), before.slice(0, 1), 'no_stream');
     await fixture.store.append(stream(a, 'old'), before.slice(1), 0n);
@@ -134,10 +149,9 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
 
   it('subscribers reading the same range read each full page from the store once; a short page is read again by each, so none misses later events', async () => {
     const { calls, wrapped } = counted(fixture.store);
-    shared = withSharedTail(wrapped, { pageSize: 10 });
+    shared = tailOver(wrapped, { pageSize: 10 });
     const before = Array.from({ length: 95 }, (_, i) => newEvent('A', i));
     for (let i = 0; i < before.length; i += 5) await fixture.store.append(stream(a, `s${i}`), before.slice(i, i + 5), 'no_stream');
-    await shared.headPosition(); // nothing read yet
     const readers = Array.from({ length: 4 }, () => follower(shared!, a));
     await within(until(() => readers.every((f) => f.seen.length === before.length)));
     // 9 full pages once for the four of them, and the short last page (5 events) by each: 13, not 40.
@@ -158,7 +172,7 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
   });
 
   it('a subscriber too slow for its buffer reads its range again and still gets every event once, in order', async () => {
-    shared = withSharedTail(fixture.store, { queueLimit: 3, pageSize: 4 });
+    shared = tailOver(fixture.store, { queueLimit: 3, pageSize: 4 });
     const slow = follower(shared, a, 'start', { slowMs: 10 });
     const fast = follower(shared, a);
     const ids: string[] = [];
@@ -178,7 +192,7 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
   });
 
   it('hands a subscriber only the types it asked for, and its position still moves past the others', async () => {
-    shared = withSharedTail(fixture.store);
+    shared = tailOver(fixture.store);
     const typed = follower(shared, a, 'start', { types: ['B'] });
     await fixture.store.append(stream(a, 't'), [newEvent('A', 1), newEvent('B', 2), newEvent('A', 3)], 'no_stream');
     const last = await fixture.store.append(stream(a, 'u'), [newEvent('A', 4)], 'no_stream');
@@ -187,7 +201,7 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>) => {
   });
 
   it('a stopped subscriber is handed nothing more, and the others go on', async () => {
-    shared = withSharedTail(fixture.store);
+    shared = tailOver(fixture.store);
     const stopped = follower(shared, a);
     const going = follower(shared, a);
     await fixture.store.append(stream(a, 'x'), [newEvent('A', 1)], 'no_stream');

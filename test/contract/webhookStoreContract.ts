@@ -141,7 +141,7 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
     expect(await store.saveProgress(a.webhook.id, 0, ok)).toBe(true);
     expect(await store.rewind(workspace, a.webhook.id, 20n)).toEqual({ ...ok, checkpoint: 20n, epoch: 1 });
     // The loop of epoch 0 comes back with its next delivery: refused, so the replay is not undone.
-    expect(await store.saveProgress(a.webhook.id, 0, { ...ok, checkpoint: 121n }, attempt(a.webhook.id, 1, 'succeeded'))).toBe(false);
+    expect(await store.saveProgress(a.webhook.id, 0, { ...ok, checkpoint: 121n }, [attempt(a.webhook.id, 1, 'succeeded')])).toBe(false);
     expect((await store.get(workspace, a.webhook.id))!.progress.checkpoint).toBe(20n);
     // A replay from a position not reached yet keeps the checkpoint where it is.
     expect(await store.rewind(workspace, a.webhook.id, 500n)).toMatchObject({ checkpoint: 20n, epoch: 2 });
@@ -155,9 +155,9 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
     await store.insert(a);
     const none = { checkpoint: 41n, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null };
     for (let n = 1; n <= 5; n++)
-      await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, n, n === 5 ? 'succeeded' : 'failed'));
+      await store.saveProgress(a.webhook.id, 0, none, [attempt(a.webhook.id, n, n === 5 ? 'succeeded' : 'failed')]);
     await store.rewind(workspace, a.webhook.id, 0n);
-    await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, 6));
+    await store.saveProgress(a.webhook.id, 0, none, [attempt(a.webhook.id, 6)]);
     const all = await store.deliveries(a.webhook.id, { limit: 100 });
     expect(all.map((d) => d.eventId)).toEqual(['event-6', 'event-5', 'event-4', 'event-3', 'event-2', 'event-1']);
     expect(all[1]).toEqual({ ...attempt(a.webhook.id, 5, 'succeeded'), id: expect.any(String) });
@@ -174,7 +174,7 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
     await store.insert(a);
     const none = { checkpoint: 41n, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null };
     const total = DELIVERY_LOG_SIZE + 2 * TRIM_EVERY + 7;
-    for (let n = 1; n <= total; n++) await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, n));
+    for (let n = 1; n <= total; n++) await store.saveProgress(a.webhook.id, 0, none, [attempt(a.webhook.id, n)]);
     const kept: string[] = [];
     for (let before: string | undefined; ;) {
       const page = await store.deliveries(a.webhook.id, { limit: 500, before });
@@ -187,16 +187,39 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
     expect(kept.slice(0, DELIVERY_LOG_SIZE)).toEqual(Array.from({ length: DELIVERY_LOG_SIZE }, (_, i) => `event-${total - i}`));
   }, 60_000);
 
+  it('records the attempts of one save in their order, after those of earlier saves, and trims by count of attempts', async () => {
+    const a = made(workspace);
+    await store.insert(a);
+    const none = { checkpoint: 41n, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null };
+    // Saves of 1, 2, 3… attempts (as a delivery loop makes them while its last save commits), past one trim.
+    let n = 0;
+    for (let size = 1; n < DELIVERY_LOG_SIZE + TRIM_EVERY + 7; size++) {
+      const batch = Array.from({ length: size }, () => attempt(a.webhook.id, ++n));
+      expect(await store.saveProgress(a.webhook.id, 0, { ...none, checkpoint: BigInt(n) }, batch)).toBe(true);
+    }
+    const kept: string[] = [];
+    for (let before: string | undefined; ;) {
+      const page = await store.deliveries(a.webhook.id, { limit: 500, before });
+      kept.push(...page.map((d) => d.eventId));
+      if (page.length < 500) break;
+      before = page[page.length - 1]!.id;
+    }
+    expect(kept.length).toBeGreaterThanOrEqual(DELIVERY_LOG_SIZE);
+    expect(kept.length).toBeLessThanOrEqual(DELIVERY_LOG_SIZE + TRIM_EVERY);
+    expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => `event-${n - i}`));
+    expect((await store.get(workspace, a.webhook.id))!.progress.checkpoint).toBe(BigInt(n));
+  }, 60_000);
+
   it('deletes a webhook with its attempts, and records nothing for one that is gone', async () => {
     const a = made(workspace);
     await store.insert(a);
     const none = { checkpoint: 41n, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null };
-    await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, 1));
+    await store.saveProgress(a.webhook.id, 0, none, [attempt(a.webhook.id, 1)]);
     expect(await store.delete(randomUUID(), a.webhook.id)).toBe(false);
     expect(await store.delete(workspace, a.webhook.id)).toBe(true);
     expect(await store.delete(workspace, a.webhook.id)).toBe(false);
     expect(await store.get(workspace, a.webhook.id)).toBeNull();
-    expect(await store.saveProgress(a.webhook.id, 0, none, attempt(a.webhook.id, 2))).toBe(false);
+    expect(await store.saveProgress(a.webhook.id, 0, none, [attempt(a.webhook.id, 2)])).toBe(false);
     expect(await store.deliveries(a.webhook.id, { limit: 10 })).toEqual([]);
   });
 };

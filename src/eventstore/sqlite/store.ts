@@ -260,9 +260,18 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     }));
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
+  const storedPoller = createPoller((after, limit, prefix) =>
+    (readAllRows(after, limit, prefix, feedReads) as unknown as FeedRow[]).map(fromFeedRow),
+  );
   // Listened to once something subscribes: the commits of every writer of the file in this process,
   // this store's own included (writer.ts announces them).
   let appends: { close(): void } | undefined;
+  const listenForAppends = () => {
+    appends ??= onAppends(options.file, () => {
+      poller.notify();
+      storedPoller.notify();
+    });
+  };
 
   const readAllRows = (after: bigint, limit: number, prefix?: string, reads: LogReads = q): Row[] =>
     (!prefix
@@ -354,8 +363,12 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     },
     ...sqliteSealedLinks(db),
     subscribe(from, onEvent, opts = {}) {
-      appends ??= onAppends(options.file, () => poller.notify());
+      listenForAppends();
       return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
+    },
+    subscribeStored(from, onEvent, opts = {}) {
+      listenForAppends();
+      return storedPoller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
     },
     async headPosition({ streamPrefix } = {}) {
       const row = !streamPrefix
@@ -368,7 +381,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     async close() {
       if (closed) return;
       closed = true;
-      await poller.stopAll();
+      await Promise.all([poller.stopAll(), storedPoller.stopAll()]);
       appends?.close();
       await flush();
       await writer.close();

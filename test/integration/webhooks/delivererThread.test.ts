@@ -9,6 +9,7 @@ import { EVENTS_FILE } from '../../../src/backends';
 import { loadConfig, type Config } from '../../../src/config';
 import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
+import { eventJson } from '../../../src/http/eventJson';
 import { createLogger } from '../../../src/logger';
 import { createPresetCommandHandler } from '../../../src/presets/handler';
 import type { Deliverer } from '../../../src/webhooks/deliverer';
@@ -110,6 +111,9 @@ it('delivers in order, signed, tells the API thread of every attempt, and resume
   await r.until((got) => got.length >= 3);
   expect(r.acknowledged()).toEqual(first);
   for (const got of r.received) expect(() => new StandardWebhook(hook.secret).verify(got.body, { ...got.headers } as never)).not.toThrow();
+  // The thread reads the log as stored text: each body is still the event as the API shows it (parsed, checked, upcast).
+  const shown = (await events.readAll({ limit: 100 })).map(eventJson);
+  expect(r.received.map((got) => JSON.parse(got.body) as unknown)).toEqual(shown);
   // The attempts made in the thread reach the parent's onAttempt (the /metrics counters and lag).
   await until(() => attempts.length === 3);
   expect(attempts.map((a) => [a.eventId, a.outcome, a.httpStatus])).toEqual(first.map((id) => [id, 'succeeded', 204]));

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newAgents, send, USER_AGENT } from '../../../src/webhooks/send';
+import { newConnections, send, USER_AGENT } from '../../../src/webhooks/send';
 
 /** The sender against real servers on 127.0.0.1: what it does with redirects, silence, big answers, and refused addresses. */
 let server: Server;
 let base: string;
 const seen: Array<{ path: string; headers: Record<string, unknown>; body: string }> = [];
-const agents = newAgents();
 const allowed = { allowPrivateNetworks: true };
+const connections = newConnections(allowed);
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -25,7 +25,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  agents.http.destroy();
+  await connections.destroy();
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
 });
@@ -33,7 +33,7 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-const options = (over: Partial<Parameters<typeof send>[3]> = {}) => ({ timeoutMs: 2000, policy: allowed, agents, ...over });
+const options = (over: Partial<Parameters<typeof send>[3]> = {}) => ({ timeoutMs: 2000, policy: allowed, connections, ...over });
 
 it('POSTs the body with the given headers, JSON content type and its user agent', async () => {
   const sent = await send(`${base}/ok?x=1`, '{"a":1}', { 'webhook-id': 'e1' }, options());
@@ -83,7 +83,7 @@ it('refuses private addresses when they are not allowed, literal or resolved at 
     `http://localhost:${port}/ok`,
     '{}',
     {},
-    options({ policy: { allowPrivateNetworks: false }, agents: newAgents() }),
+    options({ policy: { allowPrivateNetworks: false }, connections: newConnections({ allowPrivateNetworks: false }) }),
   );
   expect(named.result).toEqual({ error: expect.stringMatching(/^refused: localhost resolves to (127\.0\.0\.1|::1): .*loopback address/) });
   expect(seen).toEqual([]);
@@ -91,7 +91,7 @@ it('refuses private addresses when they are not allowed, literal or resolved at 
 
 it('stops at once when aborted', async () => {
   const ac = new AbortController();
-  const sending = send(`${base}/silent`, '{}', {}, options({ timeoutMs: 10_000, signal: ac.signal, agents: newAgents() }));
+  const sending = send(`${base}/silent`, '{}', {}, options({ timeoutMs: 10_000, signal: ac.signal, connections: newConnections(allowed) }));
   setTimeout(() => ac.abort(), 50);
   expect((await sending).result).toEqual({ error: 'aborted' });
 });

@@ -30,19 +30,21 @@ it('saves every delivery while the checkpointer restarts the WAL', async () => {
         'w1',
         0,
         { checkpoint: BigInt(n), failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null },
-        {
-          webhookId: 'w1',
-          eventId: `e${n}`,
-          eventType: 'PresetCreated',
-          eventPosition: BigInt(n),
-          attempt: 1,
-          attemptedAt: new Date().toISOString(),
-          outcome: 'succeeded',
-          httpStatus: 204,
-          error: null,
-          latencyMs: 1,
-          nextRetryAt: null,
-        },
+        [
+          {
+            webhookId: 'w1',
+            eventId: `e${n}`,
+            eventType: 'PresetCreated',
+            eventPosition: BigInt(n),
+            attempt: 1,
+            attemptedAt: new Date().toISOString(),
+            outcome: 'succeeded',
+            httpStatus: 204,
+            error: null,
+            latencyMs: 1,
+            nextRetryAt: null,
+          },
+        ],
       );
       expect(saved).toBe(true);
     }
@@ -92,7 +94,7 @@ it('commits saves made together as one group, each answering for itself', async 
       failingAttempts: 0,
       nextAttemptAt: null,
     });
-    const saved = await Promise.all(ids.map((id, i) => store.saveProgress(id, 0, progress(10 + i), attempt(id, 10 + i))));
+    const saved = await Promise.all(ids.map((id, i) => store.saveProgress(id, 0, progress(10 + i), [attempt(id, 10 + i)])));
     expect(saved).toEqual([true, false, true]);
     expect((await store.get('ws', 'w1'))!.progress.checkpoint).toBe(10n);
     expect((await store.get('ws', 'w2'))!.progress.checkpoint).toBe(0n);
