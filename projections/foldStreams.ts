@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../src/eventstore/eventStore';
-import { decodeEvent } from '../src/presets/events';
+import type { FeedEvent } from '../src/eventstore/eventFeed';
+import { decodeFeedEvent } from '../src/presets/storedEvents';
 import { parsePresetStreamName } from '../src/presets/streamName';
 import { isKeysStream } from '../src/keys/streamName';
 import { streamFold } from './presetProjection';
@@ -15,15 +15,16 @@ export interface FoldedStream {
 }
 
 /**
- * A rebuild's (and verify's) projection, stream by stream (events as `EventStore.readStreams`
- * gives them): each preset is folded from nothing with the same pure projection the live projector
+ * A rebuild's (and verify's) projection, stream by stream (events as `readStreams` gives them, or
+ * `readStreamsStored` as stored text, whose configs are never parsed: src/presets/storedEvents.ts):
+ * each preset is folded from nothing with the same pure projection the live projector
  * uses, so nothing is read back from the read model, and its document is written once, at the end
  * of its stream, instead of once per event. A designated version is looked up among the preset's
  * own versions: the decider only designates those. Memory: one page and one preset with its
  * versions at a time. `onStream`, when given, sees each stream once folded to its end.
  */
 export const foldStreams = async (
-  pages: AsyncIterable<RecordedEvent[]>,
+  pages: AsyncIterable<FeedEvent[]>,
   write: (changes: ProjectionChange[], events: number) => Promise<void>,
   onStream?: (folded: FoldedStream) => Promise<void>,
 ): Promise<number> => {
@@ -51,7 +52,7 @@ export const foldStreams = async (
         if (!parsePresetStreamName(recorded.stream)) throw new Error(`${recorded.stream} is not a preset stream`);
         [stream, fold, written] = [recorded.stream, streamFold(), null];
       }
-      for (const change of fold.apply(decodeEvent(recorded))) if (change.kind === 'putVersion') changes.push(change);
+      for (const change of fold.apply(decodeFeedEvent(recorded))) if (change.kind === 'putVersion') changes.push(change);
       last = recorded.position;
     }
     // A stream that goes on in the next page is written now as it stands, and again at its end:

@@ -1,4 +1,4 @@
-import type { StreamReader } from '../src/eventstore/streamReader';
+import { readStreamsToFold, type StreamReader } from '../src/eventstore/streamReader';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import type { Events } from '../src/threads/endpoint';
 import { serveThread, startThread, type Thread } from '../src/threads/thread';
@@ -62,7 +62,7 @@ export const loadStreams = async (
 ): Promise<number> => {
   if (!threads || threads.count < 1) {
     const encode = ENCODERS[writer.encoding];
-    const pages = reader.readStreams({ until, streamPrefix: PRESET_STREAM_PREFIX, pageSize });
+    const pages = readStreamsToFold(reader, { until, streamPrefix: PRESET_STREAM_PREFIX, pageSize });
     return foldStreams(pages, async (changes, events) => {
       await writer.write(encode(changes));
       onEvents?.(events);
@@ -110,7 +110,7 @@ export const serveLoadShare = <Data>(open: (data: Data) => Promise<{ reader: Str
       run: async () => {
         const encode = ENCODERS[data.encoding];
         const unanswered = new Set<Promise<void>>();
-        const pages = reader.readStreams({
+        const pages = readStreamsToFold(reader, {
           until: data.until,
           streamPrefix: PRESET_STREAM_PREFIX,
           pageSize: data.pageSize,

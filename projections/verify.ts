@@ -1,7 +1,7 @@
 import type { EventFeed } from '../src/eventstore/eventFeed';
 import type { ShareRunner as SharesRunner } from '../src/threads/shares';
 import type { EventStore } from '../src/eventstore/eventStore';
-import type { StreamReader } from '../src/eventstore/streamReader';
+import { readStreamsToFold, type StreamReader } from '../src/eventstore/streamReader';
 import { PRESET_STREAM_PREFIX, presetStreamName } from '../src/presets/streamName';
 import { presetDifferences } from './comparePreset';
 import { ABSENT, show, type Difference } from './diff';
@@ -130,7 +130,7 @@ export const verifyShare = async (eventStore: Verifiable, readModel: ReadModel, 
     else out.forEach((d) => differenceLine(report, ws, slug, d));
   };
 
-  const pages = eventStore.readStreams({ until: head, streamPrefix: PRESET_STREAM_PREFIX, pageSize, share });
+  const pages = readStreamsToFold(eventStore, { until: head, streamPrefix: PRESET_STREAM_PREFIX, pageSize, share });
   async function* counted() {
     for await (const page of pages) {
       if (checkpoint === null) report.behind += page.length;

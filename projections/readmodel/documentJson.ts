@@ -1,3 +1,4 @@
+import { isRawJson } from '../../src/presets/storedEvents';
 import type { PresetJson, PresetRecord, PresetView, VersionView } from './readModel';
 
 /**
@@ -8,11 +9,26 @@ import type { PresetJson, PresetRecord, PresetView, VersionView } from './readMo
 const serialized = new WeakMap<PresetView, string>();
 const serializedVersions = new WeakMap<VersionView, string>();
 
+/**
+ * A config kept as its stored text (RawJson, a rebuild's or verify's fold: src/presets/storedEvents.ts)
+ * is spliced in as it is: the rest is serialized with a 0 in its place, and the first `"config":0`
+ * of that text is the version's own member (the keys before it are the id, the preset's id and the
+ * number; a quote inside a string is escaped, so no string can hold that sequence).
+ */
 export const versionViewJson = (version: VersionView): string => {
   let json = serializedVersions.get(version);
-  if (json === undefined) serializedVersions.set(version, (json = JSON.stringify(version)));
+  if (json === undefined) {
+    const { config } = version as { config: unknown };
+    if (isRawJson(config)) {
+      const rest = JSON.stringify({ ...version, config: 0 });
+      const at = rest.indexOf(CONFIG_PLACEHOLDER) + CONFIG_PLACEHOLDER.length - 1;
+      json = `${rest.slice(0, at)}${config.text}${rest.slice(at + 1)}`;
+    } else json = JSON.stringify(version);
+    serializedVersions.set(version, json);
+  }
   return json;
 };
+const CONFIG_PLACEHOLDER = '"config":0';
 
 /**
  * The same text as `JSON.stringify(view)`, but the designated version's JSON (most of it: the

@@ -1,4 +1,4 @@
-import type { StoredEvent } from './streamReader';
+import type { StoredFeedEvent } from './streamReader';
 import type { RecordedEvent } from './types';
 
 /**
@@ -53,12 +53,8 @@ export interface EventFeed {
   headPosition(options?: { streamPrefix?: string }): Promise<bigint | null>;
 }
 
-/** An event of the log as the store keeps it: its data and metadata as their stored JSON text. */
-export interface StoredFeedEvent extends StoredEvent {
-  stored: true;
-  id: string;
-  recordedAt: Date;
-}
+/** An event of the log as the store keeps it: its data and metadata as their stored JSON text (defined beside StoredEvent). */
+export type { StoredFeedEvent } from './streamReader';
 
 /**
  * A feed that can page through and follow its events' stored text, as `readAll` and `subscribe`

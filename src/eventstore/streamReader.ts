@@ -16,7 +16,16 @@ export interface StreamReader {
    * `count` readers can split the store.
    */
   readStreams(options: ReadStreamsOptions): AsyncIterable<RecordedEvent[]>;
+  /** The same, each event as its stored text (the embedded store): what a rebuild and verify fold without parsing each config. */
+  readStreamsStored?(options: ReadStreamsOptions): AsyncIterable<StoredFeedEvent[]>;
 }
+
+/** A reader's streams as stored text where it has them, parsed otherwise: what the folds of a rebuild and verify read. */
+export const readStreamsToFold = (
+  reader: StreamReader,
+  options: ReadStreamsOptions,
+): AsyncIterable<Array<RecordedEvent | StoredFeedEvent>> =>
+  reader.readStreamsStored ? reader.readStreamsStored(options) : reader.readStreams(options);
 
 /** An event as the store keeps it: data and metadata as their stored JSON text, not parsed. */
 export interface StoredEvent {
@@ -26,6 +35,13 @@ export interface StoredEvent {
   type: string;
   data: string;
   metadata: string;
+}
+
+/** An event of the log as the store keeps it, with its id and time: what the stored-text reads of a feed hand out. */
+export interface StoredFeedEvent extends StoredEvent {
+  stored: true;
+  id: string;
+  recordedAt: Date;
 }
 
 /**

@@ -6,6 +6,9 @@ import { createLogger } from '../logger';
 
 /** A rebuild's loading thread (projections/loadStreams.ts), on an event-store connection of its own. */
 serveLoadShare(async ({ config }: { config: Config }) => {
-  const eventStore = openEventStore(config, createLogger(config.logLevel, pino.destination({ fd: 2, sync: true })), { readOnly: true });
+  const eventStore = openEventStore(config, createLogger(config.logLevel, pino.destination({ fd: 2, sync: true })), {
+    readOnly: true,
+    wholeLog: true,
+  });
   return { reader: eventStore, close: () => eventStore.close() };
 });

@@ -6,7 +6,10 @@ import { createLogger } from '../logger';
 
 /** A verify's thread (projections/verifyThreads.ts), on event-store and read-model connections of its own. */
 serveVerifyShare(async ({ config }: { config: Config }) => {
-  const eventStore = openEventStore(config, createLogger(config.logLevel, pino.destination({ fd: 2, sync: true })), { readOnly: true });
+  const eventStore = openEventStore(config, createLogger(config.logLevel, pino.destination({ fd: 2, sync: true })), {
+    readOnly: true,
+    wholeLog: true,
+  });
   const readModel = await openReadModel(config);
   return {
     eventStore,

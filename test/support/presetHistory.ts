@@ -40,6 +40,8 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
     model: 'openai/gpt-4o',
     temperature: 0.5,
     tools: [{ type: 'function', function: { name: 'f' } }],
+    // Integer-like keys: JavaScript puts them first, canonical JSON (the stored events) by their text.
+    logit_bias: { '50256': -100, '1234': 5, '9': 1 },
   });
   await add(a, 'support-bot', 'Be brief.', { model: 'anthropic/claude-sonnet-4' });
   await designate(a, 'support-bot', 1); // a rollback

@@ -113,6 +113,8 @@ export interface SqliteEventStoreOptions {
    * By default a thread wherever the service uses threads (src/threads/thread.ts).
    */
   writerThread?: string | false;
+  /** The reading connection's page cache (KiB), where it is not the default (src/sqlite/connection.ts). */
+  cacheKib?: number;
 }
 
 interface BatchWriter {
@@ -179,6 +181,7 @@ const fromChainRow = (row: ChainRow): StoredEvent => {
 
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStoreAdapter => {
   const db = openEventsDb(options.file);
+  if (options.cacheKib !== undefined) db.pragma(`cache_size = -${options.cacheKib}`);
   const entry = options.writerThread ?? threadEntry(__dirname, 'writerWorker');
   const writer = entry ? threadWriter(options.file, entry) : inlineWriter(options.file, db);
   // Many events by stream and revision in one statement (readStoredMany): one per count of keys, made when first used.
@@ -348,6 +351,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       return readFiltered('backwards', before, options);
     },
     readStreams: createStreamReader(db, toRecorded),
+    readStreamsStored: createStreamReader(db, toStoredFeedEvent),
     async readStoredMany(keys) {
       const found: StoredEvent[] = [];
       for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
