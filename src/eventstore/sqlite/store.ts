@@ -350,8 +350,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     async readAllBackwards({ before, ...options }) {
       return readFiltered('backwards', before, options);
     },
-    readStreams: createStreamReader(db, toRecorded),
-    readStreamsStored: createStreamReader(db, toStoredFeedEvent),
+    readStreams: createStreamReader(db, toRecorded, { revisionOf: (row: Row) => row.revision }),
+    // Rows as arrays: a pass over the whole log makes a million of them.
+    readStreamsStored: createStreamReader(db, fromFeedRow, { columns: FEED_SELECT, raw: true, revisionOf: (row: FeedRow) => row[2] }),
     async readStoredMany(keys) {
       const found: StoredEvent[] = [];
       for (let i = 0; i < keys.length; i += KEYS_PER_READ) {

@@ -8,12 +8,24 @@ import { streamShare, type ReadStreamsOptions } from '../streamReader';
  */
 const NAMES_PER_PAGE = 1000;
 
-export const createStreamReader = <Row extends { revision: bigint }, Event>(db: Database.Database, toEvent: (row: Row) => Event) => {
+/** Rows of `columns` (all by default), as objects or, with `raw`, as arrays; `revisionOf` reads a row's revision. */
+export interface StreamRows<Row> {
+  columns?: string;
+  raw?: boolean;
+  revisionOf: (row: Row) => bigint;
+}
+
+export const createStreamReader = <Row, Event>(
+  db: Database.Database,
+  toEvent: (row: Row) => Event,
+  { columns = '*', raw = false, revisionOf }: StreamRows<Row>,
+) => {
   const q = {
     names: db.prepare('SELECT DISTINCT stream FROM events WHERE stream >= ? ORDER BY stream LIMIT ?').pluck(),
     events: db
-      .prepare('SELECT * FROM events WHERE stream = ? AND revision >= ? AND position <= ? ORDER BY revision LIMIT ?')
-      .safeIntegers(true),
+      .prepare(`SELECT ${columns} FROM events WHERE stream = ? AND revision >= ? AND position <= ? ORDER BY revision LIMIT ?`)
+      .safeIntegers(true)
+      .raw(raw),
   };
 
   return async function* readStreams({ until, streamPrefix = '', pageSize = 1000, share }: ReadStreamsOptions): AsyncIterable<Event[]> {
@@ -32,7 +44,7 @@ export const createStreamReader = <Row extends { revision: bigint }, Event>(db: 
             page = [];
           }
           if (rows.length < pageSize) break;
-          from = rows[rows.length - 1]!.revision + 1n; // a stream longer than a page
+          from = revisionOf(rows[rows.length - 1]!) + 1n; // a stream longer than a page
         }
       }
       // Names in index order: past the prefix, or past the last name, there are no more.
