@@ -50,7 +50,7 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
-      // The lazy loads of the server clients (src/backends.ts) are typed `require`s.
+      // The lazy loads of the server clients (src/backends.ts) and of undici (src/webhooks/send.ts) are typed `require`s.
       '@typescript-eslint/no-require-imports': [
         'error',
         {
@@ -62,6 +62,7 @@ export default tseslint.config(
             '^\\./webhooks/',
             '^\\./consumerGroups/',
             '^\\./usage/',
+            '^undici$',
           ],
         },
       ],

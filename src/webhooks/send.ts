@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { parseWebhookUrl, type ParsedUrl } from './addresses';
 import { checkedLookup, literalRefusal, RefusedDestination, type DestinationPolicy } from './destination';
 import type { AttemptResult } from './retryPolicy';
@@ -32,10 +32,16 @@ export const USER_AGENT = 'presets-webhooks/1';
 /** An answer's body longer than this is not read to its end: its connection is closed instead. */
 export const ANSWER_BODY_LIMIT = 64 * 1024;
 
+/**
+ * undici is loaded with the first webhook's loop: its code and its compiled WebAssembly cost a
+ * thread ~12 MB of resident memory, which a service with no active webhook does not pay.
+ */
+const undici = (): typeof import('undici') => require('undici');
+
 /** A webhook's connections: whatever the URL's origin, one socket at a time, its address checked when it connects. */
 export type Connections = Agent;
 export const newConnections = (policy: DestinationPolicy): Connections =>
-  new Agent({ connections: 1, pipelining: 1, connect: { lookup: checkedLookup(policy) } });
+  new (undici().Agent)({ connections: 1, pipelining: 1, connect: { lookup: checkedLookup(policy) } });
 
 class Timeout extends Error {
   override readonly name = 'Timeout';
