@@ -4,18 +4,21 @@ import type { Events } from '../src/threads/endpoint';
 import { serveThread, startThread, type Thread } from '../src/threads/thread';
 import { foldStreams } from './foldStreams';
 import type { ProjectionChange } from './readmodel/readModel';
+import { plainChange } from './readmodel/documentJson';
 import { sqliteRows } from './readmodel/sqlite';
 
 /**
  * The bulk of a rebuild: every preset stream up to `until`, folded (foldStreams.ts) and written.
  * With `threads`, that many threads each read, decode, fold and encode one share of the streams
  * from their own event-store connection, and this thread only writes what they send: the SQLite
- * target takes rows whose JSON the threads already made. Without, the same fold runs here.
+ * target takes rows whose JSON the threads already made, a target that takes objects (MongoDB)
+ * plain JSON objects (`plainChange`: a config the fold kept as its text is parsed there, since no
+ * class survives the thread's structured clone). Without threads, the same fold runs here.
  */
 export type Encoding = 'sqlite' | 'changes';
 export const ENCODERS: Record<Encoding, (changes: ProjectionChange[]) => unknown> = {
   sqlite: sqliteRows,
-  changes: (changes) => changes,
+  changes: (changes) => changes.map(plainChange),
 };
 
 /** Where the fold's changes go: made with `ENCODERS[encoding]` where the fold runs, written here, in turn. */

@@ -1,5 +1,5 @@
 import { isRawJson } from '../../src/presets/storedEvents';
-import type { PresetJson, PresetRecord, PresetView, VersionView } from './readModel';
+import type { PresetJson, PresetRecord, PresetView, ProjectionChange, VersionView } from './readModel';
 
 /**
  * The JSON of read-model documents, made once per document. Documents are never changed once made
@@ -55,3 +55,19 @@ export const presetJsonOf = ({ view, revision }: PresetRecord): PresetJson => ({
   revision,
   json: presetViewJson(view),
 });
+
+/**
+ * A change with its documents as plain JSON values: what a read model that stores objects (MongoDB)
+ * is given, and what crosses a thread (a structured clone keeps no class): a config a fold kept as
+ * its stored text (RawJson) is parsed here, in its place; any other change is the same object.
+ */
+export const plainChange = (change: ProjectionChange): ProjectionChange => {
+  if (change.kind === 'putVersion') return isRawJson(change.version.config) ? { ...change, version: plainVersion(change.version) } : change;
+  const { view } = change.record;
+  if (!view.designated_version || !isRawJson(view.designated_version.config)) return change;
+  return { ...change, record: { ...change.record, view: { ...view, designated_version: plainVersion(view.designated_version) } } };
+};
+const plainVersion = (version: VersionView): VersionView => {
+  const { config } = version as { config: unknown };
+  return isRawJson(config) ? { ...version, config: JSON.parse(config.text) as VersionView['config'] } : version;
+};

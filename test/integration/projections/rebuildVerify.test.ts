@@ -8,6 +8,8 @@ import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { eventDataCodecs } from '../../../src/presets/events';
 import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
 import { PROJECTOR_NAME } from '../../../projections/projector';
+import { openMemoryReadModel } from '../../../projections/readmodel/memory';
+import type { ProjectionChange } from '../../../projections/readmodel/readModel';
 import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
 import { rebuildInto } from '../../../projections/rebuild';
 import { openSqliteRebuildTarget } from '../../../projections/rebuildTarget';
@@ -87,6 +89,21 @@ describe('rebuild and verify on the embedded stores', () => {
       expect(report).toMatchObject({ differences: [], differenceCount: 0, behind: 0, lagging: 0, movedOn: 0 });
     } finally {
       await readModel.close();
+    }
+  });
+
+  it('a rebuild into a read model that stores objects (as MongoDB does), its changes cloned as across a thread, holds what the live projector made', async () => {
+    // The fold reads the SQLite store's stored text and keeps configs as text; the objects a read model is given are plain JSON.
+    const target = openMemoryReadModel();
+    await rebuildInto(store, target, {
+      log: () => {},
+      writer: { encoding: 'changes', write: (changes) => target.apply(structuredClone(changes as ProjectionChange[])) },
+    });
+    const live = openSqliteReadModel({ file: liveFile() });
+    try {
+      expect(await dump(target)).toEqual(await dump(live));
+    } finally {
+      await live.close();
     }
   });
 
