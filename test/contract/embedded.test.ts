@@ -25,35 +25,27 @@ describe('event store contract: embedded SQLite', () => {
   });
 });
 
-for (const kind of ['parsed', 'stored text'] as const)
-  describe(`shared tail contract (${kind}): embedded SQLite, writer thread`, () => {
-    sharedTailContract(async () => {
-      const dir = tempDir();
-      const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
-      return {
-        store,
-        cleanup: async () => {
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    }, kind);
-  });
-
 // The built service writes from a worker thread; tests running from source use the compiled worker
 // that the jest globalSetup builds.
-describe('event store contract: embedded SQLite, writer thread', () => {
-  eventStoreContract(async () => {
-    const dir = tempDir();
-    const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+const withWriterThread = async () => {
+  const dir = tempDir();
+  const store = openSqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writerThread: WRITER });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+for (const kind of ['parsed', 'stored text'] as const)
+  describe(`shared tail contract (${kind}): embedded SQLite, writer thread`, () => {
+    sharedTailContract(withWriterThread, kind);
   });
+
+describe('event store contract: embedded SQLite, writer thread', () => {
+  eventStoreContract(withWriterThread);
 });
 
 // The projector thread's store on the same file sees each commit at once, told by whichever thread

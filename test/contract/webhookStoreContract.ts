@@ -36,6 +36,17 @@ const attempt = (webhookId: string, n: number, outcome: 'succeeded' | 'failed' =
   nextRetryAt: outcome === 'failed' ? at(n + 1).toISOString() : null,
 });
 
+/** Every attempt a webhook's log holds, newest first, paged through as a client does. */
+const allDeliveries = async (store: WebhookStore, webhookId: string): Promise<string[]> => {
+  const kept: string[] = [];
+  for (let before: string | undefined; ;) {
+    const page = await store.deliveries(webhookId, { limit: 500, before });
+    kept.push(...page.map((d) => d.eventId));
+    if (page.length < 500) return kept;
+    before = page[page.length - 1]!.id;
+  }
+};
+
 export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) => {
   let fixture: WebhookStoreFixture;
   let store: WebhookStore;
@@ -175,13 +186,7 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
     const none = { checkpoint: 41n, failingSince: null, failingEventId: null, failingAttempts: 0, nextAttemptAt: null };
     const total = DELIVERY_LOG_SIZE + 2 * TRIM_EVERY + 7;
     for (let n = 1; n <= total; n++) await store.saveProgress(a.webhook.id, 0, none, [attempt(a.webhook.id, n)]);
-    const kept: string[] = [];
-    for (let before: string | undefined; ;) {
-      const page = await store.deliveries(a.webhook.id, { limit: 500, before });
-      kept.push(...page.map((d) => d.eventId));
-      if (page.length < 500) break;
-      before = page[page.length - 1]!.id;
-    }
+    const kept = await allDeliveries(store, a.webhook.id);
     expect(kept.length).toBeGreaterThanOrEqual(DELIVERY_LOG_SIZE);
     expect(kept.length).toBeLessThanOrEqual(DELIVERY_LOG_SIZE + TRIM_EVERY);
     expect(kept.slice(0, DELIVERY_LOG_SIZE)).toEqual(Array.from({ length: DELIVERY_LOG_SIZE }, (_, i) => `event-${total - i}`));
@@ -197,13 +202,7 @@ export const webhookStoreContract = (open: () => Promise<WebhookStoreFixture>) =
       const batch = Array.from({ length: size }, () => attempt(a.webhook.id, ++n));
       expect(await store.saveProgress(a.webhook.id, 0, { ...none, checkpoint: BigInt(n) }, batch)).toBe(true);
     }
-    const kept: string[] = [];
-    for (let before: string | undefined; ;) {
-      const page = await store.deliveries(a.webhook.id, { limit: 500, before });
-      kept.push(...page.map((d) => d.eventId));
-      if (page.length < 500) break;
-      before = page[page.length - 1]!.id;
-    }
+    const kept = await allDeliveries(store, a.webhook.id);
     expect(kept.length).toBeGreaterThanOrEqual(DELIVERY_LOG_SIZE);
     expect(kept.length).toBeLessThanOrEqual(DELIVERY_LOG_SIZE + TRIM_EVERY);
     expect(kept).toEqual(Array.from({ length: kept.length }, (_, i) => `event-${n - i}`));

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
 import { jsonSpan } from '../../src/jsonSpan';
+import { jsonValue, type Json } from '../support/jsonArbitrary';
 
 /**
  * jsonSpan against JSON.parse: for any JSON object, as JSON.stringify writes it (compact or
  * indented) or as canonical JSON (how the embedded store keeps events), the span found for a path
  * is the text of exactly the value JSON.parse finds there; a path that is not there finds nothing.
  */
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** Every path to a member of an object, with the member's value. */
 const paths = (value: Json, prefix: string[] = []): Array<[string[], Json]> => {
@@ -25,18 +25,7 @@ const text = fc.oneof(
   tricky,
   fc.tuple(tricky, fc.string(), tricky).map((parts) => parts.join('')),
 );
-const json: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constant(null),
-    fc.boolean(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.integer(),
-    text,
-    fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(text, tie('value'), { maxKeys: 5 }),
-  ),
-})).value;
+const json = jsonValue(text, text);
 const object = fc.dictionary(text, json, { minKeys: 1, maxKeys: 6 });
 
 const writers: Array<[string, (value: Json) => string]> = [

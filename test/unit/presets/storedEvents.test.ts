@@ -4,6 +4,7 @@ import type { StoredFeedEvent } from '../../../src/eventstore/eventFeed';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, MalformedEvent, type StoredPresetEvent } from '../../../src/presets/events';
 import { decodeStoredEvent, isRawJson } from '../../../src/presets/storedEvents';
 import { streamFold } from '../../../projections/presetProjection';
+import { jsonValue } from '../../support/jsonArbitrary';
 import { presetViewJson, versionViewJson } from '../../../projections/readmodel/documentJson';
 
 /**
@@ -12,19 +13,8 @@ import { presetViewJson, versionViewJson } from '../../../projections/readmodel/
  * byte (the ETag of a document is its revision: the bytes behind one ETag may not change with a
  * rebuild). The stored text is what the embedded store writes: canonical JSON (writer.ts).
  */
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 const key = fc.oneof(fc.string(), fc.constantFrom('0', '1', '2', '10', '09', '-1', 'config', '"', '\\', '"config":'), fc.nat().map(String));
-const json: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constant(null),
-    fc.boolean(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.string(),
-    fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
-  ),
-})).value;
+const json = jsonValue(key);
 const config = fc.dictionary(key, json, { maxKeys: 6 });
 
 let position = 0n;
