@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { LRUCache } from 'lru-cache';
 import type { Agent } from 'undici';
 import { parseWebhookUrl, type ParsedUrl } from './addresses';
@@ -34,9 +35,20 @@ export const ANSWER_BODY_LIMIT = 64 * 1024;
 
 /**
  * undici is loaded with the first webhook's loop: its code and its compiled WebAssembly cost a
- * thread ~12 MB of resident memory, which a service with no active webhook does not pay.
+ * thread ~10 MB of resident memory, which a service with no active webhook does not pay. Its HTTP
+ * parser (llhttp) is WebAssembly, the only WebAssembly this process runs: it is compiled by V8's
+ * baseline compiler alone (`--liftoff-only`, a process-wide flag, set before the module is first
+ * compiled), since optimizing it took ~20 MB for a moment and ~9 MB to keep, for no speed the
+ * replay bench could tell (docs/performance.md, Webhooks).
  */
-const undici = (): typeof import('undici') => require('undici');
+let loaded: typeof import('undici') | undefined;
+const undici = (): typeof import('undici') => {
+  if (!loaded) {
+    setFlagsFromString('--liftoff-only');
+    loaded = require('undici') as typeof import('undici');
+  }
+  return loaded;
+};
 
 /** A webhook's connections: whatever the URL's origin, one socket at a time, its address checked when it connects. */
 export type Connections = Agent;
