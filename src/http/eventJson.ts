@@ -13,6 +13,7 @@ import {
   type WorkspaceEvent,
 } from '../presets/events';
 import { ApiKeyCreatedPublicData } from '../keys/events';
+import { parsedEvent } from '../presets/storedEvents';
 
 /**
  * An event as the API shows it, in one shape for /presets/{slug}/events, /events and the
@@ -112,18 +113,6 @@ const publicData = (event: WorkspaceEvent): unknown => {
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(PRESET_EVENT_TYPES);
 
-/** The parsed event of a stored one, for the way through `eventJson`. */
-const parsedOf = (e: StoredFeedEvent): RecordedEvent => ({
-  id: e.id,
-  type: e.type,
-  stream: e.stream,
-  revision: e.revision,
-  position: e.position,
-  data: JSON.parse(e.data),
-  metadata: JSON.parse(e.metadata),
-  recordedAt: e.recordedAt,
-});
-
 const VERSION_KEY = '"schemaVersion":';
 /**
  * A stored metadata text's `schemaVersion`, as `JSON.parse(metadata).schemaVersion` gives it.
@@ -168,7 +157,7 @@ export const storedEventJsonText = (e: StoredFeedEvent): string => {
       `"data":${e.data},"metadata":${e.metadata}}`
     );
   }
-  return JSON.stringify(eventJson(parsedOf(e)));
+  return JSON.stringify(eventJson(parsedEvent(e)));
 };
 
 /** An event's JSON text, from either shape a feed hands out. */

@@ -1,4 +1,4 @@
-import type { StoredFeedEvent } from '../eventstore/eventFeed';
+import type { FeedEvent, StoredFeedEvent } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import { jsonSpan } from '../jsonSpan';
 import { decodeEvent, type StoredPresetEvent, type VersionData } from './events';
@@ -37,25 +37,26 @@ const CONFIG = ['version', 'config'] as const;
  */
 const INTEGER_KEY = /[{,]"(?:0|[1-9]\d*)":/;
 
+/** The parsed event of a stored one; `data`, when given, in place of its stored data's parse. */
+export const parsedEvent = (e: StoredFeedEvent, data: unknown = JSON.parse(e.data)): RecordedEvent => ({
+  id: e.id,
+  type: e.type,
+  stream: e.stream,
+  revision: e.revision,
+  position: e.position,
+  data,
+  metadata: JSON.parse(e.metadata),
+  recordedAt: e.recordedAt,
+});
+
 /** The event as `decodeEvent` makes it, its config kept as its text where that text is what serializing it gives. */
 export const decodeStoredEvent = (e: StoredFeedEvent): StoredPresetEvent => {
-  const recorded = (data: unknown): RecordedEvent => ({
-    id: e.id,
-    type: e.type,
-    stream: e.stream,
-    revision: e.revision,
-    position: e.position,
-    data,
-    metadata: JSON.parse(e.metadata),
-    recordedAt: e.recordedAt,
-  });
   const span = WITH_VERSION.has(e.type) ? jsonSpan(e.data, CONFIG) : undefined;
-  if (!span || e.data.charCodeAt(span.start) !== 0x7b || e.data.charCodeAt(span.end - 1) !== 0x7d)
-    return decodeEvent(recorded(JSON.parse(e.data)));
+  if (!span || e.data.charCodeAt(span.start) !== 0x7b || e.data.charCodeAt(span.end - 1) !== 0x7d) return decodeEvent(parsedEvent(e));
   const config = e.data.slice(span.start, span.end);
-  if (INTEGER_KEY.test(config)) return decodeEvent(recorded(JSON.parse(e.data)));
+  if (INTEGER_KEY.test(config)) return decodeEvent(parsedEvent(e));
   // The rest of the event, with an empty object where the config was, through the codecs.
-  const decoded = decodeEvent(recorded(JSON.parse(`${e.data.slice(0, span.start)}{}${e.data.slice(span.end)}`)));
+  const decoded = decodeEvent(parsedEvent(e, JSON.parse(`${e.data.slice(0, span.start)}{}${e.data.slice(span.end)}`)));
   const { event } = decoded;
   if (event.type !== 'PresetCreated' && event.type !== 'PresetVersionAdded') return decoded; // not reached: WITH_VERSION
   // The config's type is an object of anything; in its place, the text of the one it is.
@@ -65,5 +66,4 @@ export const decodeStoredEvent = (e: StoredFeedEvent): StoredPresetEvent => {
 };
 
 /** An event of either kind a feed or stream reader hands out, decoded. */
-export const decodeFeedEvent = (e: RecordedEvent | StoredFeedEvent): StoredPresetEvent =>
-  'stored' in e ? decodeStoredEvent(e) : decodeEvent(e);
+export const decodeFeedEvent = (e: FeedEvent): StoredPresetEvent => ('stored' in e ? decodeStoredEvent(e) : decodeEvent(e));

@@ -13,8 +13,8 @@ import {
   type RecordedEvent,
   type StreamName,
 } from '../eventStore';
-import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent } from '../eventFeed';
-import { createPoller } from '../poller';
+import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent, type SubscribeFrom, type SubscribeOptions } from '../eventFeed';
+import { createPoller, type PolledEvent, type Poller } from '../poller';
 import { createStreamReader } from './streams';
 import type { StoredEvent } from '../streamReader';
 import { filteredReadParams, filteredReadSql, type FilteredReadShape } from './filteredRead';
@@ -263,18 +263,20 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     }));
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
-  const storedPoller = createPoller((after, limit, prefix) =>
-    (readAllRows(after, limit, prefix, feedReads) as unknown as FeedRow[]).map(fromFeedRow),
-  );
+  const storedPoller = createPoller((after, limit, streamPrefix) => readAllStored({ after, limit, streamPrefix }));
   // Listened to once something subscribes: the commits of every writer of the file in this process,
   // this store's own included (writer.ts announces them).
   let appends: { close(): void } | undefined;
-  const listenForAppends = () => {
-    appends ??= onAppends(options.file, () => {
-      poller.notify();
-      storedPoller.notify();
-    });
-  };
+  /** A subscription through one of the pollers, woken by every commit to the file. */
+  const follow =
+    <E extends PolledEvent>(through: Poller<E>) =>
+    (from: SubscribeFrom, onEvent: (event: E) => Promise<void>, opts: SubscribeOptions = {}) => {
+      appends ??= onAppends(options.file, () => {
+        poller.notify();
+        storedPoller.notify();
+      });
+      return through.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
+    };
 
   const readAllRows = (after: bigint, limit: number, prefix?: string, reads: LogReads = q): Row[] =>
     (!prefix
@@ -320,6 +322,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       types
         ? readFilteredRows('forwards', after, { limit, streamPrefix, types }).map(toStoredFeedEvent)
         : (readAllRows(after, limit, streamPrefix, reads) as unknown as RawRow[]).map(fromRow);
+  const readAllStored = storedPage(feedReads, fromFeedRow);
   const readFiltered = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): RecordedEvent[] =>
     readFilteredRows(direction, from, options).map(toRecorded);
 
@@ -344,7 +347,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     async readAll({ after = 0n, limit, streamPrefix, types }) {
       return types ? readFiltered('forwards', after, { limit, streamPrefix, types }) : readAllSync(after, limit, streamPrefix);
     },
-    readAllStored: storedPage(feedReads, fromFeedRow),
+    readAllStored,
     // Of some types (a verify's checkpoints) with every column, as the stored feed reads them.
     readLogStored: storedPage(chainReads, fromChainRow),
     async readAllBackwards({ before, ...options }) {
@@ -367,14 +370,8 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       return row && fromChainRow(row);
     },
     ...sqliteSealedLinks(db),
-    subscribe(from, onEvent, opts = {}) {
-      listenForAppends();
-      return poller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
-    },
-    subscribeStored(from, onEvent, opts = {}) {
-      listenForAppends();
-      return storedPoller.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
-    },
+    subscribe: follow(poller),
+    subscribeStored: follow(storedPoller),
     async headPosition({ streamPrefix } = {}) {
       const row = !streamPrefix
         ? q.head.get()
