@@ -1,14 +1,15 @@
 import * as E from 'fp-ts/Either';
 import type { Decider } from './decider';
 import { ConcurrencyConflict, type EventStore, type NewEvent, type StreamName } from './eventStore';
-import type { StreamStates } from './states';
+import type { Folded, StreamStates } from './states';
 
 /**
  * The one command handler, for any decider (Emmett's `handleCommandWithDecider`): load the
  * stream's state, `decide`, append the events with the revision the state reflects as the
  * expected one (a new stream expects "no stream"). A stream that moved on in between makes the
  * store throw ConcurrencyConflict, which the error middleware answers with 409: the change is
- * neither lost nor doubled, and the client may retry.
+ * neither lost nor doubled, and the client may retry. Where the states keep a cache, a command is
+ * first tried on the cached state without reading the stream (`appendOnCached`).
  *
  * A rejection carries a kind, and the error middleware maps the kind to a status, so it needs to
  * know no domain's rejections.
@@ -54,15 +55,63 @@ export interface CommandHandlerDeps<State, Command, Event, R extends Rejection> 
   toNewEvent: (event: Event, command: Command) => NewEvent;
 }
 
-export const handleCommand = async <State, Command, Event, R extends Rejection>(
-  { eventStore, states, decider, toNewEvent }: CommandHandlerDeps<State, Command, Event, R>,
+type Deps<State, Command, Event, R extends Rejection> = CommandHandlerDeps<State, Command, Event, R>;
+interface CommandOptions {
+  /** The revision the client saw (If-Match): another current revision is a PreconditionFailed. */
+  expectedRevision?: bigint;
+}
+
+/**
+ * Decides on the state a cache holds and appends expecting its revision, without reading the
+ * stream first. The append's revision check is what makes this safe: it succeeds only if the
+ * stream is still at that revision, that is if the cached state was the stream's. Anything else
+ * (a conflict, a rejection, nothing to append, an If-Match that names another revision) may be the
+ * cache being behind another process's appends, so it answers undefined and the caller decides
+ * again on the state read from the store. No event is stored by a failed attempt.
+ */
+const appendOnCached = async <State, Command, Event, R extends Rejection>(
+  { eventStore, states, decider, toNewEvent }: Deps<State, Command, Event, R>,
   stream: StreamName,
   command: Command,
-  options: {
-    /** The revision the client saw (If-Match): another current revision is a PreconditionFailed. */
-    expectedRevision?: bigint;
-  } = {},
+  { state, revision: current }: Folded<State>,
+  { expectedRevision }: CommandOptions,
+): Promise<HandledCommand<State, Event> | undefined> => {
+  if (current === null || (expectedRevision !== undefined && expectedRevision !== current)) return undefined;
+  const decision = decider.decide(command, state);
+  if (E.isLeft(decision) || decision.right.length === 0) return undefined;
+  const events = decision.right;
+  const appended = await eventStore
+    .append(
+      stream,
+      events.map((event) => toNewEvent(event, command)),
+      current,
+    )
+    .then(
+      (result) => result,
+      (error: unknown) => {
+        if (error instanceof ConcurrencyConflict) return undefined;
+        throw error;
+      },
+    );
+  if (!appended) return undefined;
+  const after = events.reduce(decider.evolve, state);
+  states.saved(stream, { state: after, revision: appended.revision });
+  return { events, state: after, revision: appended.revision, position: appended.position };
+};
+
+export const handleCommand = async <State, Command, Event, R extends Rejection>(
+  deps: Deps<State, Command, Event, R>,
+  stream: StreamName,
+  command: Command,
+  options: CommandOptions = {},
 ): Promise<HandledCommand<State, Event>> => {
+  const { eventStore, states, decider, toNewEvent } = deps;
+  // A stream this process wrote or read lately: its cached state saves the read (usually empty)
+  // of what came after it, on the thread that serves HTTP.
+  const cached = states.cached?.(stream);
+  const optimistic = cached && (await appendOnCached(deps, stream, command, cached, options));
+  if (optimistic) return optimistic;
+
   const { state, revision: current } = await states.load(stream);
   const { expectedRevision } = options;
   if (expectedRevision !== undefined && expectedRevision !== current) {

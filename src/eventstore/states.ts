@@ -15,6 +15,11 @@ export interface StreamStates<State> {
   load(stream: StreamName, from?: Folded<State>): Promise<Folded<State>>;
   /** An append left the stream in this state: a cache keeps it, the store itself needs nothing. */
   saved(stream: StreamName, folded: Folded<State>): void;
+  /**
+   * The state last known here, without reading the store: it may be behind the stream (another
+   * process appended), so it is only good for an append that expects its revision (commandHandler.ts).
+   */
+  cached?(stream: StreamName): Folded<State> | undefined;
 }
 
 export interface Fold<State, Event> {
@@ -40,8 +45,9 @@ export const foldFromStore = <State, Event>(store: Pick<EventStore, 'read'>, fol
 
 /**
  * Keeps the folded state of the `max` streams used last, so a command reads only the events after
- * it (usually none) and a stream with many events costs no more than a new one. It always reads
- * forward from what it holds, so another process's appends are never missed.
+ * it (usually none) and a stream with many events costs no more than a new one. `load` always reads
+ * forward from what it holds, so another process's appends are never missed; `cached` answers
+ * without reading, for the command handler's optimistic append.
  */
 export const withStateCache = <State>(inner: StreamStates<State>, max: number): StreamStates<State> => {
   const cache = new LRUCache<StreamName, Folded<State>>({ max });
@@ -55,5 +61,6 @@ export const withStateCache = <State>(inner: StreamStates<State>, max: number): 
       cache.set(stream, folded);
       inner.saved(stream, folded);
     },
+    cached: (stream) => cache.get(stream),
   };
 };
