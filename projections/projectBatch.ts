@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { decodeEvent } from '../src/presets/events';
 import { parsePresetStreamName } from '../src/presets/streamName';
@@ -6,12 +7,45 @@ import { projectPresetEvent, versionToLookUp } from './presetProjection';
 import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from './readmodel/readModel';
 
 /**
- * Projects a run of events (in position order) and applies the result with the checkpoint of the
- * last one in a single `apply`. Documents touched earlier in the run are taken from the run, not
- * the store, and only the last document of each preset is written: the live projector calls this
- * with one event, a rebuild with pages of thousands. Returns the preset documents as they now are.
+ * The preset documents a projector wrote last, by stream, so that the next event of a stream it
+ * just wrote does not read the document back and parse it. A document is taken only for the event
+ * right after the revision it reflects: the projection is a fold, so the document of a stream at a
+ * revision is the same whoever wrote it, and any other event (one after another projector's write,
+ * an event applied again after a restart) reads the read model as before. Read models keep the
+ * highest revision of a document, so a projector behind another cannot take one back in time.
  */
-export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[], checkpointName: string): Promise<PresetRecord[]> => {
+export interface RecentDocuments {
+  /** The document of `stream` as of `revision`, if it is the last one written here. */
+  at(stream: string, revision: bigint): PresetRecord | undefined;
+  written(stream: string, record: PresetRecord): void;
+  clear(): void;
+}
+
+export const recentDocuments = (max: number): RecentDocuments => {
+  const cache = new LRUCache<string, PresetRecord>({ max });
+  return {
+    at: (stream, revision) => {
+      const record = cache.get(stream);
+      return record?.revision === revision ? record : undefined;
+    },
+    written: (stream, record) => void cache.set(stream, record),
+    clear: () => cache.clear(),
+  };
+};
+
+/**
+ * Projects a run of events (in position order) and applies the result with the checkpoint of the
+ * last one in a single `apply`. Documents touched earlier in the run are taken from the run (or
+ * from `recent`, the documents this projector wrote last), not the store, and only the last
+ * document of each preset is written: the live projector calls this with one event, a rebuild with
+ * pages of thousands. Returns the preset documents as they now are.
+ */
+export const projectBatch = async (
+  readModel: ReadModel,
+  events: RecordedEvent[],
+  checkpointName: string,
+  recent?: RecentDocuments,
+): Promise<PresetRecord[]> => {
   if (events.length === 0) return [];
   const presets = new Map<string, PresetRecord | null>();
   const versions = new Map<string, VersionView>();
@@ -22,7 +56,9 @@ export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[]
     const stored = decodeEvent(recorded);
     const key = parsePresetStreamName(recorded.stream);
     if (!key) throw new Error(`${recorded.stream} is not a preset stream`);
-    const current = presets.has(recorded.stream) ? presets.get(recorded.stream)! : await readModel.getPreset(key.workspaceId, key.slug);
+    const current = presets.has(recorded.stream)
+      ? presets.get(recorded.stream)!
+      : (recent?.at(recorded.stream, recorded.revision - 1n) ?? (await readModel.getPreset(key.workspaceId, key.slug)));
     const wanted = versionToLookUp(stored);
     const designated = wanted
       ? (versions.get(`${wanted.presetId}/${wanted.version}`) ?? (await readModel.getVersion(wanted.presetId, wanted.version)))
@@ -39,5 +75,6 @@ export const projectBatch = async (readModel: ReadModel, events: RecordedEvent[]
   const written = [...presets.values()].filter((record): record is PresetRecord => record !== null);
   const presetChanges = written.map((record): ProjectionChange => ({ kind: 'putPreset', record }));
   await readModel.apply([...versionChanges, ...presetChanges], { name: checkpointName, position: events[events.length - 1]!.position });
+  if (recent) for (const [stream, record] of presets) if (record) recent.written(stream, record);
   return written;
 };

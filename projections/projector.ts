@@ -4,7 +4,7 @@ import type { EventFeed, Subscription } from '../src/eventstore/eventFeed';
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { presetJsonOf } from './readmodel/documentJson';
-import { projectBatch } from './projectBatch';
+import { projectBatch, recentDocuments } from './projectBatch';
 import type { ProjectedEvents, ReadModel } from './readmodel/readModel';
 
 /**
@@ -16,6 +16,8 @@ import type { ProjectedEvents, ReadModel } from './readmodel/readModel';
  */
 export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
+/** Documents of the streams written last, kept to save reading them back (projectBatch.ts). */
+const RECENT_DOCUMENTS = 128;
 
 /**
  * 'projected' once a batch's changes are in the read model (see ProjectedEvents), 'health' when the
@@ -55,13 +57,14 @@ export const startProjector = async ({
   let healthy = true;
   let retry: NodeJS.Timeout | undefined;
   let buffer: RecordedEvent[] = [];
+  const recent = recentDocuments(RECENT_DOCUMENTS);
   let draining: Promise<void> | null = null;
   let failure: unknown = null;
 
   const applyBuffered = async () => {
     while (buffer.length > 0) {
       const batch = buffer.splice(0, MAX_BATCH);
-      const records = await projectBatch(readModel, batch, name);
+      const records = await projectBatch(readModel, batch, name, recent);
       position = batch[batch.length - 1]!.position;
       events.emit('projected', position, records.map(presetJsonOf));
     }
@@ -102,6 +105,7 @@ export const startProjector = async ({
     await subscription?.stop();
     await draining;
     buffer = [];
+    recent.clear();
     position = await readModel.checkpoint(name).catch(() => position);
     if (stopped) return;
     failure = null;

@@ -1,0 +1,111 @@
+import type { RecordedEvent } from '../../../src/eventstore/eventStore';
+import { openMemoryEventStore } from '../../../src/eventstore/memory';
+import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
+import { isKeysStream } from '../../../src/keys/streamName';
+import { projectBatch, recentDocuments } from '../../../projections/projectBatch';
+import { openMemoryReadModel } from '../../../projections/readmodel/memory';
+import type { ReadModel } from '../../../projections/readmodel/readModel';
+import { dump, makeHistory, releaseHistory } from '../../support/presetHistory';
+
+/**
+ * The live projector projects an event at a time and keeps the documents it wrote last
+ * (`recentDocuments`), so that the next event of the same stream does not read its document back.
+ * What it writes must be what reading back would have written, whatever the read model holds.
+ */
+const history = async (): Promise<RecordedEvent[]> => {
+  const store = openMemoryEventStore();
+  await makeHistory(store);
+  await releaseHistory(store);
+  const events = await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
+  await store.close();
+  return events;
+};
+
+/** A memory read model that counts the documents read back. */
+const counted = (): { readModel: ReadModel; reads: string[] } => {
+  const readModel = openMemoryReadModel();
+  const reads: string[] = [];
+  return {
+    reads,
+    readModel: {
+      ...readModel,
+      getPreset: (workspaceId, slug) => {
+        reads.push(slug);
+        return readModel.getPreset(workspaceId, slug);
+      },
+    },
+  };
+};
+
+const oneByOne = async (readModel: ReadModel, events: RecordedEvent[], recent?: ReturnType<typeof recentDocuments>) => {
+  for (const event of events) await projectBatch(readModel, [event], 'test', recent);
+};
+
+describe('projecting an event at a time with the documents written last', () => {
+  let events: RecordedEvent[];
+  let expected: Awaited<ReturnType<typeof dump>>;
+  beforeAll(async () => {
+    events = await history();
+    const reference = openMemoryReadModel();
+    await oneByOne(reference, events); // every document read back
+    expected = await dump(reference);
+  });
+
+  it('writes what reading each document back writes, and reads back only a stream first seen', async () => {
+    const { readModel, reads } = counted();
+    await oneByOne(readModel, events, recentDocuments(128));
+    const readBack = [...reads];
+    expect(await dump(readModel)).toEqual(expected);
+    const presetEvents = events.filter((e) => !isKeysStream(e.stream));
+    const streams = new Set(presetEvents.map((e) => e.stream));
+    // Every event of the history writes its preset's document, so only each stream's first event reads.
+    expect(readBack).toHaveLength(streams.size);
+    expect(presetEvents.length).toBeGreaterThan(3 * streams.size);
+  });
+
+  it('each event applied twice (a restart before the checkpoint) changes nothing', async () => {
+    const { readModel } = counted();
+    const recent = recentDocuments(128);
+    for (const event of events) {
+      await projectBatch(readModel, [event], 'test', recent);
+      await projectBatch(readModel, [event], 'test', recent);
+    }
+    expect(await dump(readModel)).toEqual(expected);
+  });
+
+  it('a projector behind another on the same read model never takes a document back to an older revision', async () => {
+    const { readModel } = counted();
+    const behind = recentDocuments(128);
+    const half = Math.floor(events.length / 2);
+    await oneByOne(readModel, events.slice(0, half), behind);
+    await oneByOne(readModel, events); // another projector, ahead, with nothing cached
+    // The first goes on from where it was: its documents are older than the read model's.
+    await oneByOne(readModel, events.slice(half), behind);
+    expect(await dump(readModel)).toEqual(expected);
+  });
+
+  it('two projectors taking turns on one read model each take a document only for the event right after it', async () => {
+    const { readModel } = counted();
+    const [a, b] = [recentDocuments(128), recentDocuments(128)];
+    // Each sees every other event: what it holds of a stream is behind the other's last write.
+    for (const [i, event] of events.entries()) await projectBatch(readModel, [event], 'test', i % 2 ? a : b);
+    expect(await dump(readModel)).toEqual(expected);
+  });
+
+  it('keeps at most the documents of the streams written last', async () => {
+    const { readModel, reads } = counted();
+    await oneByOne(readModel, events, recentDocuments(1));
+    const readBack = [...reads];
+    expect(await dump(readModel)).toEqual(expected);
+    const switches = events.filter(
+      (e, i) =>
+        !isKeysStream(e.stream) &&
+        e.stream !==
+          events
+            .slice(0, i)
+            .filter((p) => !isKeysStream(p.stream))
+            .at(-1)?.stream,
+    );
+    expect(readBack).toHaveLength(switches.length); // one document kept: a read each time the stream changes
+  });
+});
