@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { RecordedEvent } from '../src/eventstore/eventStore';
-import { decodeEvent } from '../src/presets/events';
+import type { FeedEvent } from '../src/eventstore/eventFeed';
+import { decodeFeedEvent } from '../src/presets/storedEvents';
 import { parsePresetStreamName } from '../src/presets/streamName';
 import { isKeysStream } from '../src/keys/streamName';
 import { projectPresetEvent, versionToLookUp } from './presetProjection';
@@ -34,15 +34,16 @@ export const recentDocuments = (max: number): RecentDocuments => {
 };
 
 /**
- * Projects a run of events (in position order) and applies the result with the checkpoint of the
- * last one in a single `apply`. Documents touched earlier in the run are taken from the run (or
+ * Projects a run of events (in position order, parsed or as the store keeps their text: a version's
+ * config then stays text on its way to the documents, storedEvents.ts) and applies the result with
+ * the checkpoint of the last one in a single `apply`. Documents touched earlier in the run are taken from the run (or
  * from `recent`, the documents this projector wrote last), not the store, and only the last
  * document of each preset is written: the live projector calls this with one event, a rebuild with
  * pages of thousands. Returns the preset documents as they now are.
  */
 export const projectBatch = async (
   readModel: ReadModel,
-  events: RecordedEvent[],
+  events: FeedEvent[],
   checkpointName: string,
   recent?: RecentDocuments,
 ): Promise<PresetRecord[]> => {
@@ -53,7 +54,7 @@ export const projectBatch = async (
   for (const recorded of events) {
     // A workspace's keys stream shares the prefix and has no document; its events only move the checkpoint.
     if (isKeysStream(recorded.stream)) continue;
-    const stored = decodeEvent(recorded);
+    const stored = decodeFeedEvent(recorded);
     const key = parsePresetStreamName(recorded.stream);
     if (!key) throw new Error(`${recorded.stream} is not a preset stream`);
     const current = presets.has(recorded.stream)

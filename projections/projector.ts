@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { EventFeed, Subscription } from '../src/eventstore/eventFeed';
-import type { RecordedEvent } from '../src/eventstore/eventStore';
+import { hasStoredText, type EventFeed, type FeedEvent, type StoredTextFeed, type Subscription } from '../src/eventstore/eventFeed';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { presetJsonOf } from './readmodel/documentJson';
 import { projectBatch, recentDocuments } from './projectBatch';
@@ -35,7 +34,8 @@ export interface Projector {
 }
 
 export interface ProjectorDeps {
-  feed: EventFeed;
+  /** Followed as stored text where it has it (the embedded store): configs are not parsed and serialized again. */
+  feed: EventFeed & Partial<StoredTextFeed>;
   readModel: ReadModel;
   logger: Logger;
   name?: string;
@@ -56,7 +56,7 @@ export const startProjector = async ({
   let stopped = false;
   let healthy = true;
   let retry: NodeJS.Timeout | undefined;
-  let buffer: RecordedEvent[] = [];
+  let buffer: FeedEvent[] = [];
   const recent = recentDocuments(RECENT_DOCUMENTS);
   let draining: Promise<void> | null = null;
   let failure: unknown = null;
@@ -79,7 +79,7 @@ export const startProjector = async ({
 
   // The subscription awaits this before the next event: it returns at once, so a page gathers into
   // one batch, and waits only when the buffer is full (backpressure).
-  const onEvent = async (recorded: RecordedEvent) => {
+  const onEvent = async (recorded: FeedEvent) => {
     if (failure !== null) throw failure;
     buffer.push(recorded);
     if (buffer.length >= MAX_BATCH) await drain();
@@ -96,10 +96,9 @@ export const startProjector = async ({
   }
 
   const start = () => {
-    subscription = feed.subscribe(position === null ? 'start' : { after: position }, onEvent, {
-      streamPrefix: PRESET_STREAM_PREFIX,
-      onError: fail,
-    });
+    const from = position === null ? 'start' : { after: position };
+    const options = { streamPrefix: PRESET_STREAM_PREFIX, onError: fail };
+    subscription = hasStoredText(feed) ? feed.subscribeStored(from, onEvent, options) : feed.subscribe(from, onEvent, options);
   };
   const restart = async () => {
     await subscription?.stop();

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import type { EventFeed } from '../src/eventstore/eventFeed';
+import type { EventFeed, StoredTextFeed } from '../src/eventstore/eventFeed';
 import { startSupervisedThread } from '../src/threads/supervisor';
 import { serveThread } from '../src/threads/thread';
 import { startProjector, type Projector, type ProjectorEvents } from './projector';
@@ -66,7 +66,7 @@ export const startProjectorThread = async ({ entry, data, logger, restartDelayMs
 };
 
 export interface ProjectorStores {
-  feed: EventFeed;
+  feed: EventFeed & Partial<StoredTextFeed>;
   readModel: ReadModel;
   logger: Logger;
   close(): Promise<void>;

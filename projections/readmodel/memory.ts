@@ -1,4 +1,4 @@
-import { presetJsonOf, versionViewJson } from './documentJson';
+import { plainChange, presetJsonOf, versionViewJson } from './documentJson';
 import {
   foldCase,
   type PageOf,
@@ -57,7 +57,8 @@ export const openMemoryReadModel = ({ copies = true } = {}): MemoryReadModel => 
   return {
     async apply(changes, checkpoint) {
       open();
-      changes.forEach(applyChange);
+      // Objects are kept as they are: a config a projector kept as its stored text is parsed here.
+      changes.map(plainChange).forEach(applyChange);
       if (checkpoint) checkpoints.set(checkpoint.name, checkpoint.position);
     },
     async checkpoint(name) {

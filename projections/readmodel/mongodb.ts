@@ -11,7 +11,7 @@ import {
   versionViewOf,
   type CheckpointDocument,
 } from './mongoDocuments';
-import { presetJsonOf, versionViewJson } from './documentJson';
+import { plainChange, presetJsonOf, versionViewJson } from './documentJson';
 import type { Page, PresetView, ProjectionChange, ReadModel } from './readModel';
 
 /**
@@ -90,7 +90,8 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
       guard(async () => {
         const presetOps: AnyBulkWriteOperation<Document>[] = [];
         const versionOps: AnyBulkWriteOperation<Document>[] = [];
-        for (const change of changes) {
+        // Documents are stored as objects: a config a projector kept as its stored text is parsed here.
+        for (const change of changes.map(plainChange)) {
           if (change.kind === 'putPreset') presetOps.push({ updateOne: presetUpsert(change.record) });
           else versionOps.push({ updateOne: versionInsert(change.version) });
         }

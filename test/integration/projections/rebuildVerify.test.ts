@@ -7,6 +7,8 @@ import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { eventDataCodecs } from '../../../src/presets/events';
 import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
+import { hasStoredText } from '../../../src/eventstore/eventFeed';
+import { projectBatch } from '../../../projections/projectBatch';
 import { PROJECTOR_NAME } from '../../../projections/projector';
 import { openMemoryReadModel } from '../../../projections/readmodel/memory';
 import type { ProjectionChange } from '../../../projections/readmodel/readModel';
@@ -48,6 +50,29 @@ describe('rebuild and verify on the embedded stores', () => {
     const events = await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
     const types = new Set(events.map((e) => e.type));
     expect(Object.keys(eventDataCodecs).filter((type) => !types.has(type))).toEqual([]);
+  });
+
+  it('the live projector, which follows the stored text, writes the bytes it writes from parsed events', async () => {
+    expect(hasStoredText(store)).toBe(true); // so projectLive took the stored text
+    const parsed = openSqliteReadModel({ file: join(dir, 'parsed.db') });
+    const live = openSqliteReadModel({ file: liveFile() });
+    try {
+      for (const event of await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX })) {
+        expect('stored' in event).toBe(false);
+        await projectBatch(parsed, [event], PROJECTOR_NAME);
+      }
+      const expected = await dump(parsed);
+      expect(expected.length).toBeGreaterThan(10);
+      for (const { record, versions } of expected) {
+        const { workspace_id: ws, slug, id } = record!.view;
+        expect((await live.getPresetJson(ws, slug))!.json).toBe((await parsed.getPresetJson(ws, slug))!.json);
+        const page = { offset: 0, limit: versions.length + 1 };
+        expect(await live.listVersionsJson(id, page)).toEqual(await parsed.listVersionsJson(id, page));
+      }
+    } finally {
+      await parsed.close();
+      await live.close();
+    }
   });
 
   it.each([3, 100])('a rebuild (pages of %i events) holds what the live projector made, keys and all', async (pageSize) => {

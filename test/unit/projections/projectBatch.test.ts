@@ -1,3 +1,4 @@
+import type { FeedEvent, StoredFeedEvent } from '../../../src/eventstore/eventFeed';
 import type { RecordedEvent } from '../../../src/eventstore/eventStore';
 import { openMemoryEventStore } from '../../../src/eventstore/memory';
 import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
@@ -37,7 +38,7 @@ const counted = (): { readModel: ReadModel; reads: string[] } => {
   };
 };
 
-const oneByOne = async (readModel: ReadModel, events: RecordedEvent[], recent?: ReturnType<typeof recentDocuments>) => {
+const oneByOne = async (readModel: ReadModel, events: FeedEvent[], recent?: ReturnType<typeof recentDocuments>) => {
   for (const event of events) await projectBatch(readModel, [event], 'test', recent);
 };
 
@@ -89,6 +90,18 @@ describe('projecting an event at a time with the documents written last', () => 
     const [a, b] = [recentDocuments(128), recentDocuments(128)];
     // Each sees every other event: what it holds of a stream is behind the other's last write.
     for (const [i, event] of events.entries()) await projectBatch(readModel, [event], 'test', i % 2 ? a : b);
+    expect(await dump(readModel)).toEqual(expected);
+  });
+
+  it('events as stored text make the same documents in a read model that keeps objects (configs parsed there)', async () => {
+    const { readModel } = counted();
+    const stored = events.map((e): StoredFeedEvent => ({
+      ...e,
+      stored: true,
+      data: JSON.stringify(e.data),
+      metadata: JSON.stringify(e.metadata),
+    }));
+    await oneByOne(readModel, stored, recentDocuments(128));
     expect(await dump(readModel)).toEqual(expected);
   });
 
