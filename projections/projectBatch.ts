@@ -28,7 +28,10 @@ export const recentDocuments = (max: number): RecentDocuments => {
       const record = cache.get(stream);
       return record?.revision === revision ? record : undefined;
     },
-    written: (stream, record) => void cache.set(stream, record),
+    // A copy, so the cache does not keep the JSON made of the document and of its designated version
+    // (documentJson.ts keys it by these objects): those die young, only the copy is promoted.
+    written: (stream, { revision, view }) =>
+      void cache.set(stream, { revision, view: { ...view, designated_version: { ...view.designated_version } } }),
     clear: () => cache.clear(),
   };
 };
