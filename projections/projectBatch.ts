@@ -39,10 +39,10 @@ export const recentDocuments = (max: number): RecentDocuments => {
 /**
  * Projects a run of events (in position order, parsed or as the store keeps their text: a version's
  * config then stays text on its way to the documents, storedEvents.ts) and applies the result with
- * the checkpoint of the last one in a single `apply`. Documents touched earlier in the run are taken from the run (or
- * from `recent`, the documents this projector wrote last), not the store, and only the last
- * document of each preset is written: the live projector calls this with one event, a rebuild with
- * pages of thousands. Returns the preset documents as they now are.
+ * the checkpoint of the last one in a single `apply`. Documents touched earlier in the run are
+ * taken from the run (or from `recent`, the documents this projector wrote last), not the store,
+ * and only the last document of each preset is written: the live projector calls this with one
+ * event, a rebuild with pages of thousands. Returns the preset documents as they now are.
  */
 export const projectBatch = async (
   readModel: ReadModel,
