@@ -23,7 +23,7 @@ export const threadEntry = (dir: string, name: string): string | undefined => (R
 export const THREAD_HEAPS = {
   sqliteWriter: { maxYoungGenerationSizeMb: 2 },
   walCheckpointer: { maxYoungGenerationSizeMb: 1 },
-  projector: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
+  projector: { maxYoungGenerationSizeMb: 8 },
   deliverer: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 },
   rebuildLoader: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 },
   verifyLoader: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 },
