@@ -55,11 +55,29 @@ export interface CommandHandlerDeps<State, Command, Event, R extends Rejection> 
   toNewEvent: (event: Event, command: Command) => NewEvent;
 }
 
-type Deps<State, Command, Event, R extends Rejection> = CommandHandlerDeps<State, Command, Event, R>;
 interface CommandOptions {
   /** The revision the client saw (If-Match): another current revision is a PreconditionFailed. */
   expectedRevision?: bigint;
 }
+
+/** Appends the decided events expecting `expected`, then keeps and answers the state they leave. */
+const appendDecided = async <State, Command, Event, R extends Rejection>(
+  { eventStore, states, decider, toNewEvent }: CommandHandlerDeps<State, Command, Event, R>,
+  stream: StreamName,
+  command: Command,
+  state: State,
+  events: Event[],
+  expected: bigint | 'no_stream',
+): Promise<HandledCommand<State, Event>> => {
+  const { revision, position } = await eventStore.append(
+    stream,
+    events.map((event) => toNewEvent(event, command)),
+    expected,
+  );
+  const after = events.reduce(decider.evolve, state);
+  states.saved(stream, { state: after, revision });
+  return { events, state: after, revision, position };
+};
 
 /**
  * Decides on the state a cache holds and appends expecting its revision, without reading the
@@ -70,42 +88,28 @@ interface CommandOptions {
  * again on the state read from the store. No event is stored by a failed attempt.
  */
 const appendOnCached = async <State, Command, Event, R extends Rejection>(
-  { eventStore, states, decider, toNewEvent }: Deps<State, Command, Event, R>,
+  deps: CommandHandlerDeps<State, Command, Event, R>,
   stream: StreamName,
   command: Command,
   { state, revision: current }: Folded<State>,
   { expectedRevision }: CommandOptions,
 ): Promise<HandledCommand<State, Event> | undefined> => {
   if (current === null || (expectedRevision !== undefined && expectedRevision !== current)) return undefined;
-  const decision = decider.decide(command, state);
+  const decision = deps.decider.decide(command, state);
   if (E.isLeft(decision) || decision.right.length === 0) return undefined;
-  const events = decision.right;
-  const appended = await eventStore
-    .append(
-      stream,
-      events.map((event) => toNewEvent(event, command)),
-      current,
-    )
-    .then(
-      (result) => result,
-      (error: unknown) => {
-        if (error instanceof ConcurrencyConflict) return undefined;
-        throw error;
-      },
-    );
-  if (!appended) return undefined;
-  const after = events.reduce(decider.evolve, state);
-  states.saved(stream, { state: after, revision: appended.revision });
-  return { events, state: after, revision: appended.revision, position: appended.position };
+  return appendDecided(deps, stream, command, state, decision.right, current).catch((error: unknown) => {
+    if (error instanceof ConcurrencyConflict) return undefined;
+    throw error;
+  });
 };
 
 export const handleCommand = async <State, Command, Event, R extends Rejection>(
-  deps: Deps<State, Command, Event, R>,
+  deps: CommandHandlerDeps<State, Command, Event, R>,
   stream: StreamName,
   command: Command,
   options: CommandOptions = {},
 ): Promise<HandledCommand<State, Event>> => {
-  const { eventStore, states, decider, toNewEvent } = deps;
+  const { states, decider } = deps;
   // A stream this process wrote or read lately: its cached state saves the read (usually empty)
   // of what came after it, on the thread that serves HTTP.
   const cached = states.cached?.(stream);
@@ -121,19 +125,10 @@ export const handleCommand = async <State, Command, Event, R extends Rejection>(
   if (E.isLeft(decision)) throw new CommandRejected(decision.left);
   const events = decision.right;
   if (events.length === 0) return { events, state, revision: current ?? -1n, position: null };
-  const { revision, position } = await eventStore
-    .append(
-      stream,
-      events.map((event) => toNewEvent(event, command)),
-      current ?? 'no_stream',
-    )
-    .catch((error: unknown) => {
-      // With If-Match the expected revision is the client's: losing the race means the
-      // precondition is false now, and retrying the same request could only fail again.
-      if (expectedRevision === undefined || !(error instanceof ConcurrencyConflict)) throw error;
-      throw new PreconditionFailed(stream, expectedRevision, error.actual);
-    });
-  const after = events.reduce(decider.evolve, state);
-  states.saved(stream, { state: after, revision });
-  return { events, state: after, revision, position };
+  return appendDecided(deps, stream, command, state, events, current ?? 'no_stream').catch((error: unknown) => {
+    // With If-Match the expected revision is the client's: losing the race means the
+    // precondition is false now, and retrying the same request could only fail again.
+    if (expectedRevision === undefined || !(error instanceof ConcurrencyConflict)) throw error;
+    throw new PreconditionFailed(stream, expectedRevision, error.actual);
+  });
 };
