@@ -10,6 +10,7 @@ import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
 import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
+import { checkParams, routesByShape } from './routing';
 import { httpMetrics, metricsEndpoint } from '../observability/http';
 import type { Metrics } from '../observability/metrics';
 import { auditRoutes, type AuditRouteDeps } from './routes/audit';
@@ -18,7 +19,7 @@ import { consumerGroupRoutes, type ConsumerGroupRouteDeps } from './routes/consu
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { keyRoutes, type KeyRouteDeps } from './routes/keys';
-import { lifecycleRoutes } from './routes/lifecycle';
+import { checkLabel, lifecycleRoutes } from './routes/lifecycle';
 import { releaseRoutes } from './routes/release';
 import { readRoutes, type ReadDeps } from './routes/reads';
 import { resolveRoutes } from './routes/resolve';
@@ -69,17 +70,18 @@ export const healthRoutes = (readiness: AppDeps['readiness']): Router<AppState, 
   return health;
 };
 
+/** A route's `:slug` (every route that names one). */
+const checkSlug = (slug: string): void => {
+  if (!SLUG.test(slug)) {
+    throw badRequest('invalid slug', [
+      { path: 'slug', message: 'must be 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit' },
+    ]);
+  }
+};
+
 /** The API's routes, which need a key (the auth middleware runs before them). */
 export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   const api = new Router<AppState, AppContext>();
-  api.param('slug', async (slug, ctx, next) => {
-    if (!SLUG.test(slug)) {
-      throw badRequest('invalid slug', [
-        { path: 'slug', message: 'must be 1–128 characters of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit' },
-      ]);
-    }
-    await next();
-  });
   readRoutes(api, deps);
   const { metrics } = deps;
   resolveRoutes(api, {
@@ -96,6 +98,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   consumerGroupRoutes(api, deps);
   keyRoutes(api, deps);
   auditRoutes(api, deps);
+  checkParams(api, { slug: checkSlug, label: checkLabel });
   return api;
 };
 
@@ -130,6 +133,6 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   const api = apiRoutes(deps);
   app.use(authenticate(deps.keyRing));
   if (deps.rateLimitPerMinute) app.use(rateLimit(deps.rateLimitPerMinute, { onRefused: () => deps.metrics?.rateLimited.inc() }));
-  app.use(api.routes()).use(api.allowedMethods());
+  app.use(routesByShape(api));
   return app;
 };

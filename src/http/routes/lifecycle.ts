@@ -71,6 +71,21 @@ const splitOf = (body: unknown): t.TypeOf<typeof SplitLabelBody> | ValidationPro
 };
 
 type Ctx = ParameterizedContext<AppState, AppContext>;
+
+/** A route's `:label` (every route that names one; `checkParams` in app.ts): a label's name, not a reserved word. */
+export const checkLabel = (label: string): void => {
+  if (!LABEL.test(label)) {
+    throw badRequest('invalid label', [
+      { path: 'label', message: 'must be 1–36 characters of a–z 0–9 _ . -, starting with a letter or digit' },
+    ]);
+  }
+  if (RESERVED_LABELS.includes(label)) {
+    throw badRequest('this label name is reserved', [
+      { path: 'label', message: `${JSON.stringify(label)} always means the newest version` },
+    ]);
+  }
+};
+
 /** A command of this router, without what the path and the caller say. */
 type Command = PresetCommandRequest extends infer C
   ? C extends { type: 'ChangePreset' | 'ArchivePreset' | 'RestorePreset' | 'MoveLabel' | 'RemoveLabel' | 'SplitLabel' }
@@ -125,20 +140,6 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
   // OpenRouter's restore: archived → active, with no new version and the designation unchanged.
   router.post('/api/v1/presets/:slug/restore', write, async (ctx) => {
     await run(ctx, { type: 'RestorePreset', note: noteOf(ctx) });
-  });
-
-  router.param('label', async (label, ctx, next) => {
-    if (!LABEL.test(label)) {
-      throw badRequest('invalid label', [
-        { path: 'label', message: 'must be 1–36 characters of a–z 0–9 _ . -, starting with a letter or digit' },
-      ]);
-    }
-    if (RESERVED_LABELS.includes(label)) {
-      throw badRequest('this label name is reserved', [
-        { path: 'label', message: `${JSON.stringify(label)} always means the newest version` },
-      ]);
-    }
-    await next();
   });
 
   // One command path for a move and a split: a label change is decided the same way either way.
