@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import compose from 'koa-compose';
 import Router from '@koa/router';
 import type * as t from 'io-ts';
 import type { Logger } from 'pino';
@@ -109,26 +110,33 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   if (deps.metrics) app.use(httpMetrics(deps.metrics));
   app.use(requestContext(deps.logger));
   app.use(errorHandler({ onStoreFault: () => deps.metrics?.storeFaults.inc() }));
+  // What needs no key: /metrics, /health/*, the contract and its page, the web console. An API
+  // path (/api/…, but the contract) is none of them and skips them: a dispatch less for each.
+  const open: Koa.Middleware<AppState, AppContext>[] = [];
   // Prometheus holds no API key: /metrics is open, or asks for METRICS_TOKEN.
-  if (deps.metrics && deps.serveMetrics) app.use(metricsEndpoint(deps.metrics, deps.serveMetrics.token));
+  if (deps.metrics && deps.serveMetrics) open.push(metricsEndpoint(deps.metrics, deps.serveMetrics.token));
 
   const health = healthRoutes(deps.readiness);
   // Consulted only for its own paths: a router costs every request it sees a dispatch.
   // (Typed as plain Koa middleware: the router's own type asks for the context fields it sets itself.)
   const healthMw = health.routes() as unknown as Koa.Middleware<AppState, AppContext>;
   const healthMethods = health.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
-  app.use((ctx, next) => (ctx.path.startsWith('/health/') ? healthMw(ctx, () => healthMethods(ctx, next)) : next()));
+  open.push((ctx, next) => (ctx.path.startsWith('/health/') ? healthMw(ctx, () => healthMethods(ctx, next)) : next()));
 
-  // The contract and its reference page need no key either.
   const docs = docsRoutes();
   const docsMw = docs.routes() as unknown as Koa.Middleware<AppState, AppContext>;
   const docsMethods = docs.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
   const isDocs = (path: string) => path === OPENAPI_PATH || path === '/docs' || path.startsWith('/docs/');
   // A path under /docs that names nothing is a 404 (or 405), not a request for a key.
-  app.use((ctx, next) => (isDocs(ctx.path) ? docsMw(ctx, () => docsMethods(ctx, async () => undefined)) : next()));
+  open.push((ctx, next) => (isDocs(ctx.path) ? docsMw(ctx, () => docsMethods(ctx, async () => undefined)) : next()));
 
-  // The console's page and assets need no key either (every API call it makes does).
-  if (deps.consoleDir) app.use(serveConsole(deps.consoleDir));
+  // Every API call the console's page makes needs a key; the page and its assets do not.
+  if (deps.consoleDir) open.push(serveConsole(deps.consoleDir));
+  const openPaths = compose(open);
+  app.use((ctx, next) => {
+    const path = ctx.path;
+    return path.startsWith('/api/') && path !== OPENAPI_PATH ? next() : openPaths(ctx, next);
+  });
 
   const api = apiRoutes(deps);
   app.use(authenticate(deps.keyRing));
