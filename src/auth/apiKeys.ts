@@ -21,11 +21,19 @@ export interface KeyRing {
   size: number;
 }
 
+/** The keys file's ring: also asked by a token's digest, for a ring that holds other keys too and hashes the token once. */
+export interface FileKeyRing extends KeyRing {
+  byDigest(digest: Buffer): Caller | null;
+}
+
+/** A token's SHA-256, the one digest every ring looks a key up by. */
+export const tokenDigest = (token: string): Buffer => hash('sha256', token, 'buffer');
+
 /** Every workspace of a keys-file entry: `workspace_id` first, then any `workspaces` not already named. */
 export const entryWorkspaces = (e: KeyEntry): string[] => [...new Set([e.workspace_id, ...(e.workspaces ?? [])])];
 
 /** Entries are expected to be validated (decodeKeysFile); an empty ring rejects everything. */
-export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
+export const createKeyRing = (entries: readonly KeyEntry[]): FileKeyRing => {
   const seen = new Set<string>();
   const stored = entries.map((e, i) => {
     const hex = entryHash(e);
@@ -40,21 +48,21 @@ export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
     });
     return { digest: Buffer.from(hex, 'hex'), caller };
   });
+  // Constant time in the key's content: the token is reduced to a fixed-size digest, and it is
+  // compared with EVERY stored digest by timingSafeEqual, without stopping at a match, so timing
+  // reveals neither which key matched nor how much of a guess was right.
+  const byDigest = (digest: Buffer): Caller | null => {
+    let found: Caller | null = null;
+    for (const s of stored) {
+      const equal = timingSafeEqual(digest, s.digest);
+      found = equal ? s.caller : found;
+    }
+    return found;
+  };
   return {
     size: stored.length,
-    authenticate(token: string): Caller | null {
-      if (token.length === 0) return null;
-      // Constant time in the key's content: the token is reduced to a fixed-size digest, and it
-      // is compared with EVERY stored digest by timingSafeEqual, without stopping at a match, so
-      // timing reveals neither which key matched nor how much of a guess was right.
-      const digest = hash('sha256', token, 'buffer');
-      let found: Caller | null = null;
-      for (const s of stored) {
-        const equal = timingSafeEqual(digest, s.digest);
-        found = equal ? s.caller : found;
-      }
-      return found;
-    },
+    authenticate: (token) => (token.length === 0 ? null : byDigest(tokenDigest(token))),
+    byDigest,
   };
 };
 
@@ -65,7 +73,7 @@ export const parseBearer = (header: string | undefined): string | null => {
   return m ? m[1]! : null;
 };
 
-export const loadKeyRing = async (path: string): Promise<KeyRing> => {
+export const loadKeyRing = async (path: string): Promise<FileKeyRing> => {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
