@@ -72,19 +72,36 @@ export interface SharedTailOptions {
   queueLimit?: number;
   /** Full catch-up pages kept for other subscribers reading the same range (0: none). */
   sharedPages?: number;
+  /**
+   * Where the tail can tell an event's size (stored text): about how many bytes of events a
+   * catch-up page and a subscriber's buffer may hold. A subscriber's first page is FIRST_PAGE
+   * events; each next one is sized from the last one's events, at most twice as many, at most
+   * `pageSize`: a range of large events is read a few at a time, so the pages held do not grow
+   * with the events' size. A buffer past it is dropped, as one past `queueLimit`.
+   */
+  pageBytes?: number;
 }
 
 const DEFAULT_PAGE = 512;
 const DEFAULT_QUEUE = 1024;
 const DEFAULT_SHARED_PAGES = 4;
+const DEFAULT_PAGE_BYTES = 4 * 1024 * 1024;
+const FIRST_PAGE = 16;
+
+/** The next catch-up page's length after a full one: what `pageBytes` holds of events of its events' mean size. */
+export const nextPageLength = (last: number, pageBytes: number, lastBytes: number, pageSize: number): number => {
+  const fits = Math.floor(pageBytes / Math.max(1, lastBytes / last));
+  return Math.max(1, Math.min(fits, last * 2, pageSize));
+};
 
 interface Subscriber<E> {
   prefix: string;
   types: ReadonlySet<string> | undefined;
   /** Every matching event up to here has been handled. */
   position: bigint;
-  /** Events from the tail not handled yet (positions increase). */
+  /** Events from the tail not handled yet (positions increase), and their size (when the tail can tell it). */
   queue: E[];
+  queueBytes: number;
   /** The queue was dropped because it was full: read the range again from `position`. */
   overflowed: boolean;
   /** Following the tail (false while reading its own range). */
@@ -125,13 +142,20 @@ export const storedTextTail = (feed: EventFeed & StoredTextFeed, options: Shared
       headPosition: () => feed.headPosition(),
     },
     options,
+    (event) => event.data.length + event.metadata.length,
   );
 
 /** The one reader and its subscribers, for events of either kind (this module's comment). */
-export const sharedTail = <E extends TailEvent>(feed: TailSource<E>, options: SharedTailOptions = {}): SharedTail<E> => {
+export const sharedTail = <E extends TailEvent>(
+  feed: TailSource<E>,
+  options: SharedTailOptions = {},
+  /** An event's size in bytes, where the tail can tell it cheaply (stored text): pages and buffers are then bounded by `pageBytes` too. */
+  sizeOf?: (event: E) => number,
+): SharedTail<E> => {
   const pageSize = options.pageSize ?? DEFAULT_PAGE;
   const queueLimit = options.queueLimit ?? DEFAULT_QUEUE;
   const sharedPages = options.sharedPages ?? DEFAULT_SHARED_PAGES;
+  const pageBytes = options.pageBytes ?? DEFAULT_PAGE_BYTES;
   /** Catch-up reads, latest last, by what was asked (a read in flight is shared too). */
   const pages = new Map<string, Promise<E[]>>();
   const readPage = async (o: { after: bigint; limit: number; streamPrefix?: string; types?: readonly string[] }) => {
@@ -193,11 +217,16 @@ export const sharedTail = <E extends TailEvent>(feed: TailSource<E>, options: Sh
       if (!set) continue;
       for (const s of set) {
         if (s.overflowed || (s.types && !s.types.has(event.type))) continue;
-        if (s.queue.length >= queueLimit) {
+        const size = sizeOf ? sizeOf(event) : 0;
+        if (s.queue.length >= queueLimit || (s.queue.length > 0 && s.queueBytes + size > pageBytes)) {
           // A consumer this far behind reads its range again rather than hold more here.
           s.overflowed = true;
           s.queue = [];
-        } else s.queue.push(event);
+          s.queueBytes = 0;
+        } else {
+          s.queue.push(event);
+          s.queueBytes += size;
+        }
         s.wake?.();
       }
     }
@@ -246,6 +275,7 @@ export const sharedTail = <E extends TailEvent>(feed: TailSource<E>, options: Sh
         types: types ? new Set(types) : undefined,
         position: from === 'start' ? 0n : from.after,
         queue: [],
+        queueBytes: 0,
         overflowed: false,
         live: false,
         handling: false,
@@ -277,24 +307,35 @@ export const sharedTail = <E extends TailEvent>(feed: TailSource<E>, options: Sh
             s.live = false;
             s.overflowed = false;
             s.queue = [];
+            s.queueBytes = 0;
             add(s);
             await startTail().started;
             check();
             const joinedAt = tailPosition; // every event up to here is stored, so the reads below see it
+            // Pages of a known size start small and grow to what pageBytes holds (SharedTailOptions).
+            let limit = sizeOf ? Math.min(pageSize, FIRST_PAGE) : pageSize;
             for (;;) {
-              const page = await readPage({ after: s.position, limit: pageSize, streamPrefix: s.prefix || undefined, types });
+              const page = await readPage({ after: s.position, limit, streamPrefix: s.prefix || undefined, types });
               check();
               for (const event of page) {
                 if (s.stopped) return;
                 await handle(event);
               }
-              if (page.length < pageSize || s.stopped) break;
+              if (page.length < limit || s.stopped) break;
+              if (sizeOf)
+                limit = nextPageLength(
+                  limit,
+                  pageBytes,
+                  page.reduce((bytes, e) => bytes + sizeOf(e), 0),
+                  pageSize,
+                );
             }
             // A short page: everything stored when it was read has been seen, the tail's position included.
             if (s.position < joinedAt) s.position = joinedAt;
             s.live = true;
             while (!s.stopped && !s.overflowed) {
               const event = s.queue.shift();
+              if (event && sizeOf) s.queueBytes -= sizeOf(event);
               if (!event) {
                 await waitForWork(s);
                 check();
