@@ -28,6 +28,10 @@ import compose from 'koa-compose';
  * The measurements are in docs/performance.md. Call it once every route is registered and checked.
  */
 export const routesByShape = <S, C>(router: Router<S, C>): Koa.Middleware<S, C> => {
+  // What the dispatch below does not do: match hosts, route another path than ctx.path, or pick one of several matches.
+  if (router.opts.host !== undefined || router.opts.routerPath !== undefined || router.opts.exclusive) {
+    throw new Error('routesByShape: a router with host, routerPath or exclusive is not supported');
+  }
   const groups = new Map<number, Layer<S, C>[]>();
   for (const layer of router.stack) {
     const template = layer.path;

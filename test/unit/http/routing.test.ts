@@ -126,6 +126,14 @@ describe('routesByShape', () => {
     expect(() => routesByShape(router)).toThrow(/no fixed number of segments/);
   });
 
+  it('refuses a router that matches hosts, routes another path or picks one of several matches', () => {
+    for (const opts of [{ host: 'example.com' }, { routerPath: '/x' }, { exclusive: true }]) {
+      const router = new Router(opts);
+      router.get('/a', (ctx) => void (ctx.body = 'a'));
+      expect(() => routesByShape(router)).toThrow(/not supported/);
+    }
+  });
+
   it('counts segments without a trailing slash', () => {
     expect([segments('/'), segments('/a'), segments('/a/'), segments('/a/b'), segments('/a//b/')]).toEqual([1, 1, 1, 2, 3]);
   });
