@@ -25,7 +25,7 @@ import compose from 'koa-compose';
  * through @koa/router's own `routes()` and `allowedMethods()` over its group, which answer as the
  * whole router does; so does every request of a group in which two routes of one method could
  * match one path (there @koa/router runs them in turn, which a single chain would not).
- * The measurements are in docs/performance.md. Call it once every route is registered and checked.
+ * Call it once every route is registered and checked.
  */
 export const routesByShape = <S, C>(router: Router<S, C>): Koa.Middleware<S, C> => {
   // What the dispatch below does not do: match hosts, route another path than ctx.path, or pick one of several matches.
@@ -35,7 +35,8 @@ export const routesByShape = <S, C>(router: Router<S, C>): Koa.Middleware<S, C> 
   const groups = new Map<number, Layer<S, C>[]>();
   for (const layer of router.stack) {
     const template = layer.path;
-    if (typeof template !== 'string' || !isFixedShape(template)) {
+    // `router.use` middleware (no methods) matches every path under its own: no fixed length either.
+    if (typeof template !== 'string' || !isFixedShape(template) || layer.methods.length === 0 || layer.opts.end === false) {
       throw new Error(`routesByShape: ${String(template)} has no fixed number of segments`);
     }
     const n = segments(template);

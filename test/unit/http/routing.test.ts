@@ -124,6 +124,10 @@ describe('routesByShape', () => {
     const router = new Router();
     router.get('/files/{*rest}', (ctx) => void (ctx.body = 'x'));
     expect(() => routesByShape(router)).toThrow(/no fixed number of segments/);
+    const withUse = new Router();
+    withUse.use('/files', async (_ctx, next) => next());
+    withUse.get('/files/:name', (ctx) => void (ctx.body = 'x'));
+    expect(() => routesByShape(withUse)).toThrow(/no fixed number of segments/);
   });
 
   it('refuses a router that matches hosts, routes another path or picks one of several matches', () => {
