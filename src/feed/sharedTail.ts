@@ -74,19 +74,21 @@ export interface SharedTailOptions {
   sharedPages?: number;
   /**
    * Where the tail can tell an event's size (stored text): about how many bytes of events a
-   * catch-up page and a subscriber's buffer may hold. A subscriber's first page is FIRST_PAGE
+   * catch-up page and a subscriber's buffer may hold. A subscriber's first page is `firstPage`
    * events; each next one is sized from the last one's events, at most twice as many, at most
    * `pageSize`: a range of large events is read a few at a time, so the pages held do not grow
    * with the events' size. A buffer past it is dropped, as one past `queueLimit`.
    */
   pageBytes?: number;
+  /** Events in a subscriber's first catch-up page where sizes are known (default 16): its size is known only once it is read. */
+  firstPage?: number;
 }
 
 const DEFAULT_PAGE = 512;
 const DEFAULT_QUEUE = 1024;
 const DEFAULT_SHARED_PAGES = 4;
 const DEFAULT_PAGE_BYTES = 4 * 1024 * 1024;
-const FIRST_PAGE = 16;
+const DEFAULT_FIRST_PAGE = 16;
 
 /** The next catch-up page's length after a full one: what `pageBytes` holds of events of its events' mean size. */
 export const nextPageLength = (last: number, pageBytes: number, lastBytes: number, pageSize: number): number => {
@@ -156,6 +158,7 @@ export const sharedTail = <E extends TailEvent>(
   const queueLimit = options.queueLimit ?? DEFAULT_QUEUE;
   const sharedPages = options.sharedPages ?? DEFAULT_SHARED_PAGES;
   const pageBytes = options.pageBytes ?? DEFAULT_PAGE_BYTES;
+  const firstPage = Math.max(1, options.firstPage ?? DEFAULT_FIRST_PAGE);
   /** Catch-up reads, latest last, by what was asked (a read in flight is shared too). */
   const pages = new Map<string, Promise<E[]>>();
   const readPage = async (o: { after: bigint; limit: number; streamPrefix?: string; types?: readonly string[] }) => {
@@ -313,7 +316,7 @@ export const sharedTail = <E extends TailEvent>(
             check();
             const joinedAt = tailPosition; // every event up to here is stored, so the reads below see it
             // Pages of a known size start small and grow to what pageBytes holds (SharedTailOptions).
-            let limit = sizeOf ? Math.min(pageSize, FIRST_PAGE) : pageSize;
+            let limit = sizeOf ? Math.min(pageSize, firstPage) : pageSize;
             for (;;) {
               const page = await readPage({ after: s.position, limit, streamPrefix: s.prefix || undefined, types });
               check();

@@ -1,3 +1,4 @@
+import type { ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Api, Events } from './endpoint';
 import { startThread, type Thread, type ThreadKind } from './thread';
@@ -22,13 +23,15 @@ export interface SupervisedThreadOptions<Remote extends Api, RemoteEvents extend
   attach(thread: Thread<Remote, RemoteEvents>): void;
   /** After the thread dies unexpectedly, start a new one after this long. */
   restartDelayMs?: number;
+  /** The threads' heap limits, when other than their kind's (THREAD_HEAPS). */
+  resourceLimits?: ResourceLimits;
 }
 
 /** Resolves once the first thread is ready; rejects (and starts no other) if it fails to set itself up. */
 export const startSupervisedThread = async <Remote extends Api, RemoteEvents extends Events>(
   options: SupervisedThreadOptions<Remote, RemoteEvents>,
 ): Promise<SupervisedThread<Remote, RemoteEvents>> => {
-  const { entry, kind, data, logger, attach, restartDelayMs = 1000 } = options;
+  const { entry, kind, data, logger, attach, restartDelayMs = 1000, resourceLimits } = options;
   // The latest thread started, ready or still starting (so that `stop` stops one that is starting).
   let thread: Thread<Remote, RemoteEvents> | null = null;
   let ready = false;
@@ -36,7 +39,7 @@ export const startSupervisedThread = async <Remote extends Api, RemoteEvents ext
   let restart: NodeJS.Timeout | undefined;
 
   const spawn = async () => {
-    const t = startThread<Remote, RemoteEvents>(entry, kind, data);
+    const t = startThread<Remote, RemoteEvents>(entry, kind, data, resourceLimits);
     thread = t;
     ready = false;
     attach(t);

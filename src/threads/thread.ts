@@ -56,8 +56,10 @@ export const startThread = <Remote extends Api, RemoteEvents extends Events = Ev
   entry: string,
   kind: ThreadKind,
   data: unknown,
+  /** The thread's heap limits, when its data asks for other than its kind's (THREAD_HEAPS). */
+  resourceLimits: ResourceLimits = THREAD_HEAPS[kind],
 ): Thread<Remote, RemoteEvents> => {
-  const worker = new Worker(entry, { workerData: data, resourceLimits: THREAD_HEAPS[kind] });
+  const worker = new Worker(entry, { workerData: data, resourceLimits });
   const port = endpoint<Remote & Stoppable, RemoteEvents & { ready: [] }>(worker);
   let failure: Error | undefined;
   const ready = new Promise<void>((resolve, reject) => {

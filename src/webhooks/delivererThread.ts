@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { LiveFeed } from '../eventstore/eventFeed';
-import { serveThread } from '../threads/thread';
+import { serveThread, THREAD_HEAPS } from '../threads/thread';
 import { startSupervisedThread } from '../threads/supervisor';
 import { startDeliverer, type Deliverer } from './deliverer';
 import type { DeliverySettings } from './deliveryLoop';
@@ -21,6 +21,25 @@ const ATTEMPTS_EVERY_MS = 50;
 type Attempt = [attempt: NewDeliveryAttempt, recordedAt: number];
 type DelivererEvents = { attempts: [attempts: Attempt[]] };
 type DelivererApi = { changed(workspaceId: string, id: string): Promise<number>; resync(): Promise<number> };
+
+const MIB = 1024 * 1024;
+/** Bytes of events a catch-up page of the delivery thread holds (SharedTailOptions.pageBytes). */
+export const DELIVERY_PAGE_BYTES = 4 * MIB;
+
+/**
+ * The delivery thread's first catch-up page and heap for events as large as BODY_LIMIT_BYTES lets
+ * a preset be: the first page holds as many of the largest events as DELIVERY_PAGE_BYTES does (at
+ * least one, at most 16; its size is known only once it is read), and the old generation has room
+ * for it beside one such event's delivery body (an event's text takes up to twice its bytes, in
+ * UTF-16, and its body as much again): 128 MB up to a body limit of 10 MiB, more past it.
+ */
+export const deliveryLimits = (bodyLimitBytes: number) => ({
+  firstPage: Math.min(16, Math.max(1, Math.floor(DELIVERY_PAGE_BYTES / bodyLimitBytes))),
+  heap: {
+    ...THREAD_HEAPS.deliverer,
+    maxOldGenerationSizeMb: Math.max(THREAD_HEAPS.deliverer.maxOldGenerationSizeMb, 64 + Math.ceil((6 * bodyLimitBytes) / MIB)),
+  },
+});
 
 /** The delivery settings the configuration names, the same on either thread. */
 export const deliverySettingsOf = (config: Config): Omit<DeliverySettings, 'onAttempt'> => ({
@@ -60,6 +79,7 @@ export const startDelivererThread = async ({
     data,
     logger,
     restartDelayMs,
+    resourceLimits: deliveryLimits(data.config.bodyLimitBytes).heap,
     attach: (thread) =>
       thread.on('attempts', (attempts) => {
         for (const [attempt, recordedAt] of attempts) onAttempt?.(attempt, new Date(recordedAt));

@@ -2,7 +2,13 @@ import { openEventStore, openWebhookStore } from '../backends';
 import { hasStoredText } from '../eventstore/eventFeed';
 import { storedTextTail, withSharedTail } from '../feed/sharedTail';
 import { createLogger } from '../logger';
-import { deliverySettingsOf, serveDeliverer, type DelivererThreadData } from '../webhooks/delivererThread';
+import {
+  DELIVERY_PAGE_BYTES,
+  deliveryLimits,
+  deliverySettingsOf,
+  serveDeliverer,
+  type DelivererThreadData,
+} from '../webhooks/delivererThread';
 
 /**
  * The service's webhook delivery thread (src/webhooks/delivererThread.ts), with its own
@@ -26,7 +32,11 @@ serveDeliverer(async ({ config, pollIntervalMs = FOREIGN_APPENDS_POLL_MS, resync
   const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs });
   // Events as stored text where the store has it: each event's body is made without parsing it.
   const feed = hasStoredText(eventStore)
-    ? storedTextTail(eventStore, { pageSize: CATCH_UP_PAGE })
+    ? storedTextTail(eventStore, {
+        pageSize: CATCH_UP_PAGE,
+        pageBytes: DELIVERY_PAGE_BYTES,
+        firstPage: deliveryLimits(config.bodyLimitBytes).firstPage,
+      })
     : withSharedTail(eventStore, { pageSize: CATCH_UP_PAGE });
   const store = await openWebhookStore(config);
   return {

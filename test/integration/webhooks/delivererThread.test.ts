@@ -128,6 +128,36 @@ it('delivers in order, signed, tells the API thread of every attempt, and resume
   expect(r.ids()).toEqual([...first, ...later]);
 });
 
+it('delivers a range of events as large as the body limit allows, every one once, without running out of its heap', async () => {
+  // 24 events of ~6 MB (a body limit of 8 MiB): one 128-event page of them was ~144 MB of text, past
+  // the thread's 128 MB old generation, and the thread died on that page at every start. Pages of
+  // stored text are now sized by bytes, and the first one by the body limit (deliveryLimits).
+  const loaded = loadConfig({
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    BODY_LIMIT_BYTES: String(8 * 1024 * 1024),
+  });
+  if (E.isLeft(loaded)) throw new Error(loaded.left.join('; '));
+  config = loaded.right;
+  const r = await receiver();
+  await register(r.url);
+  const handle = createPresetCommandHandler({ eventStore: events });
+  const ids: string[] = [];
+  for (let i = 0; i < 24; i++) {
+    const prompt = `${i} `.padEnd(6_000_000, 'x');
+    await handle(
+      { type: 'AddPresetVersion', workspaceId: W, slug: `big-${i}`, actorUserId: 'u', config: { model: 'm/a' }, systemPrompt: prompt },
+      { requestId: randomUUID() },
+    );
+    ids.push((await events.readAllBackwards({ limit: 1 }))[0]!.id);
+  }
+  await start();
+  await r.until((got) => got.length >= ids.length, 60_000);
+  expect(r.acknowledged()).toEqual(ids);
+  expect(Math.min(...r.received.map((got) => got.body.length))).toBeGreaterThan(6_000_000);
+}, 120_000);
+
 it('a slow receiver holds up no other webhook of the workspace', async () => {
   const slow = await receiver(() => ({ status: 204, afterMs: 2000 }));
   const fast = await receiver();
