@@ -11,7 +11,7 @@ import { authenticate } from './middleware/auth';
 import { errorHandler } from './middleware/errorHandler';
 import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
-import { checkParams, routesByShape } from './routing';
+import { checkParams, routerMiddleware, routesByShape } from './routing';
 import { httpMetrics, metricsEndpoint } from '../observability/http';
 import type { Metrics } from '../observability/metrics';
 import { auditRoutes, type AuditRouteDeps } from './routes/audit';
@@ -116,19 +116,14 @@ export const createApp = (deps: AppDeps): Koa<AppState, AppContext> => {
   // Prometheus holds no API key: /metrics is open, or asks for METRICS_TOKEN.
   if (deps.metrics && deps.serveMetrics) open.push(metricsEndpoint(deps.metrics, deps.serveMetrics.token));
 
-  const health = healthRoutes(deps.readiness);
-  // Consulted only for its own paths: a router costs every request it sees a dispatch.
-  // (Typed as plain Koa middleware: the router's own type asks for the context fields it sets itself.)
-  const healthMw = health.routes() as unknown as Koa.Middleware<AppState, AppContext>;
-  const healthMethods = health.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
-  open.push((ctx, next) => (ctx.path.startsWith('/health/') ? healthMw(ctx, () => healthMethods(ctx, next)) : next()));
+  // Each router consulted only for its own paths: a router costs every request it sees a dispatch.
+  const health = routerMiddleware(healthRoutes(deps.readiness));
+  open.push((ctx, next) => (ctx.path.startsWith('/health/') ? health(ctx, next) : next()));
 
-  const docs = docsRoutes();
-  const docsMw = docs.routes() as unknown as Koa.Middleware<AppState, AppContext>;
-  const docsMethods = docs.allowedMethods() as unknown as Koa.Middleware<AppState, AppContext>;
+  const docs = routerMiddleware(docsRoutes());
   const isDocs = (path: string) => path === OPENAPI_PATH || path === '/docs' || path.startsWith('/docs/');
   // A path under /docs that names nothing is a 404 (or 405), not a request for a key.
-  open.push((ctx, next) => (isDocs(ctx.path) ? docsMw(ctx, () => docsMethods(ctx, async () => undefined)) : next()));
+  open.push((ctx, next) => (isDocs(ctx.path) ? docs(ctx, async () => undefined) : next()));
 
   // Every API call the console's page makes needs a key; the page and its assets do not.
   if (deps.consoleDir) open.push(serveConsole(deps.consoleDir));

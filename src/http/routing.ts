@@ -50,14 +50,19 @@ export const routesByShape = <S, C>(router: Router<S, C>): Koa.Middleware<S, C> 
 type Layer<S, C> = Router<S, C>['stack'][number];
 type Routed = { params: Record<string, string>; captures: string[]; routerPath: string; _matchedRoute: string };
 
+/** A router as @koa/router gives it to Koa: its `routes()`, then its `allowedMethods()` (404, 405 with `Allow`, OPTIONS, 501). */
+export const routerMiddleware = <S, C>(router: Router<S, C>): Koa.Middleware<S, C> => {
+  // (Typed as plain Koa middleware: the router's own type asks for the context fields it sets itself.)
+  const routes = router.routes() as unknown as Koa.Middleware<S, C>;
+  const allowed = router.allowedMethods() as unknown as Koa.Middleware<S, C>;
+  return (ctx, next) => routes(ctx, () => allowed(ctx, next));
+};
+
 /** One group's dispatch: its routes, each composed once, with @koa/router's own dispatch behind them. */
 const group = <S, C>(layers: Layer<S, C>[], methods: string[]): Koa.Middleware<S, C> => {
   const part = new Router<S, C>({ methods });
   part.stack.push(...layers);
-  // (Typed as plain Koa middleware: the router's own type asks for the context fields it sets itself.)
-  const routes = part.routes() as unknown as Koa.Middleware<S, C>;
-  const allowed = part.allowedMethods() as unknown as Koa.Middleware<S, C>;
-  const fallback: Koa.Middleware<S, C> = (ctx, next) => routes(ctx, () => allowed(ctx, next));
+  const fallback = routerMiddleware(part);
   if (layers.some((a, i) => layers.slice(i + 1).some((b) => mayShareRequests(a, b)))) return fallback;
   const table = layers.map((layer) => ({
     layer,
