@@ -35,6 +35,7 @@ import { RUNNING_COMPILED, threadEntry } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
 import { deliverySettingsOf, startDelivererThread } from './webhooks/delivererThread';
+import { delivererOnDemand } from './webhooks/onDemand';
 import type { DeliverySettings } from './webhooks/deliveryLoop';
 import type { EventFeed } from './eventstore/eventFeed';
 import { watchConsumerGroups, watchProjector, watchSse, watchWebhooks } from './observability/gauges';
@@ -108,8 +109,14 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   // Long polls wait on the shared tail: a waiting consumer costs no read of its own.
   const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed, prepare: fetchAnswerHead });
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+  const webhookLogger = logger.child({ component: 'webhooks' });
+  // No delivery thread until some webhook is active (src/webhooks/onDemand.ts).
   const deliverer = config.webhooks
-    ? await startServiceDeliverer(config, webhooks, feed, countDeliveryAttempts(metrics), logger.child({ component: 'webhooks' }))
+    ? await delivererOnDemand({
+        store: webhooks,
+        start: () => startServiceDeliverer(config, webhooks, feed, countDeliveryAttempts(metrics), webhookLogger),
+        logger: webhookLogger,
+      })
     : undefined;
   const checkpointer = await startCheckpointer({
     store: eventStore,
