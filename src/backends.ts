@@ -32,14 +32,15 @@ export const describeBackends = (config: Pick<Config, 'eventstoreUrl' | 'mongodb
 /**
  * `readOnly`: this process does not append (rebuild, verify, the projector's thread), so the
  * embedded store starts no writer thread. `pollIntervalMs`: how often the embedded store's
- * subscriptions look for events appended by other processes (a server pushes them). `wholeLog`:
- * the connection reads every stream of the log (a rebuild's or verify's thread), with a page cache
- * that holds the events table's inner pages (WHOLE_LOG_CACHE_KIB).
+ * subscriptions look for events appended by other processes (a server pushes them). `cacheKib`:
+ * the embedded store's page cache where not the default: WHOLE_LOG_CACHE_KIB for a connection that
+ * reads every stream of the log (a rebuild's or verify's thread), DELIVERY_CACHE_KIB for the
+ * webhook delivery thread's.
  */
 export const openEventStore = (
   config: Pick<Config, 'eventstoreUrl' | 'dataDir'>,
   logger: Logger,
-  { readOnly = false, pollIntervalMs, wholeLog = false }: { readOnly?: boolean; pollIntervalMs?: number; wholeLog?: boolean } = {},
+  { readOnly = false, pollIntervalMs, cacheKib }: { readOnly?: boolean; pollIntervalMs?: number; cacheKib?: number } = {},
 ): EventStoreAdapter =>
   config.eventstoreUrl
     ? eventStoreDb().openEventStoreDbEventStore({ url: config.eventstoreUrl, logger })
@@ -47,7 +48,7 @@ export const openEventStore = (
         file: join(config.dataDir, EVENTS_FILE),
         writerThread: readOnly ? false : undefined,
         pollIntervalMs,
-        cacheKib: wholeLog ? WHOLE_LOG_CACHE_KIB : undefined,
+        cacheKib,
       });
 
 /**
@@ -58,6 +59,14 @@ export const openEventStore = (
  * (docs/performance.md, "Rebuild and verify").
  */
 export const WHOLE_LOG_CACHE_KIB = 32 * 1024;
+
+/**
+ * The page cache of each SQLite connection of the webhook delivery thread (the event store's, read
+ * in position order, and the webhook store's two, which append attempts and update progress): a
+ * replay of 5,000 events to 4 webhooks peaked at 201-206 MB resident with the default 2 MiB, at
+ * 197-199 MB with 512 KiB, at the same deliveries a second (docs/performance.md, Webhooks).
+ */
+export const DELIVERY_CACHE_KIB = 512;
 
 /** The SQLite files the service writes, for its WAL checkpointer: none when both stores are servers. */
 export const sqliteFiles = (config: Pick<Config, 'eventstoreUrl' | 'mongodbUrl' | 'dataDir'>): string[] => [
@@ -73,10 +82,13 @@ export const openReadModel = async (config: Pick<Config, 'mongodbUrl' | 'dataDir
     : openSqliteReadModel({ file: join(config.dataDir, READ_MODEL_FILE) });
 
 /** Webhooks live beside the read model: in MongoDB when it is there, else in their own SQLite file. */
-export const openWebhookStore = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<WebhookStore> =>
+export const openWebhookStore = async (
+  config: Pick<Config, 'mongodbUrl' | 'dataDir'>,
+  { cacheKib }: { cacheKib?: number } = {},
+): Promise<WebhookStore> =>
   config.mongodbUrl
     ? mongoWebhooks().openMongoWebhookStore({ url: config.mongodbUrl })
-    : openSqliteWebhookStore({ file: join(config.dataDir, WEBHOOKS_FILE) });
+    : openSqliteWebhookStore({ file: join(config.dataDir, WEBHOOKS_FILE), cacheKib });
 
 /** Consumer groups live beside the webhooks' delivery progress: in MongoDB when it is there, else in the webhooks' SQLite file. */
 export const openConsumerGroupStore = async (config: Pick<Config, 'mongodbUrl' | 'dataDir'>): Promise<ConsumerGroupStore> =>

@@ -24,8 +24,8 @@ export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
  */
 export type Durability = 'full' | 'normal' | 'bulkLoad';
 
-/** A connection that waits up to 5 s for a lock rather than failing at once. */
-export const openDatabase = (file: string, durability: Durability): Database.Database => {
+/** A connection that waits up to 5 s for a lock rather than failing at once; `cacheKib`, its page cache where not CACHE_KIB. */
+export const openDatabase = (file: string, durability: Durability, cacheKib = CACHE_KIB): Database.Database => {
   const db = new Database(file);
   if (durability === 'bulkLoad') {
     db.pragma('journal_mode = OFF');
@@ -37,7 +37,7 @@ export const openDatabase = (file: string, durability: Durability): Database.Dat
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${durability === 'full' ? 'FULL' : 'NORMAL'}`);
     db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-    db.pragma(`cache_size = -${CACHE_KIB}`);
+    db.pragma(`cache_size = -${cacheKib}`);
   }
   db.pragma('busy_timeout = 5000');
   return db;

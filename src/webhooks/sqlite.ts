@@ -86,10 +86,11 @@ const storedOf = (row: Row): StoredWebhook => ({ webhook: webhookOf(row), progre
 
 type StoredAttempt = Omit<DeliveryAttempt, 'id' | 'webhookId' | 'eventPosition'> & { eventPosition: string };
 
-export const openSqliteWebhookStore = (options: { file: string }): WebhookStore => {
-  const registrations = openDatabase(options.file, 'full');
+/** `cacheKib`: the page cache of each of its two connections, where not the default (src/sqlite/connection.ts). */
+export const openSqliteWebhookStore = (options: { file: string; cacheKib?: number }): WebhookStore => {
+  const registrations = openDatabase(options.file, 'full', options.cacheKib);
   registrations.exec(SCHEMA);
-  const deliveryLog = openDatabase(options.file, 'normal');
+  const deliveryLog = openDatabase(options.file, 'normal', options.cacheKib);
   const q = {
     insert:
       registrations.prepare(`INSERT INTO webhooks (id, workspace_id, status, revision, config, checkpoint, epoch, failing_since, failing_event_id, failing_attempts, next_attempt_at)

@@ -1,4 +1,4 @@
-import { openEventStore, openWebhookStore } from '../backends';
+import { DELIVERY_CACHE_KIB, openEventStore, openWebhookStore } from '../backends';
 import { hasStoredText } from '../eventstore/eventFeed';
 import { storedTextTail, withSharedTail } from '../feed/sharedTail';
 import { createLogger } from '../logger';
@@ -29,7 +29,7 @@ const FOREIGN_APPENDS_POLL_MS = 1000;
 const CATCH_UP_PAGE = 128;
 serveDeliverer(async ({ config, pollIntervalMs = FOREIGN_APPENDS_POLL_MS, resyncMs }: DelivererThreadData) => {
   const logger = createLogger(config.logLevel).child({ component: 'webhooks', thread: true });
-  const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs });
+  const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs, cacheKib: DELIVERY_CACHE_KIB });
   // Events as stored text where the store has it: each event's body is made without parsing it.
   const feed = hasStoredText(eventStore)
     ? storedTextTail(eventStore, {
@@ -38,7 +38,7 @@ serveDeliverer(async ({ config, pollIntervalMs = FOREIGN_APPENDS_POLL_MS, resync
         firstPage: deliveryLimits(config.bodyLimitBytes).firstPage,
       })
     : withSharedTail(eventStore, { pageSize: CATCH_UP_PAGE });
-  const store = await openWebhookStore(config);
+  const store = await openWebhookStore(config, { cacheKib: DELIVERY_CACHE_KIB });
   return {
     feed,
     store,

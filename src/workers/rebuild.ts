@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { serveLoadShare } from '../../projections/loadStreams';
-import { openEventStore } from '../backends';
+import { openEventStore, WHOLE_LOG_CACHE_KIB } from '../backends';
 import type { Config } from '../config';
 import { createLogger } from '../logger';
 
@@ -8,7 +8,7 @@ import { createLogger } from '../logger';
 serveLoadShare(async ({ config }: { config: Config }) => {
   const eventStore = openEventStore(config, createLogger(config.logLevel, pino.destination({ fd: 2, sync: true })), {
     readOnly: true,
-    wholeLog: true,
+    cacheKib: WHOLE_LOG_CACHE_KIB,
   });
   return { reader: eventStore, close: () => eventStore.close() };
 });

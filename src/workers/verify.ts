@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { serveVerifyShare } from '../../projections/verifyThreads';
-import { openEventStore, openReadModel } from '../backends';
+import { openEventStore, openReadModel, WHOLE_LOG_CACHE_KIB } from '../backends';
 import type { Config } from '../config';
 import { createLogger } from '../logger';
 
@@ -8,7 +8,7 @@ import { createLogger } from '../logger';
 serveVerifyShare(async ({ config }: { config: Config }) => {
   const eventStore = openEventStore(config, createLogger(config.logLevel, pino.destination({ fd: 2, sync: true })), {
     readOnly: true,
-    wholeLog: true,
+    cacheKib: WHOLE_LOG_CACHE_KIB,
   });
   const readModel = await openReadModel(config);
   return {
