@@ -180,8 +180,7 @@ const fromChainRow = (row: ChainRow): StoredEvent => {
 };
 
 export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventStoreAdapter => {
-  const db = openEventsDb(options.file);
-  if (options.cacheKib !== undefined) db.pragma(`cache_size = -${options.cacheKib}`);
+  const db = openEventsDb(options.file, options.cacheKib);
   const entry = options.writerThread ?? threadEntry(__dirname, 'writerWorker');
   const writer = entry ? threadWriter(options.file, entry) : inlineWriter(options.file, db);
   // Many events by stream and revision in one statement (readStoredMany): one per count of keys, made when first used.

@@ -109,8 +109,9 @@ export const onAppends = (file: string, listener: () => void) => {
   return { close: () => channel.close() };
 };
 
-export const openEventsDb = (file: string): Database.Database => {
-  const db = openDatabase(file, 'full');
+/** The events file, its schema current; `cacheKib`, the connection's page cache where not the default (openDatabase). */
+export const openEventsDb = (file: string, cacheKib?: number): Database.Database => {
+  const db = openDatabase(file, 'full', cacheKib);
   db.exec(SCHEMA);
   for (const migration of MIGRATIONS) db.exec(migration);
   return db;
