@@ -6,9 +6,10 @@ import { setFlagsFromString } from 'node:v8';
  * 300 % by itself, the more the faster its collections have been, and under a burst of writes the
  * HTTP thread's old generation filled with requests' objects promoted across their awaits up to
  * 60–70 MB before it was collected, which took the service's peak RSS past its 200 MB budget. 30 %
- * kept it lower still, but made a consumer group's drain (answers of megabytes, each a large
- * object in the old generation) ~15 % slower. The measurements behind the figure are in
- * docs/performance.md ("The HTTP thread's old generation").
+ * kept it lower still, but made a consumer group's drain ~15 % slower; at 100 % the drain's extra
+ * full collections came from one object literal V8 had pretenured (src/eventstore/sqlite/feedEvent.ts),
+ * not from the flag's figure. The measurements behind it are in docs/performance.md ("The HTTP
+ * thread's old generation", "The drain and V8's pretenuring").
  */
 export const HEAP_GROWING_PERCENT = 100;
 
