@@ -3,7 +3,8 @@
  * The service and its two baselines, ALTERNATELY, `rounds` times, each scenario against a fresh
  * child process; then medians, ratios and targets as one table, also written to bench/results/.
  * `--compare DIR`: another checkout, built (`npm run build` there), runs as a fourth target and a
- * second rebuild in the same alternation, and the report ends with this service against it.
+ * second rebuild in the same alternation (and a second scrape cost, bench/consumerGroups.ts), and the report ends
+ * with this service against it.
  * `--webhooks N` (0: none): webhook delivery, once, after the rounds (bench/webhooks.ts).
  * `--consumer-events N` (0: none): one consumer group drains N events with `max: 1000`; `--scrape-rounds N` (0: none): read
  *   throughput with and without a /metrics scrape every second, alternated N times (bench/consumerGroups.ts).
@@ -168,6 +169,7 @@ const main = async () => {
             duration: opts.duration,
             warmup: opts.warmup,
             connections: opts.connections,
+            compare: opts.compare || undefined,
           },
           log,
         )
@@ -372,6 +374,11 @@ const report = ({
     ...(consumers?.scrape
       ? [
           `metrics: one scrape costs the service ${f(consumers.scrape.scrapeCpuMs, 2)} ms of CPU: at one a second, ${f(consumers.scrape.cpuShare * 100, 2)} % of the ${f(consumers.scrape.readsCpuMsPerSecond)} ms/s the reads take; reads with a /metrics scrape every second ${f(consumers.scrape.ratio, 3)}× reads without, CPU per read ${f(consumers.scrape.cpuRatio, 3)}× (medians of ${consumers.scrape.rounds} alternated rounds: ${consumers.scrape.withRps.map((r) => f(r)).join(', ')} vs ${consumers.scrape.withoutRps.map((r) => f(r)).join(', ')} req/s; ${consumers.scrape.scrapes} scrapes, p50 ${f(consumers.scrape.scrapeMsP50, 1)} ms each)`,
+          ...(consumers.scrape.builds
+            ? [
+                `metrics, this build against the compared one (${consumers.scrape.rounds} alternated rounds, a fresh service each): ${f(median(consumers.scrape.builds.service.cpuMs), 2)} against ${f(median(consumers.scrape.builds.compared.cpuMs), 2)} ms of CPU a scrape (rounds ${consumers.scrape.builds.service.cpuMs.map((c) => f(c, 2)).join(', ')} against ${consumers.scrape.builds.compared.cpuMs.map((c) => f(c, 2)).join(', ')}), peak RSS ${f(median(consumers.scrape.builds.service.peakMb))} against ${f(median(consumers.scrape.builds.compared.peakMb))} MB`,
+              ]
+            : []),
         ]
       : []),
     ...(resolve

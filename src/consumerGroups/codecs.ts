@@ -77,7 +77,7 @@ export const ConsumerGroupView = t.type(
 export type ConsumerGroupView = t.TypeOf<typeof ConsumerGroupView>;
 export const ConsumerGroupAnswer = t.type({ data: ConsumerGroupView }, 'ConsumerGroupAnswer');
 export const ConsumerGroupList = t.type({ data: t.array(ConsumerGroupView) }, 'ConsumerGroupList');
-/** An acknowledgement's answer: where the group is now (its lag is GET's: counting it on every ack would cost a read of up to LAG_CAP events). */
+/** An acknowledgement's answer: where the group is now (its lag is GET's: counting it on every ack would cost a count of up to LAG_CAP events, a read of them on EventStoreDB). */
 export const AckAnswer = t.type(
   { data: t.type({ name: t.string, position: Nullable(Position), acknowledged_at: t.string }) },
   'ConsumerGroupAcknowledged',

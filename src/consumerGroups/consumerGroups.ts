@@ -121,13 +121,15 @@ export const createConsumerGroups = ({
   const startPosition = async (workspaceId: string, start: Start): Promise<bigint | null> =>
     start === 'beginning' ? null : start === 'now' ? feed.headPosition({ streamPrefix: workspaceStreamPrefix(workspaceId) }) : start.after;
 
+  /** A group's events after its checkpoint, up to `max`: what it reads, and what its lag counts. */
+  const pendingOf = (group: ConsumerGroup, max: number) => ({
+    after: group.checkpoint ?? undefined,
+    limit: max,
+    streamPrefix: groupStreamPrefix(group),
+    types: group.filter.types ?? undefined,
+  });
   const read = (group: ConsumerGroup, max: number): Promise<FetchedEvent[]> => {
-    const options = {
-      after: group.checkpoint ?? undefined,
-      limit: max,
-      streamPrefix: groupStreamPrefix(group),
-      types: group.filter.types ?? undefined,
-    };
+    const options = pendingOf(group, max);
     return feed.readAllStored ? feed.readAllStored(options) : feed.readAll(options);
   };
 
@@ -280,8 +282,11 @@ export const createConsumerGroups = ({
     },
 
     async lag(group, cap) {
-      const [pending, head] = await Promise.all([read(group, cap), feed.headPosition({ streamPrefix: groupStreamPrefix(group) })]);
-      return { events: pending.length, head };
+      const [events, head] = await Promise.all([
+        feed.countAll(pendingOf(group, cap)),
+        feed.headPosition({ streamPrefix: groupStreamPrefix(group) }),
+      ]);
+      return { events, head };
     },
 
     close: () => {

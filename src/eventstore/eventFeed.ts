@@ -40,6 +40,11 @@ export interface EventFeed {
   /** Events of every stream in position order, after a position (exclusive); for paging. */
   readAll(options: ReadAllOptions & { after?: bigint }): Promise<RecordedEvent[]>;
   /**
+   * How many events `readAll` with the same options would return (so at most `limit`): a lag or a
+   * backlog, counted where the store can count without handing each event out.
+   */
+  countAll(options: ReadAllOptions & { after?: bigint }): Promise<number>;
+  /**
    * Events of every stream newest first, before a position (exclusive; from the newest when
    * absent): for people who read the latest first, such as an auditor's feed.
    */

@@ -96,6 +96,9 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
     async readAll({ after = 0n, limit, streamPrefix, types }) {
       return readAfter(after, limit, streamPrefix, types);
     },
+    async countAll({ after = 0n, limit, streamPrefix, types }) {
+      return readAfter(after, limit, streamPrefix, types).length; // the events are in memory already
+    },
     async readAllBackwards({ before, limit, streamPrefix, types }) {
       const found: RecordedEvent[] = [];
       const start = before === undefined ? all.length - 1 : Math.min(Number(before) - 2, all.length - 1);

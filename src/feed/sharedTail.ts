@@ -121,6 +121,7 @@ export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, option
     maxPosition: feed.maxPosition,
     readAll: (o) => feed.readAll(o),
     ...(feed.readAllStored ? { readAllStored: (o: Parameters<StoredTextFeed['readAllStored']>[0]) => feed.readAllStored!(o) } : {}),
+    countAll: (o) => feed.countAll(o),
     readAllBackwards: (o) => feed.readAllBackwards(o),
     headPosition: (o) => feed.headPosition(o),
     subscribe: (from, onEvent, o) => tail.subscribe(from, onEvent, o),

@@ -7,7 +7,8 @@ import { LAG_COUNT_CAP, type Metrics } from './metrics';
 
 /**
  * Gauges read from the stores at scrape time (nothing runs between scrapes). Each is one or two
- * indexed lookups; the projector's lag reads the events it has not applied, up to LAG_COUNT_CAP.
+ * indexed lookups; lags and backlogs are counted by the event store (`countAll`, up to their caps:
+ * SQLite counts through its indexes, EventStoreDB reads the events and counts them).
  */
 
 /** The read model's projector: its position, the log's head, and how far behind it is in events and in seconds. */
@@ -29,9 +30,13 @@ export const watchProjector = (
       metrics.projectorLagSeconds.set(0);
       return;
     }
-    const behind = await feed.readAll({ after: position ?? undefined, limit: LAG_COUNT_CAP, streamPrefix });
-    metrics.projectorLagEvents.set(behind.length);
-    metrics.projectorLagSeconds.set(behind[0] ? Math.max(0, (now() - behind[0].recordedAt.getTime()) / 1000) : 0);
+    const after = position ?? undefined;
+    const [behind, [oldest]] = await Promise.all([
+      feed.countAll({ after, limit: LAG_COUNT_CAP, streamPrefix }),
+      feed.readAll({ after, limit: 1, streamPrefix }),
+    ]);
+    metrics.projectorLagEvents.set(behind);
+    metrics.projectorLagSeconds.set(oldest ? Math.max(0, (now() - oldest.recordedAt.getTime()) / 1000) : 0);
   });
 
 /** Open server-sent event streams. */
@@ -53,13 +58,12 @@ export const watchWebhooks = (metrics: Metrics, { store, feed }: { store: Webhoo
     metrics.webhooksDisabled.set(counts.disabled);
     const backlogs = await Promise.all(
       active.map(async ({ webhook, progress }) => {
-        const pending = await feed.readAll({
+        return feed.countAll({
           after: progress.checkpoint ?? undefined,
           limit: BACKLOG_COUNT_CAP,
           streamPrefix: workspaceStreamPrefix(webhook.workspaceId),
           types: webhook.events ?? undefined,
         });
-        return pending.length;
       }),
     );
     metrics.webhookBacklog.set(backlogs.reduce((sum, n) => sum + n, 0));

@@ -177,6 +177,35 @@ export const eventStoreContract = (open: () => Promise<EventStoreFixture>) => {
     }
   });
 
+  it('counts what readAll would return, up to its limit, for every filter readAll takes', async () => {
+    // A workspace's prefix (`preset-<uuid>-`) too: the embedded store reads and counts those through an index of their own.
+    const workspace = `preset-${randomUUID()}-`;
+    await store.append(stream('x'), [newEvent('X', 1)], 'no_stream');
+    const mark = await store.append(`${workspace}a`, [newEvent('Y', 2), newEvent('X', 3)], 'no_stream');
+    await store.append(stream('x'), [newEvent('Z', 4)], 0n);
+    await store.append(`${workspace}b`, [newEvent('X', 5)], 'no_stream');
+    await store.append(`other${randomUUID()}`, [newEvent('X', 6)], 'no_stream');
+    const cases: Array<[Parameters<typeof store.countAll>[0], number]> = [
+      [{ streamPrefix: prefix, limit: 100 }, 2],
+      [{ streamPrefix: prefix, limit: 1 }, 1],
+      [{ streamPrefix: prefix, types: ['X'], limit: 100 }, 1],
+      [{ streamPrefix: prefix, types: ['Nothing'], limit: 100 }, 0],
+      [{ streamPrefix: workspace, limit: 100 }, 3],
+      [{ streamPrefix: workspace, after: mark.position, limit: 100 }, 1],
+      [{ streamPrefix: workspace, types: ['X'], limit: 100 }, 2],
+      [{ streamPrefix: workspace, types: ['X', 'Y'], limit: 2 }, 2],
+      [{ streamPrefix: workspace, types: ['X', 'Y'], after: mark.position, limit: 100 }, 1],
+      // Without a prefix, limits the events written here fill: a shared server's other writers cannot change the count.
+      [{ after: mark.position, limit: 3 }, 3],
+      [{ after: mark.position, types: ['X'], limit: 2 }, 2],
+    ];
+    for (const [options, expected] of cases) {
+      const count = await store.countAll(options);
+      expect({ options, count }).toEqual({ options, count: expected });
+      expect({ options, count }).toEqual({ options, count: (await store.readAll(options)).length });
+    }
+  });
+
   it('reads all streams newest first before a position, filtered by prefix and by type', async () => {
     await store.append(stream('x'), [newEvent('X', 1)], 'no_stream');
     await store.append(stream('y'), [newEvent('Y', 2)], 'no_stream');

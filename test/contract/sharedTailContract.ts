@@ -34,6 +34,7 @@ const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
       calls.readAll++;
       return feed.readAll(o);
     },
+    countAll: (o) => feed.countAll(o),
     readAllBackwards: (o) => feed.readAllBackwards(o),
     headPosition: (o) => feed.headPosition(o),
     subscribe: (from, onEvent, o) => {

@@ -310,6 +310,8 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
     // Positions pack commit and prepare (position.ts): up to 2^128 - 1.
     maxPosition: (1n << 128n) - 1n,
     readAll,
+    // $all has no count: the events are read (page by page, as readAll does) and counted.
+    countAll: async (options) => (await readAll(options)).length,
     readAllBackwards,
     readStreams,
 

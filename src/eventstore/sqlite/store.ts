@@ -18,7 +18,7 @@ import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent, type Sub
 import { createPoller, type PolledEvent, type Poller } from '../poller';
 import { createStreamReader } from './streams';
 import type { StoredEvent } from '../streamReader';
-import { filteredReadParams, filteredReadSql, type FilteredReadShape } from './filteredRead';
+import { filteredReads, WORKSPACE_PREFIX } from './filteredRead';
 import { sqliteSealedLinks } from './chain';
 import { isJsonObject } from '../../audit/chain';
 import {
@@ -38,9 +38,6 @@ import {
  * log it seals (1,000 per 1,000,000 events), a few milliseconds at most.
  */
 const RECENT_HEAD_WINDOW = 4096;
-
-/** A prefix that names one workspace's streams of one category (`preset-<uuid>-`): read through the workspace index. */
-const WORKSPACE_PREFIX = /^[^-]+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-$/;
 
 /**
  * The embedded event store: one SQLite file, WAL journal, `synchronous=FULL`, so an append that
@@ -285,31 +282,10 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   const readAllSync = (after: bigint, limit: number, prefix?: string): RecordedEvent[] => readAllRows(after, limit, prefix).map(toRecorded);
 
   // The filtered reads people page through, and the key ring's and the audit's reads of their few
-  // types: one statement per shape, made when first used (filteredRead.ts).
-  const filtered = new Map<string, Statement>();
-  const readFilteredRows = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): Row[] => {
-    const { limit, streamPrefix, types } = options;
-    const shape: FilteredReadShape = {
-      direction,
-      workspace: streamPrefix !== undefined && WORKSPACE_PREFIX.test(streamPrefix),
-      prefix: Boolean(streamPrefix),
-      types: types?.length,
-      from: from !== undefined,
-    };
-    const key = `${shape.direction}|${shape.workspace}|${shape.prefix}|${shape.types ?? -1}|${shape.from}`;
-    let statement = filtered.get(key);
-    if (!statement) filtered.set(key, (statement = db.prepare(filteredReadSql(shape)).safeIntegers(true)));
-    const rows = statement.all(
-      ...filteredReadParams(shape, {
-        workspaceKey: streamPrefix?.slice(0, -1),
-        range: streamPrefix ? prefixRange(streamPrefix) : undefined,
-        types,
-        from,
-        limit,
-      }),
-    );
-    return rows as Row[];
-  };
+  // types, and the counts of lags and backlogs (filteredRead.ts).
+  const filtered = filteredReads(db);
+  const readFilteredRows = (direction: 'forwards' | 'backwards', from: bigint | undefined, options: ReadAllOptions): Row[] =>
+    filtered.rows(direction, from, options) as Row[];
   /**
    * A page of the log as stored text: of some types through the filtered reads (rows of every
    * column), otherwise through `reads`, whose rows are arrays made into events by `fromRow`.
@@ -344,6 +320,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
     },
     async readAll({ after = 0n, limit, streamPrefix, types }) {
       return types ? readFiltered('forwards', after, { limit, streamPrefix, types }) : readAllSync(after, limit, streamPrefix);
+    },
+    async countAll({ after = 0n, ...options }) {
+      return filtered.count(after, options);
     },
     readAllStored,
     // Of some types (a verify's checkpoints) with every column, as the stored feed reads them.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { filteredReadParams, filteredReadSql } from '../../../src/eventstore/sqlite/filteredRead';
+import { filteredCountSql, filteredReadParams, filteredReadSql } from '../../../src/eventstore/sqlite/filteredRead';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { SCHEMA, WORKSPACE_KEY } from '../../../src/eventstore/sqlite/writer';
 import { workspaceStreamPrefix } from '../../../src/presets/streamName';
@@ -106,6 +106,47 @@ it('a read of some types of one workspace goes through the (workspace, type, pos
   }
 });
 
+it("a workspace's count (a lag, a backlog) goes through its read's indexes, from the index alone while no stream of its key lacks its prefix, up to the limit", async () => {
+  const file = join(dir, 'events.db');
+  oldFile(file);
+  const store = openSqliteEventStore({ file, writerThread: false });
+  try {
+    const db = new Database(file, { readonly: true });
+    // With the stream's name checked (`prefix`), each row is read; without (no stream of the
+    // workspace's key lacks its prefix), the index alone answers.
+    for (const prefix of [true, false])
+      for (const [types, index] of [
+        [undefined, 'events_workspace (<expr>=? AND position>?)'],
+        [['A', 'B'], 'events_workspace_type (<expr>=? AND type=? AND position>?)'],
+      ] as const) {
+        const shape = { direction: 'forwards' as const, workspace: true, prefix, types: types?.length, from: true };
+        const params = filteredReadParams(shape, { workspaceKey: 'x', range: prefix ? ['x', 'y'] : undefined, types, from: 0n, limit: 10 });
+        const details = (db.prepare(`EXPLAIN QUERY PLAN ${filteredCountSql(shape)}`).all(...params) as { detail: string }[]).map(
+          (p) => p.detail,
+        );
+        expect(details).toContain(`SEARCH events USING ${prefix ? '' : 'COVERING '}INDEX ${index}`);
+        expect(details.filter((d) => /^SCAN events\b/.test(d))).toEqual([]);
+      }
+    db.close();
+    expect(await store.countAll({ limit: 10_000, streamPrefix: big })).toBe(5000);
+    expect(await store.countAll({ limit: 100, streamPrefix: big })).toBe(100);
+    expect(await store.countAll({ limit: 10_000, streamPrefix: small })).toBe(3);
+    expect(await store.countAll({ limit: 10_000, streamPrefix: small, types: ['PresetDeleted', 'Other'] })).toBe(1);
+    expect(await store.countAll({ limit: 10_000 })).toBe(5003);
+    // Streams of the small workspace's key that its prefix does not take (no dash after the key):
+    // counted out, as a read leaves them out.
+    const key = small.slice(0, -1);
+    await store.append(key, [{ id: randomUUID(), type: 'PresetDeleted', data: {}, metadata: {} }], 'no_stream');
+    await store.append(`${key}x`, [{ id: randomUUID(), type: 'PresetDeleted', data: {}, metadata: {} }], 'no_stream');
+    await store.append(`${key}-three`, [{ id: randomUUID(), type: 'PresetDeleted', data: {}, metadata: {} }], 'no_stream');
+    expect(await store.countAll({ limit: 10_000, streamPrefix: small })).toBe(4);
+    expect(await store.countAll({ limit: 10_000, streamPrefix: small, types: ['PresetDeleted'] })).toBe(2);
+    expect(await store.readAll({ limit: 10_000, streamPrefix: small })).toHaveLength(4);
+  } finally {
+    await store.close();
+  }
+});
+
 it('pages of some types of a workspace, forwards and backwards, are exactly its events of those types in position order', async () => {
   const file = join(dir, 'events.db');
   const store = openSqliteEventStore({ file, writerThread: false });
@@ -129,7 +170,8 @@ it('pages of some types of a workspace, forwards and backwards, are exactly its 
         ),
         fc.subarray(types, { minLength: 1 }),
         fc.integer({ min: 1, max: 7 }),
-        async (writes, wanted, limit) => {
+        fc.nat(),
+        async (writes, wanted, limit, skip) => {
           for (const w of writes) {
             const stream = `${w.ws}${w.slug}`;
             const expected = revisions.get(stream) ?? 'no_stream';
@@ -155,6 +197,12 @@ it('pages of some types of a workspace, forwards and backwards, are exactly its 
             before = page[page.length - 1]!.position;
           }
           expect(backwards).toEqual([...oracle].reverse());
+          // A count (a consumer group's lag, a webhook's backlog) is how many of them a page would hold, from any point.
+          const from = skip % (oracle.length + 1);
+          const after =
+            from === 0 ? 0n : (await store.readAll({ after: 0n, limit: from, streamPrefix: small, types: wanted })).at(-1)!.position;
+          const counted = await store.countAll({ after, limit, streamPrefix: small, types: wanted });
+          expect({ from, counted }).toEqual({ from, counted: Math.min(limit, oracle.length - from) });
         },
       ),
       { numRuns: 40 },

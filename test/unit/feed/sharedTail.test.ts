@@ -10,6 +10,7 @@ it('a failing reader ends every subscriber with its error; the next subscriber s
   const feed: EventFeed = {
     maxPosition: store.maxPosition,
     readAll: (o) => store.readAll(o),
+    countAll: (o) => store.countAll(o),
     readAllBackwards: (o) => store.readAllBackwards(o),
     headPosition: (o) => store.headPosition(o),
     subscribe: (from, onEvent, options = {}) => {
