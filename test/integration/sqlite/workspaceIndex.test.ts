@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { filteredCountSql, filteredReadParams, filteredReadSql } from '../../../src/eventstore/sqlite/filteredRead';
+import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { SCHEMA, WORKSPACE_KEY } from '../../../src/eventstore/sqlite/writer';
 import { workspaceStreamPrefix } from '../../../src/presets/streamName';
@@ -37,11 +38,20 @@ const oldFile = (file: string) => {
   db.close();
 };
 
-it('a file written before the workspace index gets it on open, and one workspace reads through it', async () => {
+/** A store over a file as written before the indexes (`oldFile`), closed after `body`. */
+const onOldFile = async (body: (store: EventStoreAdapter, file: string) => Promise<void>) => {
   const file = join(dir, 'events.db');
   oldFile(file);
   const store = openSqliteEventStore({ file, writerThread: false });
   try {
+    await body(store, file);
+  } finally {
+    await store.close();
+  }
+};
+
+it('a file written before the workspace index gets it on open, and one workspace reads through it', () =>
+  onOldFile(async (store, file) => {
     const db = new Database(file, { readonly: true });
     const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").pluck().all();
     expect(indexes).toContain('events_workspace');
@@ -66,16 +76,10 @@ it('a file written before the workspace index gets it on open, and one workspace
     expect(await store.headPosition({ streamPrefix: small })).toBe(all[2]!.position);
     // A prefix that is not one workspace's still reads as before.
     expect(await store.readAll({ after: 0n, limit: 3, streamPrefix: 'preset-' })).toHaveLength(3);
-  } finally {
-    await store.close();
-  }
-});
+  }));
 
-it('a read of some types of one workspace goes through the (workspace, type, position) index, one type at a time, with no scan', async () => {
-  const file = join(dir, 'events.db');
-  oldFile(file);
-  const store = openSqliteEventStore({ file, writerThread: false });
-  try {
+it('a read of some types of one workspace goes through the (workspace, type, position) index, one type at a time, with no scan', () =>
+  onOldFile(async (store, file) => {
     const db = new Database(file, { readonly: true });
     expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'").pluck().all()).toContain(
       'events_workspace_type',
@@ -101,16 +105,10 @@ it('a read of some types of one workspace goes through the (workspace, type, pos
     expect(
       (await store.readAll({ after: 0n, limit: 10, streamPrefix: small, types: ['PresetDeleted', 'Other'] })).map((e) => e.type),
     ).toEqual(['PresetDeleted']);
-  } finally {
-    await store.close();
-  }
-});
+  }));
 
-it("a workspace's count (a lag, a backlog) goes through its read's indexes, from the index alone while no stream of its key lacks its prefix, up to the limit", async () => {
-  const file = join(dir, 'events.db');
-  oldFile(file);
-  const store = openSqliteEventStore({ file, writerThread: false });
-  try {
+it("a workspace's count (a lag, a backlog) goes through its read's indexes, from the index alone while no stream of its key lacks its prefix, up to the limit", () =>
+  onOldFile(async (store, file) => {
     const db = new Database(file, { readonly: true });
     // With the stream's name checked (`prefix`), each row is read; without (no stream of the
     // workspace's key lacks its prefix), the index alone answers.
@@ -142,10 +140,7 @@ it("a workspace's count (a lag, a backlog) goes through its read's indexes, from
     expect(await store.countAll({ limit: 10_000, streamPrefix: small })).toBe(4);
     expect(await store.countAll({ limit: 10_000, streamPrefix: small, types: ['PresetDeleted'] })).toBe(2);
     expect(await store.readAll({ limit: 10_000, streamPrefix: small })).toHaveLength(4);
-  } finally {
-    await store.close();
-  }
-});
+  }));
 
 it('pages of some types of a workspace, forwards and backwards, are exactly its events of those types in position order', async () => {
   const file = join(dir, 'events.db');
