@@ -32,7 +32,7 @@ export interface ConsumerBenchOptions {
   compare?: string;
 }
 
-/** One build's scrape cost, alone on its service: medians of the alternated rounds. */
+/** One build's scrape cost, alone on a fresh service each round: a figure per round, in the order run. */
 export interface ScrapeCost {
   /** The service's CPU per scrape, ms (100 scrapes back to back). */
   cpuMs: number[];

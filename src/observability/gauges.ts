@@ -57,14 +57,14 @@ export const watchWebhooks = (metrics: Metrics, { store, feed }: { store: Webhoo
     const [counts, active] = await Promise.all([store.countByStatus(), store.listActive()]);
     metrics.webhooksDisabled.set(counts.disabled);
     const backlogs = await Promise.all(
-      active.map(async ({ webhook, progress }) => {
-        return feed.countAll({
+      active.map(({ webhook, progress }) =>
+        feed.countAll({
           after: progress.checkpoint ?? undefined,
           limit: BACKLOG_COUNT_CAP,
           streamPrefix: workspaceStreamPrefix(webhook.workspaceId),
           types: webhook.events ?? undefined,
-        });
-      }),
+        }),
+      ),
     );
     metrics.webhookBacklog.set(backlogs.reduce((sum, n) => sum + n, 0));
   });

@@ -100,10 +100,12 @@ export const filteredReads = (db: Database.Database) => {
   const run = (kind: 'rows' | 'count', direction: FilteredReadShape['direction'], from: bigint | undefined, options: ReadAllOptions) => {
     const { limit, streamPrefix, types } = options;
     const workspace = streamPrefix !== undefined && WORKSPACE_PREFIX.test(streamPrefix);
+    // Each row's stream checked against the prefix: always for a read, for a workspace's count only when a stray stream exists.
+    const byIndexAlone = kind === 'count' && workspace && countsByKey(streamPrefix!.slice(0, -1));
     const shape: FilteredReadShape = {
       direction,
       workspace,
-      prefix: Boolean(streamPrefix) && !(kind === 'count' && workspace && countsByKey(streamPrefix!.slice(0, -1))),
+      prefix: Boolean(streamPrefix) && !byIndexAlone,
       types: types?.length,
       from: from !== undefined,
     };
