@@ -75,6 +75,8 @@ CREATE TABLE checkpoints (
   name     TEXT PRIMARY KEY,
   position TEXT NOT NULL
 );`;
+/** Writes (pages of a loading thread, ~100 events each) per transaction of a bulk load. */
+export const BULK_COMMIT_EVERY = 64;
 const BULK_INDEXES = `
 CREATE UNIQUE INDEX preset_versions_key ON preset_versions (preset_id, version);
 CREATE UNIQUE INDEX presets_id ON presets (id);
@@ -188,11 +190,24 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     return found;
   };
 
-  const applyAll = db.transaction((rows: SqliteRows, checkpoint?: Checkpoint) => {
+  const applyRowsNow = (rows: SqliteRows, checkpoint?: Checkpoint) => {
     for (const row of rows.versions) q.putVersion.run(row);
     for (const row of rows.presets) q.putPreset.run(row);
     if (checkpoint) q.putCheckpoint.run(checkpoint.name, checkpoint.position.toString());
-  });
+  };
+  const applyAll = db.transaction(applyRowsNow);
+  // A bulk load has no journal, so a commit makes nothing safer: it only writes the pages the
+  // next write changes again (the tables' last pages, the B-trees' interior pages, the header).
+  // One transaction spans BULK_COMMIT_EVERY writes (docs/performance.md, "Where each goal stands").
+  let bulkWrites = 0;
+  const applyBulk = (rows: SqliteRows, checkpoint?: Checkpoint) => {
+    if (!db.inTransaction) db.exec('BEGIN');
+    applyRowsNow(rows, checkpoint);
+    if (++bulkWrites % BULK_COMMIT_EVERY === 0) db.exec('COMMIT');
+  };
+  const commitBulk = () => {
+    if (db.inTransaction) db.exec('COMMIT');
+  };
 
   const guard = <T>(f: () => T): Promise<T> => {
     try {
@@ -207,8 +222,13 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
     // IMMEDIATE: take the write lock first, so waiting for a WAL checkpoint that holds it is a
     // wait (busy_timeout), not an immediate SQLITE_BUSY.
     apply: (changes, checkpoint) => guard(() => applyAll.immediate(sqliteRows(changes), checkpoint)),
-    applyRows: (rows, checkpoint) => guard(() => applyAll.immediate(rows, checkpoint)),
-    finishBulkLoad: () => guard(() => (options.bulkLoad ? void db.exec(BULK_INDEXES) : undefined)),
+    applyRows: (rows, checkpoint) => guard(() => (options.bulkLoad ? applyBulk(rows, checkpoint) : applyAll.immediate(rows, checkpoint))),
+    finishBulkLoad: () =>
+      guard(() => {
+        if (!options.bulkLoad) return;
+        commitBulk();
+        db.exec(BULK_INDEXES);
+      }),
     checkpoint: (name) =>
       guard(() => {
         const row = q.checkpoint.get(name) as { position: string } | undefined;
