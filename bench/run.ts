@@ -142,6 +142,7 @@ const main = async () => {
             seconds: opts['webhook-seconds'],
             rounds: opts['webhook-rounds'],
             connections: opts.connections,
+            warmup: opts.warmup,
           },
           log,
         )

@@ -48,6 +48,12 @@ export interface WebhookBenchOptions {
   rounds?: number;
   /** autocannon connections reading during those windows. */
   connections?: number;
+  /**
+   * Seconds of reads before the first window, not counted (3 by default, as the HTTP scenarios'
+   * `--warmup`): the replay only wrote, so the read path would otherwise be compiled during the
+   * first window, which is one with delivery in the first round.
+   */
+  warmup?: number;
   /** Node options for the service (`--cpu-prof --cpu-prof-dir=…` to profile it). */
   nodeArgs?: string[];
   /** The service's entry point: this checkout's build, or another's (`--compare DIR`). */
@@ -232,6 +238,10 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
       log(`webhooks: ${f0(read.rps)} reads/s ${active ? 'with delivery' : 'webhooks paused'}`);
     };
     const rounds = o.rounds ?? 3;
+    const warmup = o.warmup ?? 3;
+    if (rounds > 0 && warmup > 0) {
+      await load({ url: `${service.url}/api/v1/presets/t0`, headers: AUTH, connections: o.connections ?? 32, duration: warmup, workers: 1 });
+    }
     for (let round = 0; round < rounds; round++) {
       for (const active of round % 2 === 0 ? [true, false] : [false, true]) await window(active);
     }
@@ -264,11 +274,11 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
 
 /**
  * `node dist/bench/webhooks.js [--compare DIR] [--runs 2] [--webhooks 4] [--events 5000] [--rate 100] [--seconds 10]
- * [--rounds 2] [--connections 32]`: this bench alone; with `--compare`, this build and DIR's (built there),
+ * [--rounds 2] [--connections 32] [--warmup 3]`: this bench alone; with `--compare`, this build and DIR's (built there),
  * alternated `runs` times with the same bench code, one JSON line per run and the medians.
  */
 if (require.main === module) {
-  const opts = flags({ compare: '', runs: 1, webhooks: 4, events: 5000, rate: 100, seconds: 10, rounds: 2, connections: 32 });
+  const opts = flags({ compare: '', runs: 1, webhooks: 4, events: 5000, rate: 100, seconds: 10, rounds: 2, connections: 32, warmup: 3 });
   const builds: Array<[string, string | undefined]> = [['this', undefined]];
   if (opts.compare) builds.push(['compared', join(resolve(opts.compare), 'dist/src/main.js')]);
   void (async () => {
