@@ -18,7 +18,7 @@ import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent, type Sub
 import { createPoller, type PolledEvent, type Poller } from '../poller';
 import { createStreamReader } from './streams';
 import type { StoredEvent } from '../streamReader';
-import { filteredReads, WORKSPACE_PREFIX } from './filteredRead';
+import { filteredReads, filteredReadSql, WORKSPACE_PREFIX } from './filteredRead';
 import { sqliteSealedLinks } from './chain';
 import { isJsonObject } from '../../audit/chain';
 import {
@@ -144,24 +144,19 @@ const threadWriter = (file: string, entry: string): BatchWriter => {
   };
 };
 
-/** The log in position order: all of it, a prefix's streams, a workspace's; each row's `columns`. */
-const logReads = (db: Database.Database, columns: string, raw = false) => ({
-  readAll: db.prepare(`SELECT ${columns} FROM events WHERE position > ? ORDER BY position LIMIT ?`).safeIntegers(true).raw(raw),
-  // `+stream`: walk the row ids in order; with the (stream, revision) index SQLite would sort
-  // every matching row for each page, and paging through the whole store would be quadratic.
-  readAllPrefix: db
-    .prepare(`SELECT ${columns} FROM events WHERE +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`)
-    .safeIntegers(true)
-    .raw(raw),
-  // One workspace's events in position order, through its index (writer.ts): a workspace with
-  // few events costs few rows however long the log.
-  readAllWorkspace: db
-    .prepare(
-      `SELECT ${columns} FROM events WHERE ${WORKSPACE_KEY} = ? AND +stream >= ? AND +stream < ? AND position > ? ORDER BY position LIMIT ?`,
-    )
-    .safeIntegers(true)
-    .raw(raw),
-});
+/**
+ * The log in position order: all of it, a prefix's streams, a workspace's; each row's `columns`.
+ * The same statements as the filtered reads' of those shapes (filteredRead.ts says how each walks
+ * its index), prepared once for the hot paths that page through the log.
+ */
+const logReads = (db: Database.Database, columns: string, raw = false) => {
+  const prepare = (workspace: boolean, prefix: boolean) =>
+    db
+      .prepare(filteredReadSql({ direction: 'forwards', workspace, prefix, types: undefined, from: true }, columns))
+      .safeIntegers(true)
+      .raw(raw);
+  return { readAll: prepare(false, false), readAllPrefix: prepare(false, true), readAllWorkspace: prepare(true, true) };
+};
 type LogReads = ReturnType<typeof logReads>;
 
 /** Keys read in one statement by readStoredMany (two parameters each, far below SQLite's limit). */
