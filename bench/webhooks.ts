@@ -240,7 +240,13 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     const rounds = o.rounds ?? 3;
     const warmup = o.warmup ?? 3;
     if (rounds > 0 && warmup > 0) {
-      await load({ url: `${service.url}/api/v1/presets/t0`, headers: AUTH, connections: o.connections ?? 32, duration: warmup, workers: 1 });
+      await load({
+        url: `${service.url}/api/v1/presets/t0`,
+        headers: AUTH,
+        connections: o.connections ?? 32,
+        duration: warmup,
+        workers: 1,
+      });
     }
     for (let round = 0; round < rounds; round++) {
       for (const active of round % 2 === 0 ? [true, false] : [false, true]) await window(active);
