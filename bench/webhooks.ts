@@ -194,16 +194,13 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     let lagSeconds = 0;
     const reads = { withDelivery: [] as number[], without: [] as number[] };
     let n = 0;
+    /** autocannon reading one preset at full load for `duration` seconds, in a worker thread of its own. */
+    const readAtFullLoad = (duration: number) =>
+      load({ url: `${service.url}/api/v1/presets/t0`, headers: AUTH, connections: o.connections ?? 32, duration, workers: 1 });
     const window = async (active: boolean) => {
       if (!active) await setStatus('paused');
       arrivals.clear();
-      const reading = load({
-        url: `${service.url}/api/v1/presets/t0`,
-        headers: AUTH,
-        connections: o.connections ?? 32,
-        duration: o.seconds,
-        workers: 1,
-      });
+      const reading = readAtFullLoad(o.seconds);
       const pending: Array<Promise<{ key: string; answeredAt: number }>> = [];
       const total = Math.max(1, Math.round(o.rate * o.seconds));
       const windowStarted = performance.now();
@@ -239,15 +236,7 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     };
     const rounds = o.rounds ?? 3;
     const warmup = o.warmup ?? 3;
-    if (rounds > 0 && warmup > 0) {
-      await load({
-        url: `${service.url}/api/v1/presets/t0`,
-        headers: AUTH,
-        connections: o.connections ?? 32,
-        duration: warmup,
-        workers: 1,
-      });
-    }
+    if (rounds > 0 && warmup > 0) await readAtFullLoad(warmup);
     for (let round = 0; round < rounds; round++) {
       for (const active of round % 2 === 0 ? [true, false] : [false, true]) await window(active);
     }
