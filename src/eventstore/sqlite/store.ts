@@ -1,19 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
-import { storeFault, prefixRange } from '../../sqlite/connection';
+import { prefixRange } from '../../sqlite/connection';
 import { RemoteError } from '../../threads/endpoint';
 import { startThread, threadEntry } from '../../threads/thread';
-import {
-  ConcurrencyConflict,
-  StoreUnavailable,
-  type AppendResult,
-  type EventStoreAdapter,
-  type ExpectedRevision,
-  type NewEvent,
-  type RecordedEvent,
-  type StreamName,
-} from '../eventStore';
+import { StoreUnavailable, type EventStoreAdapter, type RecordedEvent } from '../eventStore';
 import { FeedEvent } from './feedEvent';
+import { groupCommit, type BatchWriter } from './groupCommit';
 import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent, type SubscribeFrom, type SubscribeOptions } from '../eventFeed';
 import { createPoller, type PolledEvent, type Poller } from '../poller';
 import { createStreamReader } from './streams';
@@ -26,7 +18,6 @@ import {
   createBatchWriter,
   onAppends,
   openEventsDb,
-  serializeEvent,
   WORKSPACE_KEY,
   type AppendRequest,
   type BatchOutcome,
@@ -43,9 +34,10 @@ const RECENT_HEAD_WINDOW = 4096;
  * The embedded event store: one SQLite file, WAL journal, `synchronous=FULL`, so an append that
  * resolved is on disk. The row id is the position; AUTOINCREMENT never reuses one.
  *
- * Group commit: appends wait in a queue while the writer (a thread of its own, see writer.ts)
- * commits the previous batch; then all of them share one transaction and one fsync, each still
- * checked against its own expected revision. Reads use this thread's own connection.
+ * Group commit (groupCommit.ts): the appends of one turn of the event loop share one transaction
+ * and one fsync of the writer (a thread of its own, see writer.ts), each still checked against its
+ * own expected revision; appends made while a batch is with the writer form the next. Reads use
+ * this thread's own connection.
  */
 export const EVENTS_FILE = 'events.db';
 
@@ -58,13 +50,6 @@ interface Row {
   data: string;
   metadata: string;
   recorded_at: string;
-}
-interface PendingAppend {
-  stream: StreamName;
-  events: NewEvent[];
-  expected: ExpectedRevision;
-  resolve: (r: AppendResult) => void;
-  reject: (e: unknown) => void;
 }
 
 const toStoredFeedEvent = (row: Row): StoredFeedEvent =>
@@ -111,11 +96,6 @@ export interface SqliteEventStoreOptions {
   writerThread?: string | false;
   /** The reading connection's page cache (KiB), where it is not the default (src/sqlite/connection.ts). */
   cacheKib?: number;
-}
-
-interface BatchWriter {
-  write(batch: AppendRequest[]): Promise<BatchOutcome>;
-  close(): Promise<void>;
 }
 
 const inlineWriter = (file: string, db: ReturnType<typeof openEventsDb>): BatchWriter => {
@@ -217,40 +197,8 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   /** One of the newest events has the prefix: the newest of them; none has: the index's walk through the prefix's streams. */
   const headOfPrefix = (range: [string, string]) =>
     (q.headPrefixRecent.get(...range) as { position: bigint } | undefined) ?? q.headPrefix.get(...range);
-  const maxBatch = options.maxBatch ?? 256;
-  const pending: PendingAppend[] = [];
+  const commits = groupCommit(writer, { maxBatch: options.maxBatch });
   let closed = false;
-
-  let flushing: Promise<void> | null = null;
-
-  const writeBatches = async () => {
-    while (pending.length > 0) {
-      const batch = pending.splice(0, maxBatch);
-      const result = await writer.write(
-        batch.map(({ stream, events, expected }) => {
-          const first = expected === 'no_stream' ? 0n : expected + 1n;
-          return { stream, events: events.map((e, i) => serializeEvent(e, stream, first + BigInt(i))), expected };
-        }),
-      );
-      if (!result.ok) {
-        const { code, message } = result.fault;
-        const fault = code === 'WORKER' ? new StoreUnavailable(message) : storeFault(Object.assign(new Error(message), { code }));
-        for (const p of batch) p.reject(fault);
-        continue;
-      }
-      result.outcomes.forEach((outcome, i) => {
-        const p = batch[i]!;
-        if (outcome.ok) p.resolve({ revision: outcome.revision, position: outcome.position });
-        else p.reject(new ConcurrencyConflict(p.stream, outcome.expected, outcome.actual));
-      });
-    }
-  };
-  // One flush at a time; appends arriving meanwhile form the next batch.
-  const flush = () =>
-    (flushing ??= writeBatches().finally(() => {
-      flushing = null;
-      if (pending.length > 0) setImmediate(flush); // an append that came after the last look
-    }));
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
   const storedPoller = createPoller((after, limit, streamPrefix) => readAllStored({ after, limit, streamPrefix }));
@@ -302,11 +250,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
       if (!events.every((e) => isJsonObject(e.metadata)))
         return Promise.reject(new TypeError("an event's metadata must be a JSON object (it carries the chain's hash)"));
-      return new Promise((resolve, reject) => {
-        pending.push({ stream, events, expected, resolve, reject });
-        // Wait for the end of this turn of the event loop, so appends made together share a batch.
-        if (pending.length === 1) setImmediate(flush);
-      });
+      return commits.append(stream, events, expected);
     },
     async read(stream, opts = {}) {
       const from = opts.fromRevision ?? 0n;
@@ -357,7 +301,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
       closed = true;
       await Promise.all([poller.stopAll(), storedPoller.stopAll()]);
       appends?.close();
-      await flush();
+      await commits.drain();
       await writer.close();
       db.close();
     },
