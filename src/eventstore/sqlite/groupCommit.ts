@@ -45,7 +45,7 @@ const serialized = ({ stream, events, expected }: PendingAppend): AppendRequest 
   try {
     return { stream, events: events.map((e, i) => serializeEvent(e, stream, first + BigInt(i))), expected };
   } catch (error) {
-    return error as Error;
+    return error instanceof Error ? error : new Error(String(error));
   }
 };
 
