@@ -9,26 +9,10 @@ import {
 } from '../eventStore';
 import { serializeEvent, type AppendRequest, type BatchOutcome } from './writer';
 
-/** Where batches are committed: the writer's thread, or this thread's own connection (store.ts). */
-export interface BatchWriter {
-  write(batch: AppendRequest[]): Promise<BatchOutcome>;
-  close(): Promise<void>;
-}
+/** Where a batch is committed: the writer's thread, or the store's own connection (store.ts). */
+type CommitBatch = (batch: AppendRequest[]) => Promise<BatchOutcome>;
 
-export interface GroupCommitOptions {
-  /** At most this many appends share one transaction. */
-  maxBatch?: number;
-  /** At most this many batches are with the writer at once. */
-  maxInFlight?: number;
-}
-
-/**
- * One batch with the writer at a time: appends that come meanwhile wait and form the next. Two at
- * once (the writer starting on the second as soon as it has committed the first, instead of after
- * the first's answer has crossed back to this thread) was measured and made no difference to creates
- * or versions: docs/performance.md, "A second batch in flight".
- */
-export const MAX_IN_FLIGHT = 1;
+/** At most this many appends share one transaction. */
 const MAX_BATCH = 256;
 
 interface PendingAppend {
@@ -52,17 +36,14 @@ const serialized = ({ stream, events, expected }: PendingAppend): AppendRequest 
 /**
  * The embedded store's group commit. Appends made in one turn of the event loop share a batch:
  * one transaction and one fsync, each append still checked against its own expected revision.
- * Appends that come while `maxInFlight` batches are with the writer wait and form the next one.
- * The writer commits batches one after another in the order they were sent, so more than one
- * batch in flight would change no outcome and no position's order, only when the writer starts on
- * each.
+ * One batch is with the writer at a time; appends that come meanwhile wait and form the next.
+ * (Sending the next batch before the last one's answer was measured and gained nothing:
+ * docs/performance.md, "A second batch in flight".)
  */
-export const groupCommit = (writer: Pick<BatchWriter, 'write'>, options: GroupCommitOptions = {}) => {
-  const maxBatch = options.maxBatch ?? MAX_BATCH;
-  const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+export const groupCommit = (write: CommitBatch, { maxBatch = MAX_BATCH }: { maxBatch?: number } = {}) => {
   const pending: PendingAppend[] = [];
-  /** The batches with the writer, until each has its answer. */
-  const inFlight = new Set<Promise<void>>();
+  /** The batch with the writer, until it has its answer. */
+  let sending: Promise<void> | null = null;
 
   const writeBatch = async (appends: PendingAppend[]) => {
     const batch: PendingAppend[] = [];
@@ -79,7 +60,7 @@ export const groupCommit = (writer: Pick<BatchWriter, 'write'>, options: GroupCo
     if (batch.length === 0) return;
     let result: BatchOutcome;
     try {
-      result = await writer.write(requests);
+      result = await write(requests);
     } catch (error) {
       // Not sent (the writer's thread could not take the message): nothing of the batch was written.
       for (const p of batch) p.reject(error);
@@ -98,15 +79,13 @@ export const groupCommit = (writer: Pick<BatchWriter, 'write'>, options: GroupCo
     });
   };
 
-  /** Sends what waits, a batch at a time, while fewer than `maxInFlight` are with the writer. */
+  /** Sends what waits as one batch, unless a batch is with the writer: its answer sends the next. */
   const flush = () => {
-    while (pending.length > 0 && inFlight.size < maxInFlight) {
-      const sent: Promise<void> = writeBatch(pending.splice(0, maxBatch)).finally(() => {
-        inFlight.delete(sent);
-        flush();
-      });
-      inFlight.add(sent);
-    }
+    if (sending || pending.length === 0) return;
+    sending = writeBatch(pending.splice(0, maxBatch)).finally(() => {
+      sending = null;
+      flush();
+    });
   };
 
   return {
@@ -120,7 +99,7 @@ export const groupCommit = (writer: Pick<BatchWriter, 'write'>, options: GroupCo
     /** Until every append made so far has its answer. */
     async drain(): Promise<void> {
       flush();
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      while (sending) await sending;
     },
   };
 };

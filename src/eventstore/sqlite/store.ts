@@ -5,7 +5,7 @@ import { RemoteError } from '../../threads/endpoint';
 import { startThread, threadEntry } from '../../threads/thread';
 import { StoreUnavailable, type EventStoreAdapter, type RecordedEvent } from '../eventStore';
 import { FeedEvent } from './feedEvent';
-import { groupCommit, type BatchWriter } from './groupCommit';
+import { groupCommit } from './groupCommit';
 import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent, type SubscribeFrom, type SubscribeOptions } from '../eventFeed';
 import { createPoller, type PolledEvent, type Poller } from '../poller';
 import { createStreamReader } from './streams';
@@ -96,6 +96,11 @@ export interface SqliteEventStoreOptions {
   writerThread?: string | false;
   /** The reading connection's page cache (KiB), where it is not the default (src/sqlite/connection.ts). */
   cacheKib?: number;
+}
+
+interface BatchWriter {
+  write(batch: AppendRequest[]): Promise<BatchOutcome>;
+  close(): Promise<void>;
 }
 
 const inlineWriter = (file: string, db: ReturnType<typeof openEventsDb>): BatchWriter => {
@@ -197,7 +202,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   /** One of the newest events has the prefix: the newest of them; none has: the index's walk through the prefix's streams. */
   const headOfPrefix = (range: [string, string]) =>
     (q.headPrefixRecent.get(...range) as { position: bigint } | undefined) ?? q.headPrefix.get(...range);
-  const commits = groupCommit(writer, { maxBatch: options.maxBatch });
+  const commits = groupCommit((batch) => writer.write(batch), { maxBatch: options.maxBatch });
   let closed = false;
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));

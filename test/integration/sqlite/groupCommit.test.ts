@@ -45,7 +45,7 @@ const streamsOf = (call: Call) => call.batch.map((a) => a.stream);
 describe('group commit (embedded store)', () => {
   it('gives the appends of one turn one batch, and has one batch with the writer at a time; the rest wait for the next', async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer);
+    const commits = groupCommit(writer.write);
     const first = ['a', 'b', 'c'].map((s) => commits.append(s, [event()], 'no_stream'));
     await turn();
     expect(writer.calls.map(streamsOf)).toEqual([['a', 'b', 'c']]);
@@ -67,43 +67,9 @@ describe('group commit (embedded store)', () => {
     expect(writer.mostOpen()).toBe(1);
   });
 
-  it('with maxInFlight 2, sends a second batch while the first is out, and holds a third until one comes back', async () => {
-    const writer = fakeWriter();
-    const commits = groupCommit(writer, { maxInFlight: 2 });
-    const first = ['a', 'b', 'c'].map((s) => commits.append(s, [event()], 'no_stream'));
-    await turn();
-    const second = ['d', 'e'].map((s) => commits.append(s, [event()], 'no_stream'));
-    await turn();
-    expect(writer.calls.map(streamsOf)).toEqual([
-      ['a', 'b', 'c'],
-      ['d', 'e'],
-    ]);
-
-    // Two are out: these wait, over several turns, and leave together when one comes back.
-    const third = [commits.append('f', [event()], 'no_stream')];
-    await turn();
-    third.push(commits.append('g', [event()], 'no_stream'));
-    await turn();
-    expect(writer.calls).toHaveLength(2);
-
-    // The second batch's answer may come first: each append still gets its own batch's.
-    writer.calls[1]!.answer(allOk(writer.calls[1]!, 4n));
-    await expect(Promise.all(second)).resolves.toEqual([4n, 5n].map((position) => ({ revision: 0n, position })));
-    await turn();
-    expect(writer.calls.map(streamsOf)).toEqual([
-      ['a', 'b', 'c'],
-      ['d', 'e'],
-      ['f', 'g'],
-    ]);
-    writer.calls[0]!.answer(allOk(writer.calls[0]!, 1n));
-    writer.calls[2]!.answer(allOk(writer.calls[2]!, 6n));
-    await expect(Promise.all([...first, ...third])).resolves.toEqual([1n, 2n, 3n, 6n, 7n].map((position) => ({ revision: 0n, position })));
-    expect(writer.mostOpen()).toBe(2);
-  });
-
   it('sends the events as canonical JSON, each with the revision it will have', async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer);
+    const commits = groupCommit(writer.write);
     void commits.append('s', [event({ z: 1, a: [true, null] }), event({ b: 'x' })], 4n);
     await turn();
     const [append] = writer.calls[0]!.batch;
@@ -113,7 +79,7 @@ describe('group commit (embedded store)', () => {
 
   it("answers each append with its own outcome: a lost race is that append's ConcurrencyConflict only", async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer);
+    const commits = groupCommit(writer.write);
     const won = commits.append('a', [event()], 2n);
     const lost = commits.append('b', [event()], 2n);
     await turn();
@@ -130,15 +96,17 @@ describe('group commit (embedded store)', () => {
     expect(conflict).toMatchObject({ stream: 'b' });
   });
 
-  it("fails a batch the writer could not commit, every append of it and none of the other batch's", async () => {
+  it("fails a batch the writer could not commit, every append of it and none of the next batch's", async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer, { maxInFlight: 2 });
+    const commits = groupCommit(writer.write);
     const failed = [commits.append('a', [event()], 'no_stream'), commits.append('b', [event()], 'no_stream')];
     await turn();
-    const kept = commits.append('c', [event()], 'no_stream');
+    const kept = commits.append('c', [event()], 'no_stream'); // waits for the first batch's answer
     await turn();
     writer.calls[0]!.answer({ ok: false, fault: { code: 'SQLITE_FULL', message: 'database or disk is full' } });
     for (const f of failed) await expect(f).rejects.toBeInstanceOf(StoreUnavailable);
+    await turn();
+    expect(writer.calls.map(streamsOf)).toEqual([['a', 'b'], ['c']]);
     writer.calls[1]!.answer(allOk(writer.calls[1]!, 1n));
     await expect(kept).resolves.toEqual({ revision: 0n, position: 1n });
 
@@ -155,7 +123,7 @@ describe('group commit (embedded store)', () => {
 
   it('refuses an append with no JSON text on its own, and writes the others of its turn', async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer);
+    const commits = groupCommit(writer.write);
     const fine = commits.append('a', [event()], 'no_stream');
     // Caught at once: its answer comes in the turn below, before the assertion.
     const bad = commits.append('b', [event({ n: 1n })], 'no_stream').catch((e: unknown) => e);
@@ -174,7 +142,7 @@ describe('group commit (embedded store)', () => {
 
   it('fails the batch when the writer throws instead of answering (the message could not be sent)', async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer);
+    const commits = groupCommit(writer.write);
     const appends = [commits.append('a', [event()], 'no_stream'), commits.append('b', [event()], 'no_stream')];
     await turn();
     const error = new Error('could not be cloned');
@@ -182,30 +150,34 @@ describe('group commit (embedded store)', () => {
     for (const a of appends) await expect(a).rejects.toBe(error);
   });
 
-  it('splits a turn of more than maxBatch appends, two batches at once, and drains every append, waiting ones included', async () => {
+  it('splits a turn of more than maxBatch appends into batches sent one after another, and drains every append, waiting ones included', async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer, { maxBatch: 2, maxInFlight: 2 });
+    const commits = groupCommit(writer.write, { maxBatch: 2 });
     const appends = ['a', 'b', 'c', 'd', 'e'].map((s) => commits.append(s, [event()], 'no_stream'));
     await turn();
+    expect(writer.calls.map(streamsOf)).toEqual([['a', 'b']]);
+    let drained = false;
+    const draining = commits.drain().then(() => (drained = true));
+    writer.calls[0]!.answer(allOk(writer.calls[0]!, 1n));
+    await turn();
+    expect(drained).toBe(false); // 'c' and 'd' are with the writer now, 'e' waits
     expect(writer.calls.map(streamsOf)).toEqual([
       ['a', 'b'],
       ['c', 'd'],
     ]);
-    let drained = false;
-    const draining = commits.drain().then(() => (drained = true));
-    writer.calls[0]!.answer(allOk(writer.calls[0]!, 1n));
     writer.calls[1]!.answer(allOk(writer.calls[1]!, 3n));
     await turn();
-    expect(drained).toBe(false); // 'e' is with the writer now
+    expect(drained).toBe(false);
     expect(writer.calls.map(streamsOf)).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
     writer.calls[2]!.answer(allOk(writer.calls[2]!, 5n));
     await draining;
     await expect(Promise.all(appends)).resolves.toEqual([1n, 2n, 3n, 4n, 5n].map((position) => ({ revision: 0n, position })));
+    expect(writer.mostOpen()).toBe(1);
   });
 
   it('drains appends made in this very turn, before their batch was due', async () => {
     const writer = fakeWriter();
-    const commits = groupCommit(writer);
+    const commits = groupCommit(writer.write);
     const append = commits.append('a', [event()], 'no_stream');
     const draining = commits.drain();
     expect(writer.calls).toHaveLength(1);
