@@ -62,7 +62,8 @@ export default tseslint.config(
             '^\\./webhooks/',
             '^\\./consumerGroups/',
             '^\\./usage/',
-            '^undici$',
+            // undici's Agent and request API, without its index (src/webhooks/send.ts).
+            '^undici/lib/(dispatcher/dispatcher|dispatcher/agent|api)$',
           ],
         },
       ],

@@ -24,7 +24,7 @@ export const THREAD_HEAPS = {
   sqliteWriter: { maxYoungGenerationSizeMb: 2 },
   walCheckpointer: { maxYoungGenerationSizeMb: 1 },
   projector: { maxYoungGenerationSizeMb: 8 },
-  deliverer: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 },
+  deliverer: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 128 },
   rebuildLoader: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 },
   verifyLoader: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 64 },
 } satisfies Record<string, ResourceLimits>;

@@ -40,12 +40,21 @@ export const ANSWER_BODY_LIMIT = 64 * 1024;
  * baseline compiler alone (`--liftoff-only`, a process-wide flag, set before the module is first
  * compiled), since optimizing it took ~20 MB for a moment and ~9 MB to keep, for no speed the
  * replay bench could tell (docs/performance.md, Webhooks).
+ *
+ * Only what a delivery uses is loaded: the Agent and the request API, the files undici's own
+ * index takes them from, and the one line by which that index gives every dispatcher its
+ * `request`. The index itself loads fetch, WebSocket, EventSource, the caches and the mocks as
+ * well (111 modules against 32): ~3.4 MB more live heap in the delivery thread and 5-7 MB more at a
+ * replay's peak (docs/performance.md, Webhooks). The lock file pins the version these paths
+ * are read from, and test/integration/webhooks/sendModules.test.ts holds them.
  */
-let loaded: typeof import('undici') | undefined;
-const undici = (): typeof import('undici') => {
+let loaded: { Agent: typeof Agent } | undefined;
+const undici = (): { Agent: typeof Agent } => {
   if (!loaded) {
     setFlagsFromString('--liftoff-only');
-    loaded = require('undici') as typeof import('undici');
+    const Dispatcher = require('undici/lib/dispatcher/dispatcher') as { prototype: object };
+    Object.assign(Dispatcher.prototype, require('undici/lib/api') as object);
+    loaded = { Agent: require('undici/lib/dispatcher/agent') as typeof Agent };
   }
   return loaded;
 };

@@ -21,12 +21,12 @@ import {
  */
 const FOREIGN_APPENDS_POLL_MS = 1000;
 /**
- * Catch-up pages of 128 events, not the shared tail's 512: a replay's pages and the deliveries made
- * from them live in this thread's heap, and with 512 the service's peak RSS through a replay of
- * 5,000 events to 4 webhooks was 207-209 MB, with 128 196-200 MB, at the same deliveries a second
- * (docs/performance.md, Webhooks).
+ * Catch-up pages of 64 events, not the shared tail's 512: a replay's pages and the deliveries made
+ * from them live in this thread's heap. The service's peak RSS through a replay of 5,000 events to
+ * 4 webhooks was 207-209 MB with 512, 196-200 MB with 128, and 64 took a median ~5 MB more off
+ * it, at the same deliveries a second (docs/performance.md, Webhooks).
  */
-const CATCH_UP_PAGE = 128;
+const CATCH_UP_PAGE = 64;
 serveDeliverer(async ({ config, pollIntervalMs = FOREIGN_APPENDS_POLL_MS, resyncMs }: DelivererThreadData) => {
   const logger = createLogger(config.logLevel).child({ component: 'webhooks', thread: true });
   const eventStore = openEventStore(config, logger, { readOnly: true, pollIntervalMs, cacheKib: DELIVERY_CACHE_KIB });
