@@ -48,21 +48,21 @@ export const ANSWER_BODY_LIMIT = 64 * 1024;
  * replay's peak (docs/performance.md, Webhooks). The lock file pins the version these paths
  * are read from, and test/integration/webhooks/sendModules.test.ts holds them.
  */
-let loaded: { Agent: typeof Agent } | undefined;
-const undici = (): { Agent: typeof Agent } => {
-  if (!loaded) {
+let loadedAgent: typeof Agent | undefined;
+const undiciAgent = (): typeof Agent => {
+  if (!loadedAgent) {
     setFlagsFromString('--liftoff-only');
     const Dispatcher = require('undici/lib/dispatcher/dispatcher') as { prototype: object };
     Object.assign(Dispatcher.prototype, require('undici/lib/api') as object);
-    loaded = { Agent: require('undici/lib/dispatcher/agent') as typeof Agent };
+    loadedAgent = require('undici/lib/dispatcher/agent') as typeof Agent;
   }
-  return loaded;
+  return loadedAgent;
 };
 
 /** A webhook's connections: whatever the URL's origin, one socket at a time, its address checked when it connects. */
 export type Connections = Agent;
 export const newConnections = (policy: DestinationPolicy): Connections =>
-  new (undici().Agent)({ connections: 1, pipelining: 1, connect: { lookup: checkedLookup(policy) } });
+  new (undiciAgent())({ connections: 1, pipelining: 1, connect: { lookup: checkedLookup(policy) } });
 
 class Timeout extends Error {
   override readonly name = 'Timeout';
