@@ -37,9 +37,50 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes keys that are array indexes, a __proto__ key, dates and class instances as json-canonicalize does', () => {
+    // JavaScript puts array-index keys first, in numeric order: a token-id map such as logit_bias.
+    const bias = JSON.parse('{"50256":-100,"9":1,"10":2,"4294967294":3,"4294967295":4,"01":5,"a":6,"$ref":7}') as unknown;
+    const proto = JSON.parse('{"b":1,"__proto__":{"x":1},"a":[{"__proto__":2}]}') as unknown;
+    class Point {
+      y = 2;
+      x = 1;
+    }
+    const deep = Array.from({ length: 100 }).reduce<unknown>((inner, _, i) => ({ [`k${i % 3}`]: inner, z: i }), { end: true });
+    const values = [
+      bias,
+      { config: { logit_bias: bias, model: 'm' } },
+      proto,
+      { at: new Date(0), nested: [new Date(1)] },
+      new Point(),
+      { points: [new Point()] },
+      deep,
+      Object.assign(Object.create(null) as object, { b: 1, a: 2 }),
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(canonicalize(value));
+    expect(canonicalJson(bias)).toBe('{"$ref":7,"01":5,"10":2,"4294967294":3,"4294967295":4,"50256":-100,"9":1,"a":6}');
+  });
+
+  it('writes undefined as JSON.stringify does: dropped from an object, null in an array', () => {
+    expect(canonicalJson({ b: undefined, a: [undefined, 1], c: null })).toBe('{"a":[null,1],"c":null}');
+  });
+
   it('refuses what JSON cannot hold instead of writing something else', () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    for (const value of [{ n: NaN }, { n: Infinity }, { n: 1n }, cycle, undefined]) expect(() => canonicalJson(value)).toThrow();
+    const deepCycle: Record<string, unknown> = { a: { b: { c: {} } } };
+    (deepCycle.a as { b: { c: Record<string, unknown> } }).b.c.back = deepCycle;
+    for (const value of [
+      { n: NaN },
+      { n: Infinity },
+      { n: 1n },
+      [-Infinity],
+      { f: () => 1 },
+      { s: Symbol('s') },
+      cycle,
+      deepCycle,
+      [cycle],
+      undefined,
+    ])
+      expect(() => canonicalJson(value)).toThrow();
   });
 });
