@@ -45,8 +45,9 @@ export const ANSWER_BODY_LIMIT = 64 * 1024;
  * index takes them from, and the one line by which that index gives every dispatcher its
  * `request`. The index itself loads fetch, WebSocket, EventSource, the caches and the mocks as
  * well (111 modules against 32): ~3.4 MB more live heap in the delivery thread and 5-7 MB more at a
- * replay's peak (docs/performance.md, Webhooks). The lock file pins the version these paths
- * are read from, and test/integration/webhooks/sendModules.test.ts holds them.
+ * replay's peak (docs/performance.md, Webhooks). These are undici's own files, not its API, so
+ * package.json pins its exact version (an upgrade is a deliberate change), and
+ * test/integration/webhooks/sendModules.test.ts holds the paths.
  */
 let loadedAgent: typeof Agent | undefined;
 const undiciAgent = (): typeof Agent => {
