@@ -17,7 +17,8 @@ server.listen(0, '127.0.0.1', async () => {
   const sent = await send('http://127.0.0.1:' + server.address().port + '/hook', '{"a":1}', {}, { timeoutMs: 2000, policy: { allowPrivateNetworks: true }, connections });
   await connections.destroy();
   server.close();
-  const undici = Object.keys(require.cache).filter((f) => f.includes('/node_modules/undici/')).map((f) => f.slice(f.indexOf('/node_modules/undici/') + 21));
+  const marker = '/node_modules/undici/';
+  const undici = Object.keys(require.cache).filter((f) => f.includes(marker)).map((f) => f.slice(f.indexOf(marker) + marker.length));
   process.stdout.write(JSON.stringify({ result: sent.result, undici }));
 });
 `;
