@@ -18,12 +18,9 @@ export interface Caller {
 
 export interface KeyRing {
   authenticate(token: string): Caller | null;
-  size: number;
-}
-
-/** The keys file's ring: also asked by a token's digest, for a ring that holds other keys too and hashes the token once. */
-export interface FileKeyRing extends KeyRing {
+  /** The same, for a token already reduced to its digest (`tokenDigest`): a ring that holds other keys too hashes once, a connection's memo not at all. */
   byDigest(digest: Buffer): Caller | null;
+  size: number;
 }
 
 /** A token's SHA-256, the one digest every ring looks a key up by. */
@@ -33,7 +30,7 @@ export const tokenDigest = (token: string): Buffer => hash('sha256', token, 'buf
 export const entryWorkspaces = (e: KeyEntry): string[] => [...new Set([e.workspace_id, ...(e.workspaces ?? [])])];
 
 /** Entries are expected to be validated (decodeKeysFile); an empty ring rejects everything. */
-export const createKeyRing = (entries: readonly KeyEntry[]): FileKeyRing => {
+export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
   const seen = new Set<string>();
   const stored = entries.map((e, i) => {
     const hex = entryHash(e);
@@ -73,7 +70,7 @@ export const parseBearer = (header: string | undefined): string | null => {
   return m ? m[1]! : null;
 };
 
-export const loadKeyRing = async (path: string): Promise<FileKeyRing> => {
+export const loadKeyRing = async (path: string): Promise<KeyRing> => {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

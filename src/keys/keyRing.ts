@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { tokenDigest, type Caller, type FileKeyRing, type KeyRing } from '../auth/apiKeys';
+import { tokenDigest, type Caller, type KeyRing } from '../auth/apiKeys';
 import type { Scope } from '../auth/keysFile';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
@@ -42,31 +42,31 @@ export interface LiveKeyRing extends KeyRing {
 
 const MINUTE = 60_000;
 
-export const createLiveKeyRing = (file: FileKeyRing, clock: () => Date = () => new Date()): LiveKeyRing => {
+export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new Date()): LiveKeyRing => {
   const byId = new Map<string, ApiKeyRecord>();
   const byHash = new Map<string, { record: ApiKeyRecord; caller: Caller }>();
   let halted = false;
+  // One SHA-256 for both rings (hashing is most of what authenticating a request costs).
+  const byDigest = (digest: Buffer): Caller | null => {
+    const fromFile = file.byDigest(digest);
+    if (fromFile) return fromFile;
+    if (halted) return null;
+    // A lookup by the token's SHA-256: what it reveals through timing is about the hash of the
+    // guess, which a guesser cannot steer towards a stored one.
+    const found = byHash.get(digest.toString('hex'));
+    if (!found) return null;
+    const now = clock();
+    const { record } = found;
+    if (record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime())) return null;
+    record.lastUsedAt = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE);
+    return found.caller;
+  };
   return {
     get size() {
       return file.size + byHash.size;
     },
-    authenticate(token) {
-      if (token.length === 0) return null;
-      // One SHA-256 for both rings (hashing is most of what authenticating a request costs).
-      const digest = tokenDigest(token);
-      const fromFile = file.byDigest(digest);
-      if (fromFile) return fromFile;
-      if (halted) return null;
-      // A lookup by the token's SHA-256: what it reveals through timing is about the hash of the
-      // guess, which a guesser cannot steer towards a stored one.
-      const found = byHash.get(digest.toString('hex'));
-      if (!found) return null;
-      const now = clock();
-      const { record } = found;
-      if (record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime())) return null;
-      record.lastUsedAt = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE);
-      return found.caller;
-    },
+    authenticate: (token) => (token.length === 0 ? null : byDigest(tokenDigest(token))),
+    byDigest,
     apply(recorded) {
       if (!isKeysStream(recorded.stream)) return;
       const stored = decodeEvent(recorded);

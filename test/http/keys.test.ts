@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Agent, get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { hashApiKey } from '../../src/auth/keysFile';
 import { call, freePort, spawnService, stopChild, waitReady } from '../support/process';
@@ -100,6 +101,41 @@ describe('keys through the API', () => {
     expect(
       (await createKey({ user_id: 'u', scopes: ['presets:read'], workspaces: [WORKSPACE_A], expires_at: '2020-01-01T00:00:00Z' })).status,
     ).toBe(400);
+  });
+
+  it('authenticates every request of one keep-alive connection by its own key: keys in turn, an unknown one, a revoked one, an expired one', async () => {
+    // The service keeps a connection's last key digest (src/auth/connectionDigests.ts): whatever it
+    // remembers, each request must be answered as its own key, and the ring must still decide.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const reused: boolean[] = [];
+    const status = (key: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpGet(`${svc.url}/api/v1/presets`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('socket', () => reused.push(req.reusedSocket));
+        req.on('error', reject);
+      });
+    try {
+      const key = await made({});
+      const soon = await made({ expires_at: new Date(Date.now() + 1500).toISOString() });
+      const sameLength = `pk_${'x'.repeat(key.key.length - 3)}`;
+      expect(await status(key.key)).toBe(200);
+      expect(await status(KEYS.writerOnly)).toBe(403); // its own key's scopes, not the last request's
+      expect(await status(key.key)).toBe(200);
+      expect(await status(sameLength)).toBe(401);
+      expect(await status(`${key.key}x`)).toBe(401);
+      expect(await status(key.key)).toBe(200);
+      expect((await svc.request(`/api/v1/keys/${key.id}`, { method: 'DELETE', key: KEYS.admin })).status).toBe(200);
+      expect(await status(key.key)).toBe(401);
+      expect(await status(soon.key)).toBe(200);
+      await sleep(1600);
+      expect(await status(soon.key)).toBe(401);
+      expect(reused).toEqual([false, ...Array<boolean>(reused.length - 1).fill(true)]);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('needs keys:manage to list, make or revoke keys', async () => {
