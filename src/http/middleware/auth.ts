@@ -13,7 +13,8 @@ const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="presets"' };
  */
 export const authenticate = (keyRing: KeyRing): Middleware<AppState, AppContext> => {
   const digestOf = connectionDigests();
-  return async (ctx, next) => {
+  // Not async: what it throws, Koa's compose turns into a rejection; otherwise next()'s own promise goes on.
+  return (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw new ApiError(401, 'missing Authorization header; send "Authorization: Bearer <key>"', {}, CHALLENGE);
     const token = parseBearer(header);
@@ -22,15 +23,15 @@ export const authenticate = (keyRing: KeyRing): Middleware<AppState, AppContext>
     if (!caller) throw new ApiError(401, 'unknown API key', {}, CHALLENGE);
     ctx.state.caller = caller;
     actInWorkspace(ctx, ctx.query[WORKSPACE_PARAMETER], 'query');
-    await next();
+    return next();
   };
 };
 
 export const requireScope =
   (scope: Scope): Middleware<AppState, AppContext> =>
-  async (ctx, next) => {
+  (ctx, next) => {
     if (!ctx.state.caller.scopes.has(scope)) {
       throw new ApiError(403, `this API key lacks the ${scope} scope`, { required_scope: scope });
     }
-    await next();
+    return next();
   };
