@@ -26,6 +26,12 @@ export interface KeyRing {
 /** A token's SHA-256, the one digest every ring looks a key up by. */
 export const tokenDigest = (token: string): Buffer => hash('sha256', token, 'buffer');
 
+/** A ring's `authenticate` from its `byDigest`: one SHA-256 of the token; an empty token is no key. */
+export const byToken =
+  (byDigest: KeyRing['byDigest']): KeyRing['authenticate'] =>
+  (token) =>
+    token.length === 0 ? null : byDigest(tokenDigest(token));
+
 /** Every workspace of a keys-file entry: `workspace_id` first, then any `workspaces` not already named. */
 export const entryWorkspaces = (e: KeyEntry): string[] => [...new Set([e.workspace_id, ...(e.workspaces ?? [])])];
 
@@ -58,7 +64,7 @@ export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
   };
   return {
     size: stored.length,
-    authenticate: (token) => (token.length === 0 ? null : byDigest(tokenDigest(token))),
+    authenticate: byToken(byDigest),
     byDigest,
   };
 };

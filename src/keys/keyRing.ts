@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { tokenDigest, type Caller, type KeyRing } from '../auth/apiKeys';
+import { byToken, type Caller, type KeyRing } from '../auth/apiKeys';
 import type { Scope } from '../auth/keysFile';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
@@ -46,7 +46,7 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
   const byId = new Map<string, ApiKeyRecord>();
   const byHash = new Map<string, { record: ApiKeyRecord; caller: Caller }>();
   let halted = false;
-  // One SHA-256 for both rings (hashing is most of what authenticating a request costs).
+  // Both rings asked by one digest: the token is hashed once (hashing is most of what authenticating a request costs).
   const byDigest = (digest: Buffer): Caller | null => {
     const fromFile = file.byDigest(digest);
     if (fromFile) return fromFile;
@@ -65,7 +65,7 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
     get size() {
       return file.size + byHash.size;
     },
-    authenticate: (token) => (token.length === 0 ? null : byDigest(tokenDigest(token))),
+    authenticate: byToken(byDigest),
     byDigest,
     apply(recorded) {
       if (!isKeysStream(recorded.stream)) return;
