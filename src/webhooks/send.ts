@@ -1,13 +1,16 @@
 import { setFlagsFromString } from 'node:v8';
 import { LRUCache } from 'lru-cache';
-import type { Agent } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { parseWebhookUrl, type ParsedUrl } from './addresses';
 import { checkedLookup, literalRefusal, RefusedDestination, type DestinationPolicy } from './destination';
 import type { AttemptResult } from './retryPolicy';
 
 /**
  * One delivery: POST the body, and the outcome is the answer's status or why there was none.
- * Sent with undici (a quarter of node:http's CPU per request, which was most of a delivery's).
+ * Sent with undici (a quarter of node:http's CPU per request, which was most of a delivery's),
+ * through its dispatcher's own handler interface rather than its `request` API: a delivery needs
+ * the answer's status and no stream of its body, and the stream, its promise and its async
+ * resource were a quarter of the sender's CPU (docs/performance.md, Webhooks).
  * Redirects are never followed (a 3xx is the outcome: following one would let a receiver point
  * the service anywhere); the address is checked by the socket's own resolver (destination.ts);
  * one deadline covers connecting, sending and the answer's head. The answer's body is read and
@@ -41,20 +44,17 @@ export const ANSWER_BODY_LIMIT = 64 * 1024;
  * compiled), since optimizing it took ~20 MB for a moment and ~9 MB to keep, for no speed the
  * replay bench could tell (docs/performance.md, Webhooks).
  *
- * Only what a delivery uses is loaded: the Agent and the request API, the files undici's own
- * index takes them from, and the one line by which that index gives every dispatcher its
- * `request`. The index itself loads fetch, WebSocket, EventSource, the caches and the mocks as
- * well (111 modules against 32): ~3.4 MB more live heap in the delivery thread and 5-7 MB more at a
- * replay's peak (docs/performance.md, Webhooks). These are undici's own files, not its API, so
- * package.json pins its exact version (an upgrade is a deliberate change), and
- * test/integration/webhooks/sendModules.test.ts holds the paths.
+ * Only what a delivery uses is loaded: the Agent, from the file undici's own index takes it from.
+ * The index itself loads fetch, WebSocket, EventSource, the caches and the mocks as well (111
+ * modules against 24): ~3.4 MB more live heap in the delivery thread and 5-7 MB more at a replay's
+ * peak (docs/performance.md, Webhooks). This is undici's own file, not its API, so package.json
+ * pins its exact version (an upgrade is a deliberate change), and
+ * test/integration/webhooks/sendModules.test.ts holds the path.
  */
 let loadedAgent: typeof Agent | undefined;
 const undiciAgent = (): typeof Agent => {
   if (!loadedAgent) {
     setFlagsFromString('--liftoff-only');
-    const Dispatcher = require('undici/lib/dispatcher/dispatcher') as { prototype: object };
-    Object.assign(Dispatcher.prototype, require('undici/lib/api') as object);
     loadedAgent = require('undici/lib/dispatcher/agent') as typeof Agent;
   }
   return loadedAgent;
@@ -68,6 +68,10 @@ export const newConnections = (policy: DestinationPolicy): Connections =>
 class Timeout extends Error {
   override readonly name = 'Timeout';
 }
+/** An answer's body past ANSWER_BODY_LIMIT: its connection is closed (the status already is the outcome). */
+class AnswerTooLong extends Error {
+  override readonly name = 'AnswerTooLong';
+}
 
 /** A webhook's URL is parsed once, not at every delivery. */
 const parsedUrls = new LRUCache<string, ParsedUrl>({ max: 1024 });
@@ -77,46 +81,71 @@ const parsedUrl = (raw: string): ParsedUrl => {
   return parsed;
 };
 
-export const send = async (rawUrl: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<Sent> => {
+export const send = (rawUrl: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<Sent> => {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const parsed = parsedUrl(rawUrl);
-  if (!parsed.ok) return { result: { error: `the URL ${parsed.problem}` }, latencyMs: 0 };
+  if (!parsed.ok) return Promise.resolve({ result: { error: `the URL ${parsed.problem}` }, latencyMs: 0 });
   // A literal address is connected to without a lookup, so it is checked here.
   const refusal = parsed.literal ? literalRefusal(parsed.host, options.policy) : null;
-  if (refusal) return { result: { error: `refused: ${refusal}` }, latencyMs: 0 };
+  if (refusal) return Promise.resolve({ result: { error: `refused: ${refusal}` }, latencyMs: 0 });
   const { signal } = options;
-  if (signal?.aborted) return { result: { error: 'aborted' }, latencyMs: 0 };
+  if (signal?.aborted) return Promise.resolve({ result: { error: 'aborted' }, latencyMs: 0 });
 
-  // The one deadline, and the caller's signal, both end the attempt through its own controller.
-  const attempt = new AbortController();
-  const deadline = setTimeout(() => attempt.abort(new Timeout(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
-  const onStop = () => attempt.abort(signal!.reason);
-  signal?.addEventListener('abort', onStop, { once: true });
-  const done = () => {
-    clearTimeout(deadline);
-    signal?.removeEventListener('abort', onStop);
-  };
-  try {
-    const answer = await options.connections.request({
-      origin: parsed.url.origin,
-      path: `${parsed.url.pathname}${parsed.url.search}`,
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
-      body,
-      signal: attempt.signal,
-    });
-    const latencyMs = elapsed();
-    // Read to the end (within the same deadline) so the connection can be reused, then let go.
-    answer.body
-      .dump({ limit: ANSWER_BODY_LIMIT })
-      .catch(() => undefined)
-      .finally(done);
-    return { result: { status: answer.statusCode }, latencyMs };
-  } catch (error) {
-    done();
-    return { result: { error: describeError(error as Error) }, latencyMs: elapsed() };
-  }
+  return new Promise<Sent>((resolve) => {
+    let outcome: Sent | undefined;
+    const settle = (result: AttemptResult) => {
+      if (outcome) return;
+      outcome = { result, latencyMs: elapsed() };
+      resolve(outcome);
+    };
+    // undici hands the request its controller once it has a connection; an attempt stopped
+    // before that (the deadline, or the caller's signal) is aborted then.
+    let controller: Dispatcher.DispatchController | undefined;
+    let stoppedBy: Error | undefined;
+    const stop = (reason: Error) => {
+      stoppedBy ??= reason;
+      controller?.abort(stoppedBy);
+    };
+    // The one deadline, and the caller's signal, both end the attempt, the answer's body included.
+    const deadline = setTimeout(() => stop(new Timeout(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const onStop = () => stop(signal!.reason instanceof Error ? signal!.reason : new DOMException('aborted', 'AbortError'));
+    signal?.addEventListener('abort', onStop, { once: true });
+    const done = () => {
+      clearTimeout(deadline);
+      signal?.removeEventListener('abort', onStop);
+    };
+    let bodyBytes = 0;
+    options.connections.dispatch(
+      {
+        origin: parsed.url.origin,
+        path: `${parsed.url.pathname}${parsed.url.search}`,
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+        body,
+      },
+      {
+        onRequestStart(started) {
+          controller = started;
+          if (stoppedBy) started.abort(stoppedBy);
+        },
+        // The outcome is the status of the answer's head (a 1xx is only news that one follows).
+        onResponseStart(_controller, statusCode) {
+          if (statusCode >= 200) settle({ status: statusCode });
+        },
+        // The body is read and dropped, so the connection can carry the next delivery; past the limit it is closed instead.
+        onResponseData(answer, chunk) {
+          bodyBytes += chunk.length;
+          if (bodyBytes > ANSWER_BODY_LIMIT) answer.abort(new AnswerTooLong());
+        },
+        onResponseEnd: done,
+        onResponseError(_controller, error) {
+          done();
+          settle({ error: describeError(error) });
+        },
+      },
+    );
+  });
 };
 
 const MESSAGES: Record<string, string> = {

@@ -18,6 +18,10 @@ beforeAll(async () => {
       if (req.url === '/redirect') return res.writeHead(307, { location: `${base}/target` }).end();
       if (req.url === '/silent') return; // never answers
       if (req.url === '/big') return res.writeHead(200).end('x'.repeat(5 * 1024 * 1024));
+      if (req.url === '/hints') {
+        res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+        return res.writeHead(202).end();
+      }
       res.writeHead(204).end();
     });
   });
@@ -64,6 +68,11 @@ it('gives up on a receiver that does not answer within the timeout', async () =>
 
 it('takes a 2xx with a large body as delivered, and the next delivery goes through', async () => {
   expect((await send(`${base}/big`, '{}', {}, options())).result).toEqual({ status: 200 });
+  expect((await send(`${base}/ok`, '{}', {}, options())).result).toEqual({ status: 204 });
+});
+
+it('takes the final status as the outcome, not an informational 1xx before it', async () => {
+  expect((await send(`${base}/hints`, '{}', {}, options())).result).toEqual({ status: 202 });
   expect((await send(`${base}/ok`, '{}', {}, options())).result).toEqual({ status: 204 });
 });
 
