@@ -47,7 +47,7 @@ export const ANSWER_BODY_LIMIT = 64 * 1024;
  * Only what a delivery uses is loaded: the Agent, from the file undici's own index takes it from.
  * The index itself loads fetch, WebSocket, EventSource, the caches and the mocks as well (111
  * modules against 24): ~3.4 MB more live heap in the delivery thread and 5-7 MB more at a replay's
- * peak (docs/performance.md, Webhooks). This is undici's own file, not its API, so package.json
+ * peak than the 32 this file loaded while it used the request API too (docs/performance.md, Webhooks). This is undici's own file, not its API, so package.json
  * pins its exact version (an upgrade is a deliberate change), and
  * test/integration/webhooks/sendModules.test.ts holds the path.
  */
@@ -93,11 +93,11 @@ export const send = (rawUrl: string, body: string, headers: Record<string, strin
   if (signal?.aborted) return Promise.resolve({ result: { error: 'aborted' }, latencyMs: 0 });
 
   return new Promise<Sent>((resolve) => {
-    let outcome: Sent | undefined;
+    let settled = false;
     const settle = (result: AttemptResult) => {
-      if (outcome) return;
-      outcome = { result, latencyMs: elapsed() };
-      resolve(outcome);
+      if (settled) return;
+      settled = true;
+      resolve({ result, latencyMs: elapsed() });
     };
     // undici hands the request its controller once it has a connection; an attempt stopped
     // before that (the deadline, or the caller's signal) is aborted then.
