@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../eventstore/eventStore';
+import { sharedPageReads } from './sharedPages';
 import type {
   EventFeed,
   ReadAllOptions,
@@ -27,16 +28,16 @@ import type {
  * drops the buffer and goes back to reading its own range from where it is: memory stays bounded
  * and nothing is lost.
  *
- * Subscribers that read the same range (the webhooks of one workspace replayed together, or
- * started after a restart from the same checkpoint) share the reads: the last `sharedPages` full
- * pages read, by what was asked, are handed to whoever asks the same again, so each event of the
- * range is read and decoded once for all of them, and they hold the same event objects. A full page
- * never changes (the log is append-only, positions in commit order); a short one, the end of the
- * log when it was read, is never shared with a subscriber that did not read it itself.
+ * Subscribers that read the same range share the reads (sharedPages.ts): each event of the range
+ * is read and decoded once for all of them, and they hold the same event objects.
  *
  * Its position (`scanned()`) is the position up to which it has seen the log, not the last event
  * it was handed: a live subscriber with nothing pending is at the tail, however long ago its own
  * workspace last had an event.
+ *
+ * With no subscriber left for `idleStopMs` (the last SSE client gone, every webhook paused), it
+ * stops following the store, so a thread nobody listens on reads no commit; the next subscriber
+ * starts it again from the store's head, as the first one did.
  */
 export interface TailSubscription extends Subscription {
   /** Every event up to this position that matches the filter has been handled (0n: none yet). */
@@ -82,6 +83,8 @@ export interface SharedTailOptions {
   pageBytes?: number;
   /** Events in a subscriber's first catch-up page where sizes are known (default 16): its size is known only once it is read. */
   firstPage?: number;
+  /** With no subscriber for this long, the one subscription to the store is stopped (default 1 s). */
+  idleStopMs?: number;
 }
 
 const DEFAULT_PAGE = 512;
@@ -89,6 +92,7 @@ const DEFAULT_QUEUE = 1024;
 const DEFAULT_SHARED_PAGES = 4;
 const DEFAULT_PAGE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_FIRST_PAGE = 16;
+const DEFAULT_IDLE_STOP_MS = 1000;
 
 /** The next catch-up page's length after a full one: what `pageBytes` holds of events of its events' mean size. */
 export const nextPageLength = (last: number, pageBytes: number, lastBytes: number, pageSize: number): number => {
@@ -160,31 +164,8 @@ export const sharedTail = <E extends TailEvent>(
   const sharedPages = options.sharedPages ?? DEFAULT_SHARED_PAGES;
   const pageBytes = options.pageBytes ?? DEFAULT_PAGE_BYTES;
   const firstPage = Math.max(1, options.firstPage ?? DEFAULT_FIRST_PAGE);
-  /** Catch-up reads, latest last, by what was asked (a read in flight is shared too). */
-  const pages = new Map<string, Promise<E[]>>();
-  const readPage = async (o: { after: bigint; limit: number; streamPrefix?: string; types?: readonly string[] }) => {
-    if (sharedPages === 0) return feed.readAll(o);
-    const key = `${o.after}|${o.limit}|${o.streamPrefix ?? ''}|${o.types?.join(',') ?? '*'}`;
-    const shared = pages.get(key);
-    if (shared) {
-      pages.delete(key); // the latest used goes last: the least recently used is dropped first
-      pages.set(key, shared);
-      const page = await shared.catch(() => undefined);
-      // Short (the log's end when it was read: there may be more now) or failed: read it again.
-      return page && page.length === o.limit ? page : feed.readAll(o);
-    }
-    const read = feed.readAll(o);
-    pages.set(key, read);
-    for (const oldest of pages.keys()) {
-      if (pages.size <= sharedPages) break;
-      pages.delete(oldest);
-    }
-    const forget = () => {
-      if (pages.get(key) === read) pages.delete(key);
-    };
-    read.then((page) => page.length < o.limit && forget(), forget);
-    return read;
-  };
+  const idleStopMs = options.idleStopMs ?? DEFAULT_IDLE_STOP_MS;
+  const pages = sharedPageReads<E>((o) => feed.readAll(o), sharedPages);
   /** Subscribers by stream prefix, and the distinct prefix lengths to look up for each event. */
   const byPrefix = new Map<string, Set<Subscriber<E>>>();
   const lengths = new Map<number, number>(); // prefix length → how many prefixes of that length
@@ -192,7 +173,10 @@ export const sharedTail = <E extends TailEvent>(
   const running = new Set<() => Promise<void>>();
   /** Every event up to here has been handed out by the tail. */
   let tailPosition = 0n;
-  let tail: { started: Promise<void>; subscription?: Subscription } | undefined;
+  type TailState = { started: Promise<void>; subscription?: Subscription };
+  let tail: TailState | undefined;
+  /** Stops the reader once no subscriber has come back for idleStopMs. */
+  let idleTimer: NodeJS.Timeout | undefined;
   let closed = false;
   const failures = new Set<(error: unknown) => void>();
 
@@ -213,8 +197,9 @@ export const sharedTail = <E extends TailEvent>(
     else lengths.set(s.prefix.length, n);
   };
 
-  /** Hands one event to every subscriber it matches; synchronous, so the tail never waits on one. */
-  const dispatch = async (event: E) => {
+  /** Hands one event of the current reader to every subscriber it matches; synchronous, so the tail never waits on one. */
+  const dispatch = (from: TailState) => async (event: E) => {
+    if (tail !== from) return; // a reader stopped or replaced: what it still hands out is not the tail
     for (const length of lengths.keys()) {
       if (event.stream.length < length) continue;
       const set = byPrefix.get(event.stream.slice(0, length));
@@ -239,12 +224,12 @@ export const sharedTail = <E extends TailEvent>(
 
   const startTail = () => {
     if (tail) return tail;
-    const current = () => tail === state; // not replaced by a newer reader (after a failure) or closed
-    const state: { started: Promise<void>; subscription?: Subscription } = { started: Promise.resolve() };
+    const current = () => tail === state; // not replaced by a newer reader (after a failure or an idle stop) or closed
+    const state: TailState = { started: Promise.resolve() };
     state.started = (async () => {
       tailPosition = (await feed.headPosition()) ?? 0n;
       if (closed || !current()) return;
-      state.subscription = feed.subscribe({ after: tailPosition }, dispatch, {
+      state.subscription = feed.subscribe({ after: tailPosition }, dispatch(state), {
         onError: (error) => {
           // The one reader failed: every subscriber ends (each says so its own way: an SSE
           // client reconnects with Last-Event-ID, a webhook loop restarts at the next resync),
@@ -256,6 +241,20 @@ export const sharedTail = <E extends TailEvent>(
     })();
     tail = state;
     return state;
+  };
+  const stopTail = async () => {
+    const current = tail;
+    tail = undefined;
+    await current?.started.catch(() => undefined);
+    await current?.subscription?.stop();
+  };
+  /** The last subscriber gone: the reader stops after idleStopMs unless one comes back. */
+  const whenIdle = () => {
+    if (running.size > 0 || closed || !tail) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      if (running.size === 0) void stopTail();
+    }, idleStopMs).unref();
   };
 
   const waitForWork = (s: Subscriber<E>) =>
@@ -274,6 +273,7 @@ export const sharedTail = <E extends TailEvent>(
 
     subscribe(from, onEvent, { streamPrefix = '', types, onError } = {}) {
       if (closed) throw new Error('the shared feed is closed');
+      clearTimeout(idleTimer);
       const s: Subscriber<E> = {
         prefix: streamPrefix,
         types: types ? new Set(types) : undefined,
@@ -319,7 +319,7 @@ export const sharedTail = <E extends TailEvent>(
             // Pages of a known size start small and grow to what pageBytes holds (SharedTailOptions).
             let limit = sizeOf ? Math.min(pageSize, firstPage) : pageSize;
             for (;;) {
-              const page = await readPage({ after: s.position, limit, streamPrefix: s.prefix || undefined, types });
+              const page = await pages.read({ after: s.position, limit, streamPrefix: s.prefix || undefined, types });
               check();
               for (const event of page) {
                 if (s.stopped) return;
@@ -367,7 +367,10 @@ export const sharedTail = <E extends TailEvent>(
           await loop;
         })());
       running.add(stop);
-      void loop.then(() => running.delete(stop));
+      void loop.then(() => {
+        running.delete(stop);
+        whenIdle();
+      });
       return {
         scanned: () =>
           s.live && !s.handling && s.queue.length === 0 && !s.overflowed && tailPosition > s.position ? tailPosition : s.position,
@@ -377,11 +380,9 @@ export const sharedTail = <E extends TailEvent>(
 
     async close() {
       closed = true;
+      clearTimeout(idleTimer);
       await Promise.all([...running].map((stop) => stop()));
-      const current = tail;
-      tail = undefined;
-      await current?.started.catch(() => undefined);
-      await current?.subscription?.stop();
+      await stopTail();
       pages.clear();
     },
   };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventFeed, FeedEvent, StoredTextFeed } from '../../src/eventstore/eventFeed';
+import type { EventFeed, FeedEvent, StoredTextFeed, Subscription } from '../../src/eventstore/eventFeed';
 import type { NewEvent } from '../../src/eventstore/eventStore';
 import { storedTextTail, withSharedTail, type SharedTail, type SharedTailOptions, type TailSubscription } from '../../src/feed/sharedTail';
 import { workspaceStreamPrefix } from '../../src/presets/streamName';
@@ -27,7 +27,13 @@ const until = async (condition: () => boolean, ms = 15_000) => {
 
 /** The store's feed, counting what the shared tail asks of it (parsed or as stored text). */
 const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
-  const calls = { subscribe: 0, readAll: 0 };
+  const calls = { subscribe: 0, readAll: 0, stopped: 0 };
+  const stopCounted = (subscription: Subscription): Subscription => ({
+    stop: async () => {
+      calls.stopped++;
+      await subscription.stop();
+    },
+  });
   const wrapped: EventFeed & Partial<StoredTextFeed> = {
     maxPosition: feed.maxPosition,
     readAll: (o) => {
@@ -39,7 +45,7 @@ const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
     headPosition: (o) => feed.headPosition(o),
     subscribe: (from, onEvent, o) => {
       calls.subscribe++;
-      return feed.subscribe(from, onEvent, o);
+      return stopCounted(feed.subscribe(from, onEvent, o));
     },
     ...(feed.readAllStored && feed.subscribeStored
       ? {
@@ -49,7 +55,7 @@ const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
           },
           subscribeStored: (...args: Parameters<StoredTextFeed['subscribeStored']>) => {
             calls.subscribe++;
-            return feed.subscribeStored!(...args);
+            return stopCounted(feed.subscribeStored!(...args));
           },
         }
       : {}),
@@ -212,5 +218,39 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>, kind:
     await fixture.store.append(stream(a, 'x'), [newEvent('A', 2)], 0n);
     await within(until(() => going.seen.length === 2));
     expect(stopped.seen).toHaveLength(1);
+  });
+
+  it('with no subscriber for idleStopMs it stops following the store; the next subscriber starts again and misses nothing written meanwhile', async () => {
+    const { calls, wrapped } = counted(fixture.store);
+    shared = tailOver(wrapped, { idleStopMs: 50 });
+    const first = follower(shared, a);
+    await fixture.store.append(stream(a, 'x'), [newEvent('A', 1)], 'no_stream');
+    await within(until(() => first.seen.length === 1));
+    await first.subscription.stop();
+    await within(until(() => calls.stopped === 1));
+    expect(calls.subscribe).toBe(1);
+    // Written while nobody follows: the next subscriber from before them is handed them, then the tail's.
+    const meanwhile = [newEvent('A', 2), newEvent('A', 3)];
+    await fixture.store.append(stream(a, 'x'), meanwhile, 0n);
+    const next = follower(shared, a, { after: first.seen[0]!.position });
+    await within(until(() => next.seen.length === 2));
+    expect(calls.subscribe).toBe(2);
+    const later = newEvent('A', 4);
+    await fixture.store.append(stream(a, 'x'), [later], 2n);
+    await within(until(() => next.seen.length === 3));
+    await new Promise((r) => setTimeout(r, 100)); // room for a wrongly repeated event
+    expect(next.seen.map((e) => e.id)).toEqual([...meanwhile, later].map((e) => e.id));
+    expect(increasing(next.seen)).toBe(true);
+  });
+
+  it('a subscriber that comes back within idleStopMs keeps the one subscription to the store', async () => {
+    const { calls, wrapped } = counted(fixture.store);
+    shared = tailOver(wrapped, { idleStopMs: 60_000 });
+    const first = follower(shared, a);
+    await first.subscription.stop();
+    const again = follower(shared, a);
+    await fixture.store.append(stream(a, 'y'), [newEvent('A', 1)], 'no_stream');
+    await within(until(() => again.seen.length === 1));
+    expect(calls).toMatchObject({ subscribe: 1, stopped: 0 });
   });
 };

@@ -6,7 +6,14 @@ import { startThread, threadEntry } from '../../threads/thread';
 import { StoreUnavailable, type EventStoreAdapter, type RecordedEvent } from '../eventStore';
 import { FeedEvent } from './feedEvent';
 import { groupCommit } from './groupCommit';
-import { MAX_INT64_POSITION, type ReadAllOptions, type StoredFeedEvent, type SubscribeFrom, type SubscribeOptions } from '../eventFeed';
+import {
+  MAX_INT64_POSITION,
+  type ReadAllOptions,
+  type StoredFeedEvent,
+  type SubscribeFrom,
+  type SubscribeOptions,
+  type Subscription,
+} from '../eventFeed';
 import { createPoller, type PolledEvent, type Poller } from '../poller';
 import { createStreamReader } from './streams';
 import type { StoredEvent } from '../streamReader';
@@ -207,18 +214,33 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
 
   const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
   const storedPoller = createPoller((after, limit, streamPrefix) => readAllStored({ after, limit, streamPrefix }));
-  // Listened to once something subscribes: the commits of every writer of the file in this process,
-  // this store's own included (writer.ts announces them).
+  // Listened to while something subscribes: the commits of every writer of the file in this
+  // process, this store's own included (writer.ts announces them). With no subscription left the
+  // thread is not woken by them (a subscription starts by reading, so one that comes later misses nothing).
   let appends: { close(): void } | undefined;
+  let following = 0;
   /** A subscription through one of the pollers, woken by every commit to the file. */
   const follow =
     <E extends PolledEvent>(through: Poller<E>) =>
-    (from: SubscribeFrom, onEvent: (event: E) => Promise<void>, opts: SubscribeOptions = {}) => {
+    (from: SubscribeFrom, onEvent: (event: E) => Promise<void>, opts: SubscribeOptions = {}): Subscription => {
       appends ??= onAppends(options.file, () => {
         poller.notify();
         storedPoller.notify();
       });
-      return through.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
+      following++;
+      const subscription = through.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
+      let stopped = false;
+      return {
+        async stop() {
+          await subscription.stop();
+          if (stopped) return;
+          stopped = true;
+          if (--following === 0) {
+            appends?.close();
+            appends = undefined;
+          }
+        },
+      };
     };
 
   const readAllRows = (after: bigint, limit: number, prefix?: string, reads: LogReads = q): Row[] =>
