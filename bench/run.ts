@@ -364,6 +364,11 @@ const report = ({
           `webhooks: replay of ${f(webhooks.replayed.deliveries / webhooks.webhooks)} events to each: ${f(webhooks.replayed.perSecond)} deliveries/s (${f(webhooks.replayed.deliveries)} in ${f(webhooks.replayed.seconds, 2)} s)`,
           `webhooks: ${f(opts['webhook-rate'])} writes/s and reads at full load, ${f(opts['webhook-rounds'])} × ${f(opts['webhook-seconds'])} s with delivery: lag from a write's answer to its delivery p50 ${f(webhooks.lag.p50, 1)} ms, p99 ${f(webhooks.lag.p99, 1)} ms, max ${f(webhooks.lag.max, 1)} ms over ${f(webhooks.lag.deliveries)} deliveries (${f(webhooks.lag.perSecond)}/s), ${webhooks.lag.missing} missing`,
           `webhooks: reads/s with delivery ${webhooks.reads.withDelivery.map((r) => f(r)).join(', ')}; webhooks paused ${webhooks.reads.without.map((r) => f(r)).join(', ')}; ratios by round ${webhooks.reads.ratios.map((r) => f(r, 2)).join(', ')}`,
+          ...(webhooks.receiverAlone
+            ? [
+                `webhooks: the receiver alone (webhooks paused, a raw sender in another process sending it a delivery's bytes at the same rate): reads/s ${webhooks.receiverAlone.reads.map((r) => f(r)).join(', ')}; ratios to paused by round ${webhooks.receiverAlone.ratios.map((r) => f(r, 2)).join(', ')}; ${f(webhooks.receiverAlone.ratio, 2)}× at the median (what the receiver on the same cores costs the reads by itself)`,
+              ]
+            : []),
         ]
       : []),
     ...(consumers?.drain

@@ -12,9 +12,14 @@
  *   with the webhooks active, one with them paused (the backlog the pause left is delivered
  *   before the next window starts). Lag is, for every write of the active windows and every
  *   webhook, the time from the write's answer at the client to its delivery at the receiver; the
- *   read ratio is the median reads/s with delivery over the median without.
+ *   read ratio is the median reads/s with delivery over the median without. With
+ *   `receiverWindows`, each round has a third window, in rotating order: the webhooks paused and
+ *   a raw sender (rawSender.ts, another process) sending the receiver one of the service's real
+ *   deliveries, bytes as they came, at the same rate; its ratio says what the receiver alone, on
+ *   the same cores, costs the reads.
  */
-import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { BODIES } from './bodies';
@@ -58,6 +63,8 @@ export interface WebhookBenchOptions {
   nodeArgs?: string[];
   /** The service's entry point: this checkout's build, or another's (`--compare DIR`). */
   script?: string;
+  /** A third window a round: the webhooks paused, a raw sender feeding the receiver at the same rate (default true). */
+  receiverWindows?: boolean;
 }
 
 /** The four goals of issue 27 (webhooks), each beside its measured value. */
@@ -71,6 +78,8 @@ export interface WebhookBenchResult {
   lag: { writes: number; deliveries: number; missing: number; p50: number; p99: number; max: number; perSecond: number };
   /** Reads/s of each window, with delivery and with the webhooks paused, in the order they ran. */
   reads: { withDelivery: number[]; without: number[]; ratio: number; ratios: number[] };
+  /** Reads/s of the receiver's own windows (paused, a raw sender at the same rate), their ratios to the paused windows, median over median. */
+  receiverAlone?: { reads: number[]; ratios: number[]; ratio: number; sent: number; received: number };
   peakRssMb: number;
   errors: number;
 }
@@ -92,18 +101,37 @@ export const webhookGoals = (r: WebhookBenchResult): Array<[string, string, bool
 ];
 
 const f0 = (x: number) => Math.round(x).toLocaleString('en-US');
+const RAW_PATH = '/raw';
+/** A delivery's request as it came, to the raw sender's path: its headers as sent, its body. */
+const rawRequest = (sample: { headers: IncomingHttpHeaders; body: Buffer }, host: string): Buffer => {
+  const headers = Object.entries(sample.headers)
+    .filter(([name]) => name !== 'host' && name !== 'connection')
+    .map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : value}\r\n`)
+    .join('');
+  return Buffer.concat([Buffer.from(`POST ${RAW_PATH} HTTP/1.1\r\nhost: ${host}\r\n${headers}\r\n`), sample.body]);
+};
 const streamOf = (slug: string) => `preset-${WORKSPACE_ID}-${slug}`;
 
 export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string) => void): Promise<WebhookBenchResult> => {
   // Arrivals by `<stream>@<revision>`, per webhook (the path's last segment).
   const arrivals = new Map<string, number[]>();
   let delivered = 0;
+  /** The first delivery, as it came: what the raw sender sends again. */
+  let sample: { headers: IncomingHttpHeaders; body: Buffer } | undefined;
+  let rawReceived = 0;
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const at = performance.now();
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { stream: string; revision: number };
+      const body = Buffer.concat(chunks);
+      const event = JSON.parse(body.toString('utf8')) as { stream: string; revision: number };
+      if (req.url === RAW_PATH) {
+        rawReceived++;
+        res.statusCode = 204;
+        return void res.end();
+      }
+      sample ??= { headers: req.headers, body };
       const key = `${event.stream}@${event.revision}`;
       const list = arrivals.get(key) ?? [];
       list.push(at);
@@ -193,12 +221,37 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     let lagDeliveries = 0;
     let lagSeconds = 0;
     const reads = { withDelivery: [] as number[], without: [] as number[] };
+    const alone = { reads: [] as number[], sent: 0, received: 0 };
     let n = 0;
     /** autocannon reading one preset at full load for `duration` seconds, in a worker thread of its own. */
     const readAtFullLoad = (duration: number) =>
       load({ url: `${service.url}/api/v1/presets/t0`, headers: AUTH, connections: o.connections ?? 32, duration, workers: 1 });
-    const window = async (active: boolean) => {
+    /** The receiver's own window: a raw sender in another process, what it sent when stopped. */
+    const startRawSender = async () => {
+      if (!sample) throw new Error('no delivery reached the receiver to send again');
+      const requestFile = join(dataDir, 'raw-request');
+      writeFileSync(requestFile, rawRequest(sample, `${HOST}:${(receiver.address() as AddressInfo).port}`));
+      const port = String((receiver.address() as AddressInfo).port);
+      const child = spawn(process.execPath, [join(__dirname, 'rawSender.js'), port, String(o.webhooks), String(o.rate), requestFile], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      const exited = new Promise<number | null>((r) => child.on('exit', r));
+      const first = rawReceived;
+      const deadline = Date.now() + 10_000;
+      while (rawReceived === first && Date.now() < deadline) await sleep(5);
+      return async () => {
+        child.kill('SIGTERM');
+        if ((await exited) !== 0) throw new Error(`the raw sender failed: ${output}`);
+        alone.sent += (JSON.parse(output) as { sent: number }).sent;
+      };
+    };
+    const window = async (kind: 'active' | 'paused' | 'receiver') => {
+      const active = kind === 'active';
       if (!active) await setStatus('paused');
+      const receivedBefore = rawReceived;
+      const stopRawSender = kind === 'receiver' ? await startRawSender() : undefined;
       arrivals.clear();
       const reading = readAtFullLoad(o.seconds);
       const pending: Array<Promise<{ key: string; answeredAt: number }>> = [];
@@ -212,7 +265,9 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
       }
       const answered = await Promise.all(pending);
       const read = await reading;
-      (active ? reads.withDelivery : reads.without).push(read.rps);
+      await stopRawSender?.();
+      alone.received += rawReceived - receivedBefore;
+      (active ? reads.withDelivery : kind === 'paused' ? reads.without : alone.reads).push(read.rps);
       if (read.errors > 0 || read.non2xx > 0) errors += read.errors + read.non2xx;
       if (active) {
         const before = lags.length;
@@ -232,15 +287,21 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
         await setStatus('active');
         await waitFor(owed, 120_000);
       }
-      log(`webhooks: ${f0(read.rps)} reads/s ${active ? 'with delivery' : 'webhooks paused'}`);
+      log(
+        `webhooks: ${f0(read.rps)} reads/s ${active ? 'with delivery' : kind === 'paused' ? 'webhooks paused' : 'webhooks paused, the receiver fed by a raw sender'}`,
+      );
     };
     const rounds = o.rounds ?? 3;
     const warmup = o.warmup ?? 3;
     if (rounds > 0 && warmup > 0) await readAtFullLoad(warmup);
+    const kinds = o.receiverWindows === false ? (['active', 'paused'] as const) : (['active', 'paused', 'receiver'] as const);
     for (let round = 0; round < rounds; round++) {
-      for (const active of round % 2 === 0 ? [true, false] : [false, true]) await window(active);
+      // Two kinds alternate; three rotate, so each runs first, second and third in turn.
+      const order = kinds.length === 2 && round % 2 === 1 ? [...kinds].reverse() : kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
+      for (const kind of order) await window(kind);
     }
     const ratios = reads.withDelivery.map((r, i) => r / reads.without[i]!);
+    const aloneRatios = alone.reads.map((r, i) => r / reads.without[i]!);
     const peakRssMb = procMb(service.pid, 'VmHWM');
     return {
       webhooks: o.webhooks,
@@ -256,6 +317,17 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
         max: Math.max(...lags),
       },
       reads: { ...reads, ratios, ratio: median(reads.withDelivery) / median(reads.without) },
+      ...(alone.reads.length > 0
+        ? {
+            receiverAlone: {
+              reads: alone.reads,
+              ratios: aloneRatios,
+              ratio: median(alone.reads) / median(reads.without),
+              sent: alone.sent,
+              received: alone.received,
+            },
+          }
+        : {}),
       peakRssMb,
       errors,
     };
@@ -269,11 +341,22 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
 
 /**
  * `node dist/bench/webhooks.js [--compare DIR] [--runs 2] [--webhooks 4] [--events 5000] [--rate 100] [--seconds 10]
- * [--rounds 2] [--connections 32] [--warmup 3]`: this bench alone; with `--compare`, this build and DIR's (built there),
+ * [--rounds 2] [--connections 32] [--warmup 3] [--no-receiver]`: this bench alone (`--no-receiver`: without the receiver's own windows); with `--compare`, this build and DIR's (built there),
  * alternated `runs` times with the same bench code, one JSON line per run and the medians.
  */
 if (require.main === module) {
-  const opts = flags({ compare: '', runs: 1, webhooks: 4, events: 5000, rate: 100, seconds: 10, rounds: 2, connections: 32, warmup: 3 });
+  const opts = flags({
+    compare: '',
+    runs: 1,
+    webhooks: 4,
+    events: 5000,
+    rate: 100,
+    seconds: 10,
+    rounds: 2,
+    connections: 32,
+    warmup: 3,
+    'no-receiver': false,
+  });
   const builds: Array<[string, string | undefined]> = [['this', undefined]];
   if (opts.compare) builds.push(['compared', join(resolve(opts.compare), 'dist/src/main.js')]);
   void (async () => {
@@ -281,7 +364,9 @@ if (require.main === module) {
     for (let run = 0; run < opts.runs; run++) {
       for (const [name, script] of run % 2 === 0 ? builds : [...builds].reverse()) {
         const load = loadavg()[0]!;
-        const r = await runWebhookBench({ ...opts, script }, (line) => console.log(`[${name} ${run + 1}] ${line}`));
+        const r = await runWebhookBench({ ...opts, script, receiverWindows: !opts['no-receiver'] }, (line) =>
+          console.log(`[${name} ${run + 1}] ${line}`),
+        );
         results.set(name, [...(results.get(name) ?? []), r]);
         console.log(JSON.stringify({ build: name, run: run + 1, loadAverage: [load, loadavg()[0]], ...r }));
       }
@@ -297,6 +382,11 @@ if (require.main === module) {
       });
       for (const [goal, value, met] of goals)
         console.log(`${name}: median of ${rs.length}: ${goal.padEnd(40)} ${value.padStart(12)} ${met ? 'met' : 'NOT met'}`);
+      const alone = rs.flatMap((r) => (r.receiverAlone ? [r.receiverAlone.ratio] : []));
+      if (alone.length > 0)
+        console.log(
+          `${name}: median of ${alone.length}: reads with the receiver alone fed by a raw sender ${median(alone).toFixed(2)}× paused`,
+        );
     }
   })();
 }
