@@ -227,8 +227,9 @@ export const sharedTail = <E extends TailEvent>(
     const current = () => tail === state; // not replaced by a newer reader (after a failure or an idle stop) or closed
     const state: TailState = { started: Promise.resolve() };
     state.started = (async () => {
-      tailPosition = (await feed.headPosition()) ?? 0n;
+      const head = (await feed.headPosition()) ?? 0n;
       if (closed || !current()) return;
+      tailPosition = head;
       state.subscription = feed.subscribe({ after: tailPosition }, dispatch(state), {
         onError: (error) => {
           // The one reader failed: every subscriber ends (each says so its own way: an SSE
