@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../eventstore/eventStore';
 import { handleCommand, type HandledCommand } from '../eventstore/commandHandler';
 import { foldFromStore, type StreamStates } from '../eventstore/states';
@@ -19,6 +18,7 @@ import {
 } from './decider';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, toNewEvent, type EventMetadata, type PresetEvent, type SourceFormat } from './events';
 import { presetStreamName } from './streamName';
+import { newId as timeOrderedId } from '../ids';
 
 export { CommandRejected, PreconditionFailed } from '../eventstore/commandHandler';
 
@@ -69,7 +69,7 @@ export type PresetCommandHandler = (request: PresetCommandRequest, context: Comm
 export const createPresetCommandHandler = ({
   eventStore,
   states = presetStates(eventStore),
-  newId = randomUUID,
+  newId = timeOrderedId,
   clock = () => new Date(),
 }: PresetCommandDeps): PresetCommandHandler => {
   return async (request, context) => {

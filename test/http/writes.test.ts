@@ -1,5 +1,6 @@
 import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service';
 import { presetStreamName } from '../../src/presets/streamName';
+import { validate as validateUuid, version as uuidVersion } from 'uuid';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -137,6 +138,22 @@ describe('creating and versioning presets', () => {
       expect(post.data.designated_version.version).toBe(i);
       expect(get.data).toEqual(post.data);
     }
+  });
+
+  it('mints time-ordered ids (UUIDv7, RFC 9562): presets and versions made later sort after earlier ones', async () => {
+    const ids: string[] = [];
+    for (const slug of ['ordered-a', 'ordered-b', 'ordered-a']) {
+      const { data } = await (
+        await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody({ temperature: ids.length / 10 }) })
+      ).json();
+      ids.push(data.id, data.designated_version.id);
+    }
+    const [presetA, versionA1, presetB, versionB1, presetAgain, versionA2] = ids;
+    expect(presetAgain).toBe(presetA);
+    for (const id of ids) expect({ id, valid: validateUuid(id), version: uuidVersion(id) }).toEqual({ id, valid: true, version: 7 });
+    const minted = [presetA, versionA1, presetB, versionB1, versionA2];
+    expect(new Set(minted).size).toBe(minted.length);
+    expect([...minted].sort()).toEqual(minted);
   });
 
   it('lets 20 concurrent POSTs to one new slug each succeed or get 409, with unique gapless versions of one preset', async () => {
