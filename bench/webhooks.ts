@@ -142,7 +142,8 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     });
   });
   await new Promise<void>((r) => receiver.listen(0, HOST, r));
-  const receiverUrl = `http://${HOST}:${(receiver.address() as AddressInfo).port}`;
+  const receiverPort = (receiver.address() as AddressInfo).port;
+  const receiverUrl = `http://${HOST}:${receiverPort}`;
 
   const dataDir = tempDir('webhooks');
   const service = await startChild(
@@ -230,24 +231,37 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
     const startRawSender = async () => {
       if (!sample) throw new Error('no delivery reached the receiver to send again');
       const requestFile = join(dataDir, 'raw-request');
-      writeFileSync(requestFile, rawRequest(sample, `${HOST}:${(receiver.address() as AddressInfo).port}`));
-      const port = String((receiver.address() as AddressInfo).port);
-      const child = spawn(process.execPath, [join(__dirname, 'rawSender.js'), port, String(o.webhooks), String(o.rate), requestFile], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      writeFileSync(requestFile, rawRequest(sample, `${HOST}:${receiverPort}`));
+      const child = spawn(
+        process.execPath,
+        [join(__dirname, 'rawSender.js'), String(receiverPort), String(o.webhooks), String(o.rate), requestFile],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       let output = '';
       child.stdout.on('data', (c: Buffer) => (output += c.toString()));
       const exited = new Promise<number | null>((r) => child.on('exit', r));
       const first = rawReceived;
       const deadline = Date.now() + 10_000;
       while (rawReceived === first && Date.now() < deadline) await sleep(5);
+      if (rawReceived === first) {
+        child.kill('SIGTERM');
+        throw new Error('the raw sender reached the receiver with nothing within 10 s');
+      }
       return async () => {
         child.kill('SIGTERM');
         if ((await exited) !== 0) throw new Error(`the raw sender failed: ${output}`);
         alone.sent += (JSON.parse(output) as { sent: number }).sent;
       };
     };
-    const window = async (kind: 'active' | 'paused' | 'receiver') => {
+    /** Each kind of window: where its reads/s go, and what it is called in the log. */
+    const windows = {
+      active: { reads: reads.withDelivery, label: 'with delivery' },
+      paused: { reads: reads.without, label: 'webhooks paused' },
+      receiver: { reads: alone.reads, label: 'webhooks paused, the receiver fed by a raw sender' },
+    };
+    const window = async (kind: keyof typeof windows) => {
       const active = kind === 'active';
       if (!active) await setStatus('paused');
       const receivedBefore = rawReceived;
@@ -267,7 +281,7 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
       const read = await reading;
       await stopRawSender?.();
       alone.received += rawReceived - receivedBefore;
-      (active ? reads.withDelivery : kind === 'paused' ? reads.without : alone.reads).push(read.rps);
+      windows[kind].reads.push(read.rps);
       if (read.errors > 0 || read.non2xx > 0) errors += read.errors + read.non2xx;
       if (active) {
         const before = lags.length;
@@ -287,18 +301,15 @@ export const runWebhookBench = async (o: WebhookBenchOptions, log: (line: string
         await setStatus('active');
         await waitFor(owed, 120_000);
       }
-      log(
-        `webhooks: ${f0(read.rps)} reads/s ${active ? 'with delivery' : kind === 'paused' ? 'webhooks paused' : 'webhooks paused, the receiver fed by a raw sender'}`,
-      );
+      log(`webhooks: ${f0(read.rps)} reads/s ${windows[kind].label}`);
     };
     const rounds = o.rounds ?? 3;
     const warmup = o.warmup ?? 3;
     if (rounds > 0 && warmup > 0) await readAtFullLoad(warmup);
     const kinds = o.receiverWindows === false ? (['active', 'paused'] as const) : (['active', 'paused', 'receiver'] as const);
     for (let round = 0; round < rounds; round++) {
-      // Two kinds alternate; three rotate, so each runs first, second and third in turn.
-      const order = kinds.length === 2 && round % 2 === 1 ? [...kinds].reverse() : kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
-      for (const kind of order) await window(kind);
+      // The kinds rotate, so each runs in every place in turn (two alternate).
+      for (let i = 0; i < kinds.length; i++) await window(kinds[(i + round) % kinds.length]!);
     }
     const ratios = reads.withDelivery.map((r, i) => r / reads.without[i]!);
     const aloneRatios = alone.reads.map((r, i) => r / reads.without[i]!);

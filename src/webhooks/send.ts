@@ -47,9 +47,9 @@ export const ANSWER_BODY_LIMIT = 64 * 1024;
  * Only what a delivery uses is loaded: the Agent, from the file undici's own index takes it from.
  * The index itself loads fetch, WebSocket, EventSource, the caches and the mocks as well (111
  * modules against 24): ~3.4 MB more live heap in the delivery thread and 5-7 MB more at a replay's
- * peak than the 32 this file loaded while it used the request API too (docs/performance.md, Webhooks). This is undici's own file, not its API, so package.json
- * pins its exact version (an upgrade is a deliberate change), and
- * test/integration/webhooks/sendModules.test.ts holds the path.
+ * peak than the 32 this file loaded while it used the request API too (docs/performance.md,
+ * Webhooks). This is undici's own file, not its API, so package.json pins its exact version (an
+ * upgrade is a deliberate change), and test/integration/webhooks/sendModules.test.ts holds the path.
  */
 let loadedAgent: typeof Agent | undefined;
 const undiciAgent = (): typeof Agent => {

@@ -3,6 +3,7 @@ import type { EventFeed, FeedEvent, StoredTextFeed, Subscription } from '../../s
 import type { NewEvent } from '../../src/eventstore/eventStore';
 import { storedTextTail, withSharedTail, type SharedTail, type SharedTailOptions, type TailSubscription } from '../../src/feed/sharedTail';
 import { workspaceStreamPrefix } from '../../src/presets/streamName';
+import { until } from '../support/until';
 import type { EventStoreFixture } from './eventStoreContract';
 
 /**
@@ -16,14 +17,6 @@ const newEvent = (type: string, n: number): NewEvent => ({ id: randomUUID(), typ
 
 const within = <T>(p: Promise<T>, ms = 15_000) =>
   Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms).unref())]);
-
-const until = async (condition: () => boolean, ms = 15_000) => {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 /** The store's feed, counting what the shared tail asks of it (parsed or as stored text). */
 const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {

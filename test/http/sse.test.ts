@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_B, type TestService } from '../support/service';
 import { openSse } from '../support/sse';
+import { until as waitUntil } from '../support/until';
 import { createSseRegistry } from '../../src/http/sse';
 import { workspaceStreamPrefix } from '../../src/presets/streamName';
 
@@ -13,11 +14,8 @@ const write = async (slug: string, key: string = KEYS.writer) => {
   expect(res.status).toBe(200);
 };
 const head = async () => (await svc.eventStore.headPosition())?.toString() ?? '0';
-const until = async (condition: () => boolean, timeoutMs = 2000) => {
-  for (const deadline = Date.now() + timeoutMs; !condition(); await new Promise((r) => setTimeout(r, 10))) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-  }
-};
+/** The SSE tests' bound on what arrives live. */
+const until = (condition: () => boolean, timeoutMs = 2000) => waitUntil(condition, timeoutMs);
 const eventsAfter = async (after: string) =>
   (await (await svc.request(`/api/v1/events?limit=1000&after=${after}`)).json()).data as Array<{ position: string; type: string }>;
 

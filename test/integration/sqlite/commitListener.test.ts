@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { NewEvent } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import * as writer from '../../../src/eventstore/sqlite/writer';
+import { until } from '../../support/until';
 
 /**
  * The embedded store hears of every commit to its file in the process (writer.ts announces them)
@@ -13,13 +14,8 @@ import * as writer from '../../../src/eventstore/sqlite/writer';
  * commit. The poll interval here is a minute, so whatever arrives within seconds was announced.
  */
 const event = (n: number): NewEvent => ({ id: randomUUID(), type: 'T', data: { n }, metadata: {} });
-const until = async (condition: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+/** Within this, an event came by announcement (the poll interval is a minute). */
+const PROMPTLY_MS = 5000;
 
 it('listens for commits while a subscription follows the log, not after the last one stops, and again for the next', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-listener-'));
@@ -41,7 +37,7 @@ it('listens for commits while a subscription follows the log, not after the last
     const a = follower.subscribe('start', async (e) => void parsed.push(e.position));
     const b = follower.subscribeStored!('start', async (e) => void stored.push(e.position));
     const first = await appender.append('s-1', [event(1)], 'no_stream');
-    await until(() => parsed.length === 1 && stored.length === 1);
+    await until(() => parsed.length === 1 && stored.length === 1, PROMPTLY_MS);
     expect(listeners).toHaveLength(1);
 
     await a.stop();
@@ -54,7 +50,7 @@ it('listens for commits while a subscription follows the log, not after the last
     const again: bigint[] = [];
     const c = follower.subscribe({ after: first.position }, async (e) => void again.push(e.position));
     const next = await appender.append('s-1', [event(3)], 1n);
-    await until(() => again.length === 2);
+    await until(() => again.length === 2, PROMPTLY_MS);
     expect(again).toEqual([meanwhile.position, next.position]);
     expect(listeners).toHaveLength(2);
     expect(listeners[1]!.closed).toBe(false);

@@ -18,6 +18,7 @@ import { openSqliteWebhookStore, WEBHOOKS_FILE } from '../../../src/webhooks/sql
 import { newSecret } from '../../../src/webhooks/signing';
 import { newWebhook, patchWebhook } from '../../../src/webhooks/webhook';
 import type { NewDeliveryAttempt, WebhookStore } from '../../../src/webhooks/webhookStore';
+import { until } from '../../support/until';
 import { startReceiver, type Receiver } from '../../support/receiver';
 import { compiledEntry } from '../../support/threads';
 
@@ -93,14 +94,6 @@ const write = async (...slugs: string[]) => {
     ids.push(last!.id);
   }
   return ids;
-};
-
-const until = async (condition: () => boolean, ms = 15_000) => {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await sleep(10);
-  }
 };
 
 it('delivers in order, signed, tells the API thread of every attempt, and resumes after a restart from the saved checkpoint', async () => {
