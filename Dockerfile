@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The API and the projector share this image: `node dist/src/main.js` (default) or `node dist/src/projectorMain.js`.
+# The API and the projector share this image: `node --max-semi-space-size=8 dist/src/main.js` (default, as `npm start`) or `node dist/src/projectorMain.js`.
 FROM node:20-bookworm-slim AS base
 WORKDIR /app
 
@@ -31,4 +31,4 @@ COPY --from=build /app/dist dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/src/main.js"]

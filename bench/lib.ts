@@ -60,7 +60,31 @@ export interface Child {
   readyMs: number;
 }
 
-/** Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET `readyPath` (/health/ready) is 200. */
+const SERVICE_ENTRY = join('dist', 'src', 'main.js');
+
+/**
+ * The node arguments a build's `npm start` gives its service (`node <args> dist/src/main.js` in its
+ * package.json), so that the bench runs each build, this one or a `--compare` checkout, as it is
+ * meant to run. Empty for a build whose start script gives none, and for any other script.
+ */
+export const startArgs = (script: string): string[] => {
+  const entry = resolve(ROOT, script);
+  if (!entry.endsWith(SERVICE_ENTRY)) return [];
+  const pkg = JSON.parse(readFileSync(join(entry.slice(0, -SERVICE_ENTRY.length), 'package.json'), 'utf8')) as {
+    scripts?: { start?: string };
+  };
+  return parseStartArgs(pkg.scripts?.start ?? '');
+};
+/** `node --a --b=1 dist/src/main.js` → ['--a', '--b=1']; a start script of another shape → []. */
+export const parseStartArgs = (start: string): string[] => {
+  const m = /^node((?:\s+-\S+)*)\s+dist\/src\/main\.js$/.exec(start.trim());
+  return m ? m[1]!.trim().split(/\s+/).filter(Boolean) : [];
+};
+
+/**
+ * Starts `node [nodeArgs] script` with `env` + PORT, resolves once GET `readyPath` (/health/ready) is
+ * 200. A build's service (its dist/src/main.js) gets its `npm start` arguments first (`startArgs`).
+ */
 export const startChild = async (
   script: string,
   env: Record<string, string>,
@@ -69,7 +93,7 @@ export const startChild = async (
 ): Promise<Child> => {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, resolve(ROOT, script)], {
+  const child: ChildProcess = spawn(process.execPath, [...startArgs(script), ...nodeArgs, resolve(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST },
     stdio: ['ignore', 'pipe', 'pipe'],

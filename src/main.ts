@@ -2,11 +2,11 @@ import * as E from 'fp-ts/Either';
 import { loadConfig } from './config';
 import { createLogger } from './logger';
 import { startService } from './service';
-import { limitHeapGrowth } from './threads/heapGrowth';
+import { setHeapFlags } from './threads/heapFlags';
 
 /** `npm start`: the API (with its projector, unless PROJECTOR=off) until SIGTERM or SIGINT. */
 const main = async () => {
-  limitHeapGrowth();
+  setHeapFlags();
   const config = loadConfig(process.env);
   if (E.isLeft(config)) {
     for (const problem of config.left) console.error(`configuration: ${problem}`);

@@ -3,12 +3,12 @@ import { mkdir } from 'node:fs/promises';
 import { describeBackends, openEventStore, openReadModel } from './backends';
 import { loadConfig } from './config';
 import { createLogger } from './logger';
-import { limitHeapGrowth } from './threads/heapGrowth';
+import { setHeapFlags } from './threads/heapFlags';
 import { startProjector } from '../projections/projector';
 
 /** `npm run projector`: the projector alone, for deployments that run the API with PROJECTOR=off. */
 const main = async () => {
-  limitHeapGrowth();
+  setHeapFlags();
   const config = loadConfig(process.env);
   if (E.isLeft(config)) {
     for (const problem of config.left) console.error(`configuration: ${problem}`);
