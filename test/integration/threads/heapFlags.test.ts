@@ -25,35 +25,37 @@ describe('heap growth flag', () => {
  * setup): its entry thread's young generation is as big as the start script says, and a worker's is
  * as big as THREAD_HEAPS says, not the entry thread's. Each thread makes garbage that survives a
  * while, as requests held across awaits do, until its young generation is at its largest, and
- * reports the size V8 gave it.
+ * reports the size V8 gave it and its heap's limit.
  */
 describe('heap sizes of a service started as npm start starts it', () => {
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const youngMb = THREAD_HEAPS.sqliteWriter.maxYoungGenerationSizeMb;
+  const limits = THREAD_HEAPS.deliverer;
   const script = (setFlags: boolean) => `
 const v8 = require('node:v8');
 const { Worker, isMainThread, parentPort } = require('node:worker_threads');
+const MB = 2 ** 20;
 const churn = () => {
-  let kept = [], largest = 0;
+  let kept = [], young = 0;
   for (let i = 0; i < 2e6; i++) {
     kept.push({ i, s: 'x' + i });
     if (kept.length > 200000) kept = kept.slice(100000);
-    if (i % 20000 === 0) largest = Math.max(largest, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size);
+    if (i % 20000 === 0) young = Math.max(young, v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size);
   }
-  return largest / 2 ** 20;
+  return { young: young / MB, limit: v8.getHeapStatistics().heap_size_limit / MB };
 };
 if (isMainThread) {
   ${setFlags ? `require(${JSON.stringify(join(ROOT, 'dist/src/threads/heapFlags.js'))}).setHeapFlags();` : ''}
   const entry = churn();
-  const worker = new Worker(__filename, { resourceLimits: { maxYoungGenerationSizeMb: ${youngMb} } });
+  const worker = new Worker(__filename, { resourceLimits: ${JSON.stringify(limits)} });
   worker.on('message', (w) => process.stdout.write(JSON.stringify({ entry, worker: w })));
 } else parentPort.postMessage(churn());
 `;
-  const run = (setFlags: boolean): { entry: number; worker: number } => {
+  type Sizes = { young: number; limit: number };
+  const run = (setFlags: boolean, nodeArgs: string[] = []): { entry: Sizes; worker: Sizes } => {
     const file = join(tmpdir(), `heap-flags-${process.pid}-${setFlags}.js`);
     writeFileSync(file, script(setFlags));
     try {
-      return JSON.parse(execFileSync(process.execPath, [...parseStartArgs(start), file], { timeout: 60_000 }).toString());
+      return JSON.parse(execFileSync(process.execPath, [...parseStartArgs(start), ...nodeArgs, file], { timeout: 60_000 }).toString());
     } finally {
       rmSync(file, { force: true });
     }
@@ -62,13 +64,20 @@ if (isMainThread) {
   it('gives the entry thread 2 × 8 MB of young generation, and a worker its own (after the service has set its flags)', () => {
     const { entry, worker } = run(true);
     // A young generation is two semi-spaces (V8 rounds each up to its pages): at most 2 × 8 MB + a page.
-    expect(entry).toBeGreaterThan(8);
-    expect(entry).toBeLessThanOrEqual(16.5);
-    expect(worker).toBeLessThanOrEqual(youngMb + 0.5);
+    expect(entry.young).toBeGreaterThan(8);
+    expect(entry.young).toBeLessThanOrEqual(16.5);
+    expect(worker.young).toBeLessThanOrEqual(limits.maxYoungGenerationSizeMb + 0.5);
   });
 
   it('would give every worker the young generation of the entry thread without them (why they are set)', () => {
-    expect(run(false).worker).toBeGreaterThan(youngMb + 0.5);
+    expect(run(false).worker.young).toBeGreaterThan(limits.maxYoungGenerationSizeMb + 0.5);
+  });
+
+  it('leaves an old-generation size given to node to the entry thread, and each worker its own', () => {
+    const { entry, worker } = run(true, ['--max-old-space-size=400']);
+    expect(entry.limit).toBeGreaterThanOrEqual(400);
+    // The limit counts the young generation too: 128 MB old + a few MB.
+    expect(worker.limit).toBeLessThan(limits.maxOldGenerationSizeMb + 16);
   });
 });
 
