@@ -7,6 +7,8 @@ import { HEAP_GROWING_PERCENT } from '../../../src/threads/heapFlags';
 import { THREAD_HEAPS } from '../../../src/threads/thread';
 
 const ROOT = join(__dirname, '..', '..', '..');
+/** `npm start`'s command line. */
+const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
 
 /** The flag the service sets is one node accepts as an argument, the one way an operator can give another (docs: README, Configuration). */
 describe('heap growth flag', () => {
@@ -28,7 +30,6 @@ describe('heap growth flag', () => {
  * reports the size V8 gave it and its heap's limit.
  */
 describe('heap sizes of a service started as npm start starts it', () => {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const limits = THREAD_HEAPS.deliverer;
   const script = (setFlags: boolean) => `
 const v8 = require('node:v8');
@@ -86,7 +87,6 @@ if (isMainThread) {
  * does: the HTTP thread's young generation at 8 MB semi-spaces (docs/performance.md).
  */
 describe('how the service is started', () => {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
 
   it('gives the HTTP thread half the young generation V8 would, in npm start and in the image alike', () => {
