@@ -17,3 +17,21 @@ export const canonicalJson = (value: unknown): string => {
   if (text === undefined) throw new TypeError('canonical JSON: the value has no JSON text (undefined or a function)');
   return text;
 };
+
+/** The same value with the keys of every object in RFC 8785's order (a copy). */
+export const inCanonicalOrder = <T>(value: T): T => JSON.parse(canonicalJson(value)) as T;
+
+const ordered = configure({ deterministic: false, strict: true, circularValue: Error, bigint: false });
+
+/**
+ * The JSON text a store keeps of an event's data and metadata: what JSON.stringify writes (keys in
+ * their order, so a client's JSON comes back as sent), but refusing what JSON cannot hold, as
+ * canonicalJson does, instead of writing NaN as null or leaving a function out. The chain links
+ * this text (chain.ts linkBody); JSON.stringify of its parse gives it back, which is how a verify
+ * of a parsed event rebuilds it.
+ */
+export const storedJson = (value: unknown): string => {
+  const text = ordered(value);
+  if (text === undefined) throw new TypeError('stored JSON: the value has no JSON text (undefined or a function)');
+  return text;
+};

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson } from './canonicalJson';
+import { canonicalJson, inCanonicalOrder } from './canonicalJson';
 import { ConcurrencyConflict, type EventStore, type RecordedEvent } from '../eventstore/eventStore';
 import type { EventFeed } from '../eventstore/eventFeed';
 import { parsePresetStreamName, workspaceStreamPrefix } from '../presets/streamName';
@@ -110,14 +110,16 @@ const record = async (
   options: CheckpointOptions,
 ): Promise<StoredCheckpoint | null> => {
   const sorted = [...heads.values()].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
-  const data: LogCheckpointedData = {
+  // Its keys in RFC 8785's order at every depth, so its stored text is canonical: a verify reads
+  // the heads' text between `digest` and `occurredAt` and hashes it as it is (verifyCheckpoints.ts).
+  const data = inCanonicalOrder<LogCheckpointedData>({
     workspaceId,
     after: after.toString(),
     through: through.toString(),
     heads: sorted,
     digest: headsDigest(sorted),
     occurredAt: options.now.toISOString(),
-  };
+  });
   const metadata: AuditMetadata = {
     requestId: options.requestId,
     actorUserId: options.actorUserId,

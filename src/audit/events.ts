@@ -40,7 +40,7 @@ export type LogCheckpointedData = t.TypeOf<typeof LogCheckpointedData>;
 export const AuditMetadata = t.intersection(
   [
     t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.literal(AUDIT_SCHEMA_VERSION) }),
-    t.partial({ keyId: t.string, hash: t.string }),
+    t.partial({ keyId: t.string, hash: t.string, hashed: t.literal('as_stored') }),
   ],
   'AuditMetadata',
 );

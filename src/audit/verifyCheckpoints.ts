@@ -43,7 +43,7 @@ export const checkpointsDue = async (
 };
 
 /**
- * Where a checkpoint stored as canonical JSON read its heads through: the member before its last
+ * Where a checkpoint stored as canonical JSON (checkpoint.ts writes its data so) read its heads through: the member before its last
  * (`through`, then `workspaceId`, sort last), without parsing its heads. Text of another shape is
  * parsed. A checkpoint whose text was changed fails its own chain, which the verdict names before
  * any checkpoint's fault.

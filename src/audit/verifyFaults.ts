@@ -1,6 +1,6 @@
 /** What `audit:verify` names when the log does not match its chains or checkpoints (src/audit/verify.ts). */
 export type FaultKind =
-  | 'hash_mismatch' // the event's link is not SHA-256(previous link ‖ its canonical JSON): it, or one before it, changed
+  | 'hash_mismatch' // the event's link is not SHA-256(previous link ‖ its text as stored): it, or one before it, changed
   | 'missing_event' // a revision is missing from the stream (deleted, or moved)
   | 'unsealed' // the event has no link at all (a log written before the chain, not sealed)
   | 'checkpoint_digest' // a checkpoint's digest is not the hash of its heads

@@ -1,7 +1,7 @@
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
 import type { StoredEvent, StoredTextReader, StreamReader } from '../eventstore/streamReader';
-import { bodyOfCanonical, isJsonObject, linkHash, linksTo, splitStoredMetadata, storedHash } from './chain';
+import { isJsonObject, linkBody, linkHash, linksTo, splitStoredMetadata, storedHash } from './chain';
 import { linksOf } from './checkpoint';
 import type { SealedLinks } from './links';
 
@@ -97,14 +97,14 @@ export const parsed = (text: string): { ok: true; value: unknown } | { ok: false
 };
 
 /**
- * The links of events read as stored text. The embedded store keeps data and metadata as canonical
- * JSON and appends the link to the metadata (chain.ts metadataJsonWithHash), so the body the link
- * covers is assembled from the text as it is and hashed: no parse of the data, no serialization.
- * The hash covers data and metadata as one text, so a match also needs the metadata (without the
- * link) to be a JSON object: with it, the data's text cannot have taken or given characters at the
- * boundary (a canonical object's proper suffix or extension never parses), and is the text hashed
- * at append. Anything else (a sealed event written before canonical JSON, a change that keeps the
- * values, a fault) is decided as for parsed events: the quick body, then the canonical one.
+ * The links of events read as stored text. The embedded store keeps data and metadata as the text
+ * the link covers (canonical JSON before `hashed`) and appends the link to the metadata (chain.ts
+ * metadataJsonWithHash), so the body the link covers is assembled from the text as it is and
+ * hashed: no parse of the data, no serialization. The hash covers data and metadata as one text,
+ * so a match also needs the metadata (without the link) to be a JSON object: with it, the data's
+ * text cannot have taken or given characters at the boundary (an object's proper suffix or
+ * extension never parses), and is the text hashed at append. Anything else (a sealed event written
+ * before canonical JSON, a fault) is decided as for parsed events (chain.ts linksTo).
  */
 const storedLinks = async (store: SealedLinks, page: readonly StoredEvent[]): Promise<Linked[]> => {
   const linked = page.map((e) => {
@@ -144,7 +144,7 @@ class StoredLinked implements Linked {
   /** The link computed from the text as it is: a string of its own, where `link` is a slice of the metadata's text. */
   private asStored(previous: string): string | undefined {
     const e = this.event;
-    const computed = linkHash(previous, bodyOfCanonical(e.type, e.data, this.unlinked, e.stream, e.revision));
+    const computed = linkHash(previous, linkBody(e.type, e.data, this.unlinked, e.stream, e.revision));
     if (computed !== this.link) return undefined;
     const metadata = parsed(this.unlinked);
     return metadata.ok && isJsonObject(metadata.value) ? computed : undefined;

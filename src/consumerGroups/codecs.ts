@@ -3,7 +3,7 @@ import { closed, integerBetween, listOf, refine } from '../formats/codecs';
 import { EventJson } from '../http/eventJson';
 import { SLUG } from '../presets/names';
 import { EventType, Position } from '../webhooks/codecs';
-import { openLease, type ConsumerGroup } from './group';
+import { filterJson, openLease, type ConsumerGroup } from './group';
 
 /** The consumer groups API's bodies and answers (src/http/routes/consumerGroups.ts), from which its OpenAPI operations are generated. */
 
@@ -100,7 +100,7 @@ export const groupView = (g: ConsumerGroup, lag: { events: number; head: bigint 
   const lease = openLease(g, now);
   return {
     name: g.name,
-    filter: { types: g.filter.types, slug_prefix: g.filter.slugPrefix },
+    filter: filterJson(g.filter),
     lease_ms: g.leaseMs,
     position: g.checkpoint === null ? null : g.checkpoint.toString(),
     head: lag.head === null ? null : lag.head.toString(),

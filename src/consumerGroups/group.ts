@@ -15,6 +15,31 @@ export interface ConsumerGroupFilter {
   slugPrefix: string | null;
 }
 
+/** The filter as the API and the stores write it: the same two fields, `slug_prefix` for `slugPrefix`. */
+export interface ConsumerGroupFilterJson {
+  types: string[] | null;
+  slug_prefix: string | null;
+}
+
+/**
+ * The filter with its fields in the order the client named them (what a client stores comes back
+ * as it sent it), each renamed the other way round from the other form; a field not named follows,
+ * null. Pure; the route, the stores and the view all go through it.
+ */
+export const filterOf = (sent: Partial<ConsumerGroupFilter> | undefined): ConsumerGroupFilter =>
+  ({ ...sent, types: sent?.types ?? null, slugPrefix: sent?.slugPrefix ?? null }) as ConsumerGroupFilter;
+export const filterJson = (filter: ConsumerGroupFilter): ConsumerGroupFilterJson =>
+  Object.fromEntries(
+    Object.entries(filter).map(([k, v]) => [k === 'slugPrefix' ? 'slug_prefix' : k, v]),
+  ) as unknown as ConsumerGroupFilterJson;
+export const filterFromJson = (json: Partial<ConsumerGroupFilterJson> | undefined): ConsumerGroupFilter =>
+  filterOf(
+    json &&
+      (Object.fromEntries(
+        Object.entries(json).map(([k, v]) => [k === 'slug_prefix' ? 'slugPrefix' : k, v]),
+      ) as Partial<ConsumerGroupFilter>),
+  );
+
 export interface Lease {
   id: string;
   /** Positions of the first and the last event handed out. */

@@ -1,4 +1,4 @@
-import type { ConsumerGroup } from './group';
+import { filterFromJson, filterJson, type ConsumerGroup, type ConsumerGroupFilterJson } from './group';
 
 /**
  * Where consumer groups and their positions are kept: beside the webhooks' delivery progress
@@ -25,7 +25,7 @@ export interface ConsumerGroupStore {
 export interface GroupDocument {
   workspace_id: string;
   name: string;
-  filter: { types: string[] | null; slug_prefix: string | null };
+  filter: ConsumerGroupFilterJson;
   lease_ms: number;
   checkpoint: string | null;
   lease: { id: string; first: string; last: string; count: number; expires_at: string } | null;
@@ -37,7 +37,7 @@ export interface GroupDocument {
 export const toDocument = (g: ConsumerGroup): GroupDocument => ({
   workspace_id: g.workspaceId,
   name: g.name,
-  filter: { types: g.filter.types, slug_prefix: g.filter.slugPrefix },
+  filter: filterJson(g.filter),
   lease_ms: g.leaseMs,
   checkpoint: g.checkpoint === null ? null : g.checkpoint.toString(),
   lease: g.lease && {
@@ -55,7 +55,7 @@ export const toDocument = (g: ConsumerGroup): GroupDocument => ({
 export const fromDocument = (d: GroupDocument): ConsumerGroup => ({
   workspaceId: d.workspace_id,
   name: d.name,
-  filter: { types: d.filter.types, slugPrefix: d.filter.slug_prefix },
+  filter: filterFromJson(d.filter),
   leaseMs: d.lease_ms,
   checkpoint: d.checkpoint === null ? null : BigInt(d.checkpoint),
   lease: d.lease && {

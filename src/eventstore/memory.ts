@@ -9,7 +9,8 @@ import {
 import { MAX_INT64_POSITION } from './eventFeed';
 import { createPoller } from './poller';
 import { streamShare } from './streamReader';
-import { GENESIS_HASH, HASH_KEY, canonicalBody, isJsonObject, linkHash, metadataWithoutHash, storedHash } from '../audit/chain';
+import { GENESIS_HASH, HASH_KEY, isJsonObject, linkBody, linkHash, metadataToStore, storedHash } from '../audit/chain';
+import { storedJson } from '../audit/canonicalJson';
 
 /**
  * An event store in memory, held to the same contract as the stored ones (test/contract): for
@@ -34,7 +35,6 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
     return found;
   };
   const poller = createPoller(readAfter);
-  const copy = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
 
   const append = (stream: StreamName, events: NewEvent[], expected: 'no_stream' | bigint) => {
     const existing = streams.get(stream) ?? [];
@@ -54,25 +54,30 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
     const head = existing[existing.length - 1];
     let previous = head ? (storedHash(head.metadata) ?? sealed.get(head.position)) : GENESIS_HASH;
     if (previous === undefined) throw new Error(`${stream}@${head!.revision} has no chain hash: the log is not sealed`);
-    for (const e of events) {
+    // Kept as a store keeps them: the parse of their JSON text, which the link covers; every text
+    // made before anything is kept, so an event with no JSON text fails the append as a whole.
+    const texts = events.map((e, i) => {
+      const what = `${stream}@${existing.length + i}`;
+      return [storedJson(e.data === undefined ? null : e.data), storedJson(metadataToStore(e.metadata, what))] as const;
+    });
+    events.forEach((e, i) => {
       const revision = BigInt(existing.length);
-      const data = copy(e.data);
-      const metadata = metadataWithoutHash(copy(e.metadata)) as Record<string, unknown>;
-      previous = linkHash(previous, canonicalBody({ type: e.type, data, metadata, stream, revision }));
+      const [dataJson, metadataJson] = texts[i]!;
+      previous = linkHash(previous!, linkBody(e.type, dataJson, metadataJson, stream, revision));
       const recorded: RecordedEvent = {
         id: e.id,
         type: e.type,
         stream,
         revision,
         position: BigInt(all.length + 1),
-        data,
-        metadata: { ...metadata, [HASH_KEY]: previous },
+        data: JSON.parse(dataJson) as unknown,
+        metadata: { ...(JSON.parse(metadataJson) as Record<string, unknown>), [HASH_KEY]: previous },
         recordedAt,
       };
       existing.push(recorded);
       all.push(recorded);
       byId.set(e.id, recorded);
-    }
+    });
     streams.set(stream, existing);
     const last = existing[existing.length - 1]!;
     return { revision: last.revision, position: last.position };

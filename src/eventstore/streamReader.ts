@@ -46,7 +46,7 @@ export interface StoredFeedEvent extends StoredEvent {
 
 /**
  * A store that can hand out its events' stored text, in the order and pages of `readAll`: what a
- * verify of the hash chain hashes without parsing (the embedded store keeps canonical JSON).
+ * verify of the hash chain hashes without parsing (the embedded store keeps the text the link covers).
  */
 export interface StoredTextReader {
   /** The same options as `readAll` (src/eventstore/eventFeed.ts, which imports this file's types). */

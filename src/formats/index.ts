@@ -31,20 +31,27 @@ export const FORMAT_CODECS: Readonly<Record<FormatName, { codec: t.Mixed; fieldC
 
 export const JsonObject = named('JSON object', t.UnknownRecord);
 
+/** Each format's config fields, as a set (the table's order does not matter: the body's does). */
+const CONFIG_FIELDS: Readonly<Record<FormatName, ReadonlySet<string>>> = {
+  chat_completions: new Set(fieldsOf('chat_completions', 'config')),
+  messages: new Set(fieldsOf('messages', 'config')),
+  responses: new Set(fieldsOf('responses', 'config')),
+};
+
 /**
  * Validates a request body of the given format and keeps what configures a model: the fields the
- * table marks 'config', as sent (not as the codec re-shapes them), and the system instruction.
- * A null field means "not set" and is left out of config.
+ * table marks 'config', as sent (not as the codec re-shapes them: the same values, keys in the
+ * body's order at every depth), and the system instruction. A null field means "not set" and is
+ * left out of config.
  */
 export const toDraft = (format: FormatName, body: unknown): E.Either<ValidationProblem[], PresetDraft> => {
   const object = JsonObject.decode(body);
   if (E.isLeft(object)) return E.left(formatErrors(object.left));
   const decoded = decoders[format](body);
   if (E.isLeft(decoded)) return E.left(formatErrors(decoded.left));
+  const fields = CONFIG_FIELDS[format];
   const config: Record<string, unknown> = {};
-  for (const field of fieldsOf(format, 'config')) {
-    const value = Object.prototype.hasOwnProperty.call(object.right, field) ? object.right[field] : undefined;
-    if (value !== undefined && value !== null) config[field] = value;
-  }
+  for (const [field, value] of Object.entries(object.right))
+    if (fields.has(field) && value !== undefined && value !== null) config[field] = value;
   return E.right({ config, systemPrompt: decoded.right });
 };

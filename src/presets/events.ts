@@ -23,8 +23,9 @@ const metadataOf = <V extends number>(schemaVersion: V) =>
   t.intersection([
     t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.literal(schemaVersion) }),
     // sourceFormat: on events made from an inference request body. keyId: the id of the API key
-    // that made the change (since the hash chain). hash: the event's hash chain link, set by the store.
-    t.partial({ sourceFormat: SourceFormat, keyId: t.string, hash: t.string }),
+    // that made the change (since the hash chain). hash: the event's hash chain link, and hashed:
+    // what the link covers ("as_stored": the event's text as stored), both set by the store.
+    t.partial({ sourceFormat: SourceFormat, keyId: t.string, hash: t.string, hashed: t.literal('as_stored') }),
   ]);
 /** Metadata as decoded: always at the current schema version, since decodeEvent upcasts first. */
 export const EventMetadata = metadataOf(CURRENT_SCHEMA_VERSION);

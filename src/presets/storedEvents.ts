@@ -11,8 +11,9 @@ import { decodeEvent, type StoredPresetEvent, type VersionData } from './events'
  * config's own members are not checked: its codec asks for an object and nothing more, and a span
  * that is not one is parsed the ordinary way. The document made from it (documentJson.ts) is the
  * same text the live projector writes, which parses the config and serializes it again: so the
- * config's text is kept only where serializing its parse gives that text back (canonical JSON, as
- * the embedded store keeps it, with no integer-like key: JavaScript puts those first).
+ * config's text is kept only where serializing its parse gives that text back: the text as the
+ * embedded store keeps it (JSON.stringify's), and the canonical text of events stored by 0.1.0
+ * when it has no integer-like key (JavaScript puts those first).
  */
 
 /** A JSON object kept as its text, not parsed: a version's config from the log on its way to a document. */

@@ -180,6 +180,36 @@ describe('a preset', () => {
     expect(await prompt.textContent()).toContain('  Answer in one paragraph.');
   });
 
+  it('shows a config with its keys as sent, and says when two versions differ only in their order', async () => {
+    const schema = (first: string, second: string) => ({
+      type: 'object',
+      properties: { [first]: { type: 'string' }, [second]: { type: 'string' } },
+      required: ['answer', 'reasoning'],
+    });
+    const body = (first: string, second: string) => ({
+      temperature: 0.2,
+      model: 'openai/gpt-4o',
+      response_format: { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema: schema(first, second) } },
+      messages: [],
+    });
+    for (const [first, second] of [
+      ['reasoning', 'answer'],
+      ['answer', 'reasoning'],
+    ])
+      expect((await svc.request('/api/v1/presets/ordered/chat/completions', { method: 'POST', json: body(first!, second!) })).status).toBe(
+        200,
+      );
+    await signedIn(page, svc, KEYS.writer);
+    await page.goto(`${svc.url}/#/presets/ordered/diff/1/2`);
+    const order = page.getByTestId('config-order');
+    await order.waitFor();
+    const [one, two] = await order.locator('pre').allTextContents();
+    expect(JSON.parse(one!)).toEqual(JSON.parse(JSON.stringify({ ...body('reasoning', 'answer'), messages: undefined })));
+    expect(one!.indexOf('"reasoning"')).toBeLessThan(one!.indexOf('"answer"'));
+    expect(two!.indexOf('"answer"')).toBeLessThan(two!.indexOf('"reasoning"'));
+    expect(one!.indexOf('"temperature"')).toBeLessThan(one!.indexOf('"model"'));
+  });
+
   it('designates version 1: the API then answers version 1, and the history says who did it', async () => {
     for (let n = 1; n <= 3; n++) await postVersion(svc, 'rolled-back', n);
     await signedIn(page, svc, KEYS.writer);

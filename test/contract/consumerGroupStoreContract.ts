@@ -46,6 +46,12 @@ export const consumerGroupStoreContract = (open: () => Promise<ConsumerGroupStor
     expect(all).toEqual(expect.arrayContaining([a, b, other]));
   });
 
+  it('keeps the filter’s fields in the order given', async () => {
+    const g = group(workspace, 'ordered', { filter: { slugPrefix: 'support-', types: ['PresetCreated'] } });
+    expect(await store.insert(g)).toBe(true);
+    expect(Object.keys((await store.get(workspace, 'ordered'))!.filter)).toEqual(['slugPrefix', 'types']);
+  });
+
   it('refuses a second group of the same name in a workspace', async () => {
     expect(await store.insert(group(workspace, 'g'))).toBe(true);
     expect(await store.insert(group(workspace, 'g', { leaseMs: 1000 }))).toBe(false);

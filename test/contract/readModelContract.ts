@@ -89,6 +89,26 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
     expect(await rm.getPresetJson(randomUUID(), 'alpha')).toBeNull();
   });
 
+  it('gives a config back with its keys in the order stored, at every depth, as a document and as JSON', async () => {
+    const id = randomUUID();
+    const config = {
+      temperature: 0.2,
+      model: 'm',
+      response_format: {
+        type: 'json_schema',
+        json_schema: { strict: true, name: 'x', schema: { type: 'object', properties: { reasoning: {}, answer: {} } } },
+      },
+      provider: { sort: 'price', order: ['b', 'a'] },
+    };
+    const v1 = { ...version(id, 1, '2026-01-01T00:00:00.000Z'), config };
+    await rm.apply(changesFor(record(workspace, 'ordered', id, v1, 0n)), { name: checkpointName(), position: 1n });
+    const text = JSON.stringify(config);
+    expect(JSON.stringify((await rm.getVersion(id, 1))!.config)).toBe(text);
+    expect(JSON.stringify((await rm.getPreset(workspace, 'ordered'))!.view.designated_version.config)).toBe(text);
+    const served = JSON.parse((await rm.getPresetJson(workspace, 'ordered'))!.json);
+    expect(JSON.stringify(served.designated_version.config)).toBe(text);
+  });
+
   it('keeps checkpoints as exact bigints beyond 2^53', async () => {
     const big = 2n ** 64n * 12345n + 2n ** 53n + 1n;
     await rm.apply([], { name: checkpointName(), position: big });

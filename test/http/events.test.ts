@@ -45,8 +45,9 @@ describe('GET /api/v1/presets/{slug}/events', () => {
         actorUserId: 'user-writer',
         sourceFormat,
         schemaVersion: CURRENT_SCHEMA_VERSION,
-        // The key that wrote it (first 12 hex of its SHA-256) and the event's chain link.
+        // The key that wrote it (first 12 hex of its SHA-256) and the event's chain link, over its text as stored.
         keyId: createHash('sha256').update(KEYS.writer).digest('hex').slice(0, 12),
+        hashed: 'as_stored',
         hash: expect.stringMatching(/^[0-9a-f]{64}$/),
       })),
     );

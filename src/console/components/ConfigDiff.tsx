@@ -2,6 +2,7 @@ import { create } from 'jsondiffpatch';
 import { format } from 'jsondiffpatch/formatters/html';
 import 'jsondiffpatch/formatters/styles/html.css';
 import { useMemo, useState } from 'preact/hooks';
+import { JsonBlock } from './JsonBlock';
 
 // Array items are compared by position, never shown as moved: the moved-item arrows of the HTML
 // formatter are drawn with inline styles, which the console's Content-Security-Policy forbids.
@@ -28,11 +29,24 @@ export const ConfigDiff = ({
     const delta = differ.diff(left, right);
     return delta === undefined ? undefined : format(delta, left);
   }, [left, right]);
+  // jsondiffpatch compares objects by key: configs whose keys are in another order have no delta,
+  // yet they are not the same config (a model generates structured output in its schema's order).
   if (html === undefined)
-    return (
+    return JSON.stringify(left) === JSON.stringify(right) ? (
       <p>
         The configs of {leftName} and {rightName} are the same.
       </p>
+    ) : (
+      <div data-testid="config-order">
+        <p>
+          The configs of {leftName} and {rightName} hold the same values with keys in another order, which a model may follow (structured
+          output comes in its schema&apos;s order):
+        </p>
+        <h3>{leftName}</h3>
+        <JsonBlock value={left} label={`The config of ${leftName}`} />
+        <h3>{rightName}</h3>
+        <JsonBlock value={right} label={`The config of ${rightName}`} />
+      </div>
     );
   return (
     <div>

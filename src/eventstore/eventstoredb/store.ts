@@ -38,7 +38,8 @@ import {
 import type { EventFeed, Subscription } from '../eventFeed';
 import { streamShare, type ReadStreamsOptions } from '../streamReader';
 import { decodePosition, encodePosition, knownPosition } from './position';
-import { GENESIS_HASH, HASH_KEY, canonicalBody, isJsonObject, linkHash, metadataWithoutHash, storedHash } from '../../audit/chain';
+import { GENESIS_HASH, HASH_KEY, isJsonObject, linkBody, linkHash, metadataToStore, storedHash } from '../../audit/chain';
+import { storedJson } from '../../audit/canonicalJson';
 
 /**
  * The event store on EventStoreDB (gRPC client 6.x). Revisions are EventStoreDB's own; positions
@@ -264,11 +265,15 @@ export const openEventStoreDbEventStore = (options: { url: string; logger?: Esdb
         previous = link;
       }
       const first = expected === 'no_stream' ? 0n : expected + 1n;
+      // The link covers the JSON text of data and metadata as stored: the client writes them with
+      // JSON.stringify, which gives that text back from its parse (keys in the order sent).
       const linked = events.map((e, i) => {
-        const metadata = metadataWithoutHash(JSON.parse(JSON.stringify(e.metadata))) as Record<string, unknown>;
-        const data = JSON.parse(JSON.stringify(e.data ?? null)) as JSONType;
-        previous = linkHash(previous, canonicalBody({ type: e.type, data, metadata, stream, revision: first + BigInt(i) }));
-        return jsonEvent({ id: e.id, type: e.type, data, metadata: { ...metadata, [HASH_KEY]: previous } });
+        const revision = first + BigInt(i);
+        const dataJson = storedJson(e.data ?? null);
+        const metadataJson = storedJson(metadataToStore(e.metadata, `${stream}@${revision}`));
+        previous = linkHash(previous, linkBody(e.type, dataJson, metadataJson, stream, revision));
+        const metadata = { ...(JSON.parse(metadataJson) as Record<string, JSONType>), [HASH_KEY]: previous };
+        return jsonEvent({ id: e.id, type: e.type, data: JSON.parse(dataJson) as JSONType, metadata });
       });
       const result = await client.appendToStream(stream, linked, { expectedRevision: toExpectedRevision(expected) });
       const position = knownPosition(result.position);

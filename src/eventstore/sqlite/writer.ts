@@ -3,15 +3,8 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from '../eventStore';
 import { openDatabase } from '../../sqlite/connection';
-import { canonicalJson } from '../../audit/canonicalJson';
-import {
-  GENESIS_HASH,
-  bodyOfCanonical,
-  linkHash,
-  metadataJsonWithHash,
-  metadataWithoutHash,
-  requireObjectMetadata,
-} from '../../audit/chain';
+import { storedJson } from '../../audit/canonicalJson';
+import { GENESIS_HASH, linkBody, linkHash, metadataJsonWithHash, metadataToStore } from '../../audit/chain';
 import { CHAIN_SCHEMA, HEAD_LINK_SQL } from './chain';
 
 /**
@@ -59,12 +52,12 @@ export const MIGRATIONS = [
 
 /**
  * An event as the writer stores it: serialized by the caller, so crossing to the thread copies
- * strings, not object trees. Data and metadata are canonical JSON (RFC 8785), metadata without the
- * chain's hash; the writer puts the body the hash covers (src/audit/chain.ts bodyOfCanonical)
- * together from them for the revision the event gets, so the thread that serves HTTP copies each
- * text once, not a second time inside the body. Canonical text costs one canonicalization per
- * event, which the link needs anyway, and lets a verify hash what it reads without canonicalizing
- * again (chain.ts quickBody).
+ * strings, not object trees. Data and metadata are their JSON text as sent (keys in their order:
+ * what a client stored comes back as it sent it), metadata without the chain's hash and saying
+ * that the link covers this text (chain.ts metadataToStore); the writer puts the body the hash
+ * covers (chain.ts linkBody) together from them for the revision the event gets, so the thread
+ * that serves HTTP copies each text once, not a second time inside the body, and a verify hashes
+ * what it reads as it is.
  */
 export interface SerializedEvent {
   id: string;
@@ -77,11 +70,12 @@ export interface AppendRequest {
   events: SerializedEvent[];
   expected: ExpectedRevision;
 }
-export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => {
-  const unlinked = canonicalJson(metadataWithoutHash(requireObjectMetadata(metadata, `${stream}@${revision}`)));
-  const json = canonicalJson(data === undefined ? null : data);
-  return { id, type, data: json, metadata: unlinked };
-};
+export const serializeEvent = ({ id, type, data, metadata }: NewEvent, stream: StreamName, revision: bigint): SerializedEvent => ({
+  id,
+  type,
+  data: storedJson(data === undefined ? null : data),
+  metadata: storedJson(metadataToStore(metadata, `${stream}@${revision}`)),
+});
 export type AppendOutcome =
   { ok: true; revision: bigint; position: bigint } | { ok: false; expected: ExpectedRevision; actual: bigint | 'no_stream' };
 /** Either every append of the batch has an outcome, or the transaction failed as a whole (a storage fault). */
@@ -153,7 +147,7 @@ export const createBatchWriter = (db: Database.Database) => {
     const now = new Date().toISOString();
     for (const e of a.events) {
       revision += 1n;
-      previous = linkHash(previous, bodyOfCanonical(e.type, e.data, e.metadata, a.stream, revision));
+      previous = linkHash(previous, linkBody(e.type, e.data, e.metadata, a.stream, revision));
       const metadata = metadataJsonWithHash(e.metadata, previous);
       position = BigInt(q.insert.run(e.id, a.stream, revision, e.type, e.data, metadata, now).lastInsertRowid);
     }

@@ -18,7 +18,7 @@ import {
   type FetchAnswer,
 } from '../../consumerGroups/codecs';
 import type { Ack, ConsumerGroups, Refused, Start } from '../../consumerGroups/consumerGroups';
-import type { ConsumerGroup } from '../../consumerGroups/group';
+import { filterFromJson, type ConsumerGroup } from '../../consumerGroups/group';
 import { formatErrors } from '../../validation';
 import { ApiError, badRequest } from '../errors';
 import { fetchAnswer, fetchAnswerHead } from '../fetchAnswer';
@@ -100,7 +100,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
       b.start === undefined || b.start === 'beginning' || b.start === 'now' ? b.start : { after: BigInt(b.start) };
     const { group, created } = unwrap(
       await groups.define(ctx.state.workspaceId, n, {
-        filter: { types: b.filter?.types ?? null, slugPrefix: b.filter?.slug_prefix ?? null },
+        filter: filterFromJson(b.filter),
         start,
         leaseMs: b.lease_ms,
       }),

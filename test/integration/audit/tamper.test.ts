@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalize } from 'json-canonicalize';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,7 +245,7 @@ it('still verifies a checkpoint re-written with other whitespace: its heads deco
   expect(await verify()).toMatchObject({ ok: true, checkpoints: 2 });
 });
 
-it('still verifies data re-written with other whitespace, as the chain covers values (stored text checked first, then parsed)', async () => {
+it('still verifies data re-written with other whitespace, as the chain covers its JSON, not its spacing (stored text checked first, then parsed)', async () => {
   const { position, data } = row(BOT, 2);
   tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify(JSON.parse(data), null, 2), position));
   expect(await verify()).toMatchObject({ ok: true });
@@ -273,4 +274,35 @@ it('names an event whose text was moved across the boundary of its data and meta
     db.prepare('UPDATE events SET data = ?, metadata = ? WHERE position = ?').run(moved.data, moved.metadata, stored.position),
   );
   expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream, revision: 0 });
+});
+
+it('names an event whose keys were put in another order, every value the same, even in the sorted order older links covered', async () => {
+  const stream = presetStreamName(A, 'ordered');
+  const store = openSqliteEventStore({ file, writerThread: false });
+  const data = { schema: { type: 'object', properties: { reasoning: { type: 'string' }, answer: { type: 'string' } } }, name: 'x' };
+  await store.append(stream, [{ id: randomUUID(), type: 'Noted', data, metadata: { requestId: 'r' } }], 'no_stream');
+  await store.close();
+  expect(await verify()).toMatchObject({ ok: true });
+  const { position } = row(stream, 0);
+  tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(canonicalize(data), position));
+  expect((await verify()).fault).toMatchObject({ kind: 'hash_mismatch', stream, revision: 0, position: String(position) });
+});
+
+it('verifies an event as presets 0.1.0 stored it: keys sorted, linked over RFC 8785, no `hashed`, integer-like keys too', async () => {
+  // Written here as that release's writer did, from the formula in docs/events.md, not the service's code.
+  const stream = presetStreamName(A, 'older');
+  const data = { config: { logit_bias: { '10': 1, '9': -1 }, temperature: 0.5, model: 'm' }, systemPrompt: 'Be brief.' };
+  const metadata = { requestId: 'r', actorUserId: 'u', schemaVersion: 2 };
+  const body = canonicalize({ type: 'Noted', data, metadata, stream, revision: '0' });
+  const hash = createHash('sha256').update(Buffer.alloc(32)).update(body).digest('hex');
+  tamper((db) =>
+    db
+      .prepare('INSERT INTO events (id, stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, 0, ?, ?, ?, ?)')
+      .run(randomUUID(), stream, 'Noted', canonicalize(data), canonicalize({ ...metadata, hash }), new Date().toISOString()),
+  );
+  expect(await verify()).toMatchObject({ ok: true });
+  // Its stored text changed, values the same: the RFC 8785 form still links (what it was linked over).
+  const { position, data: stored } = row(stream, 0);
+  tamper((db) => db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify(JSON.parse(stored)), position));
+  expect(await verify()).toMatchObject({ ok: true });
 });

@@ -67,14 +67,14 @@ describe('group commit (embedded store)', () => {
     expect(writer.mostOpen()).toBe(1);
   });
 
-  it('sends the events as canonical JSON, each with the revision it will have', async () => {
+  it('sends the events as their JSON text, keys in the order given, each with the revision it will have', async () => {
     const writer = fakeWriter();
     const commits = groupCommit(writer.write);
     void commits.append('s', [event({ z: 1, a: [true, null] }), event({ b: 'x' })], 4n);
     await turn();
     const [append] = writer.calls[0]!.batch;
     expect(append!.expected).toBe(4n);
-    expect(append!.events.map((e) => e.data)).toEqual(['{"a":[true,null],"z":1}', '{"b":"x"}']);
+    expect(append!.events.map((e) => e.data)).toEqual(['{"z":1,"a":[true,null]}', '{"b":"x"}']);
   });
 
   it("answers each append with its own outcome: a lost race is that append's ConcurrencyConflict only", async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
-import { canonicalJson } from '../../../src/audit/canonicalJson';
+import { canonicalJson, storedJson } from '../../../src/audit/canonicalJson';
 
 /**
  * The hash chain, the checkpoints and the signed exports hash canonical JSON (RFC 8785); links
@@ -82,5 +82,32 @@ describe('canonicalJson', () => {
       undefined,
     ])
       expect(() => canonicalJson(value)).toThrow();
+  });
+});
+
+/**
+ * The stores keep data and metadata as storedJson's text, and the chain links that text; a verify
+ * of a parsed event rebuilds it with JSON.stringify. The two must agree for every JSON value, and
+ * storedJson must refuse what JSON cannot hold, as canonicalJson does.
+ */
+describe('storedJson', () => {
+  it('writes what JSON.stringify writes, keys in their order, and its parse serializes back to it (any JSON value)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }), (value) => {
+        const text = storedJson(value);
+        expect(text).toBe(JSON.stringify(value));
+        expect(JSON.stringify(JSON.parse(text))).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(storedJson({ z: 1, a: { '10': 0, '9': 1, __proto__x: 2 } })).toBe('{"z":1,"a":{"9":1,"10":0,"__proto__x":2}}');
+    expect(storedJson(JSON.parse('{"b":1,"__proto__":{"x":1}}'))).toBe('{"b":1,"__proto__":{"x":1}}');
+  });
+
+  it('refuses NaN, infinities, a BigInt, a function, a symbol and a cycle', () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const value of [{ n: Number.NaN }, [Infinity], { b: 1n }, { f: () => 1 }, { s: Symbol('x') }, cycle])
+      expect(() => storedJson(value)).toThrow();
   });
 });

@@ -3,18 +3,20 @@ import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
 import {
   GENESIS_HASH,
-  bodyOfCanonical,
   canonicalBody,
+  linkBody,
   linkHash,
   linksTo,
   metadataJsonWithHash,
-  quickBody,
+  metadataToStore,
   splitStoredMetadata,
+  storedBody,
 } from '../../../src/audit/chain';
+import { storedJson } from '../../../src/audit/canonicalJson';
 
 /**
- * The chain's pure parts against the formula written from the issue with the RFC 8785 library and
- * node:crypto, and the quick path verify takes (quickBody) against the canonical one, over any JSON.
+ * The chain's pure parts against the formula written out here with node:crypto (and, for events
+ * appended before `hashed`, the RFC 8785 library), over any JSON.
  */
 const link = (previous: string, body: string) => createHash('sha256').update(Buffer.from(previous, 'hex')).update(body).digest('hex');
 const event = (data: unknown, metadata: Record<string, unknown> = { requestId: 'r' }) => ({
@@ -26,6 +28,20 @@ const event = (data: unknown, metadata: Record<string, unknown> = { requestId: '
 });
 
 describe('the chain', () => {
+  it('hashes the text as stored, keys in the order sent, of an event that says so (`"hashed":"as_stored"`)', () => {
+    const metadata = metadataToStore({ requestId: 'r', hash: 'f'.repeat(64), actorUserId: 'u' }, 'e');
+    expect(Object.keys(metadata)).toEqual(['requestId', 'actorUserId', 'hashed']); // no hash; the marker last
+    const e = event({ b: [1, 2.5, 'é'], a: { z: null, y: 'ü' } }, metadata);
+    const body =
+      '{"data":{"b":[1,2.5,"é"],"a":{"z":null,"y":"ü"}},"metadata":{"requestId":"r","actorUserId":"u","hashed":"as_stored"},' +
+      '"revision":"3","stream":"preset-x-y","type":"PresetVersionAdded"}';
+    expect(storedBody(e)).toBe(body);
+    expect(linksTo(GENESIS_HASH, e, link(GENESIS_HASH, body))).toBe(true);
+    // The same values in another order (here the sorted one, which an older event's link covers) do not link.
+    const sorted = event({ a: { y: 'ü', z: null }, b: [1, 2.5, 'é'] }, metadata);
+    expect(linksTo(GENESIS_HASH, sorted, link(GENESIS_HASH, body))).toBe(false);
+  });
+
   it('hashes the RFC 8785 JSON of type, data, metadata without its hash, stream and the revision as a string', () => {
     const e = event({ b: [1, 2.5, 'é'], a: null }, { requestId: 'r', hash: 'f'.repeat(64), actorUserId: 'u' });
     const body =
@@ -55,10 +71,30 @@ describe('the chain', () => {
     expect(metadataJsonWithHash('{}', 'a'.repeat(64))).toBe(`{"hash":"${'a'.repeat(64)}"}`);
     const stored = JSON.parse(metadataJsonWithHash('{"actorUserId":"u","requestId":"r"}', 'a'.repeat(64)));
     expect(stored).toEqual({ actorUserId: 'u', requestId: 'r', hash: 'a'.repeat(64) });
-    expect(quickBody(event({}, stored))).toBe(canonicalBody(event({}, stored)));
+    expect(storedBody(event({}, stored))).toBe(canonicalBody(event({}, stored)));
   });
 
-  it('verifies any JSON stored as canonical text, by the quick path or by the canonical one (property)', () => {
+  it('verifies any JSON stored as its text, and refuses it with the keys of one object in another order (property)', () => {
+    const key = fc.string().filter((k) => !/^(0|[1-9]\d*)$/.test(k)); // integer-like keys: JavaScript orders those
+    const object = fc.dictionary(key, fc.jsonValue(), { minKeys: 2 }).filter((o) => new Set(Object.keys(o)).size >= 2);
+    fc.assert(
+      fc.property(object, fc.dictionary(fc.string(), fc.jsonValue()), (data, sent) => {
+        const [dataJson, metadataJson] = [storedJson(data), storedJson(metadataToStore(sent, 'e'))];
+        const e = event(data, JSON.parse(metadataJson));
+        const hash = link(GENESIS_HASH, linkBody(e.type, dataJson, metadataJson, e.stream, e.revision));
+        // What a store that parses gives back (EventStoreDB, memory, an export): the same text again.
+        const read = event(JSON.parse(dataJson), { ...JSON.parse(metadataJson), hash });
+        expect(linksTo(GENESIS_HASH, read, hash)).toBe(true);
+        const reversed = Object.fromEntries(Object.entries(data).reverse());
+        expect(linksTo(GENESIS_HASH, { ...read, data: reversed }, hash)).toBe(false);
+        const sorted = JSON.parse(canonicalize(data));
+        if (JSON.stringify(sorted) !== dataJson) expect(linksTo(GENESIS_HASH, { ...read, data: sorted }, hash)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('verifies any JSON an older release stored as canonical text, by its text or by the canonical form (property)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.dictionary(fc.string(), fc.jsonValue()), (data, metadata) => {
         // What the embedded store keeps (canonical text) and what verify reads back (parsed).
@@ -72,11 +108,11 @@ describe('the chain', () => {
     );
   });
 
-  it('takes the quick path for objects without integer-like keys, which keep their order through JSON.parse', () => {
+  it("reads an older event's canonical text back as that text, but for integer-like keys, which JavaScript puts first", () => {
     const data = JSON.parse(canonicalize({ z: 1, a: { y: [true, { c: 'x', b: -0.5 }] } }));
-    expect(quickBody(event(data))).toBe(canonicalBody(event(data)));
+    expect(storedBody(event(data))).toBe(canonicalBody(event(data)));
     const numeric = JSON.parse(canonicalize({ '10': 'a', '9': 'b' }));
-    expect(quickBody(event(numeric))).not.toBe(canonicalBody(event(numeric))); // the fallback's reason to be
+    expect(storedBody(event(numeric))).not.toBe(canonicalBody(event(numeric))); // the canonical form's reason to be
   });
 
   it('splits stored metadata into the text the link covers and the link, for any metadata object (property)', () => {
@@ -88,7 +124,7 @@ describe('the chain', () => {
         expect(splitStoredMetadata(stored)).toEqual({ unlinked, hash });
         // The stored text's body is the one the formula hashes, written with the RFC 8785 library.
         const e = event(data, metadata);
-        expect(bodyOfCanonical(e.type, canonicalize(data), unlinked, e.stream, e.revision)).toBe(canonicalBody(e));
+        expect(linkBody(e.type, canonicalize(data), unlinked, e.stream, e.revision)).toBe(canonicalBody(e));
       }),
       { numRuns: 300 },
     );

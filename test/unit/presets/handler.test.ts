@@ -43,6 +43,7 @@ describe('the add-version command handler', () => {
       actorUserId: 'u2',
       sourceFormat: 'responses',
       schemaVersion: 2,
+      hashed: 'as_stored',
       hash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(events[1]!.event).toMatchObject({ data: { version: { number: 2 } } });
