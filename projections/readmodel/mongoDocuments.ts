@@ -20,19 +20,22 @@ export interface CheckpointDocument {
  * Replace the preset when the stored one reflects a lower revision, or insert it. When the stored
  * one is as new or newer the filter matches nothing, the upsert tries to insert, and the unique
  * index on { workspace_id, slug } refuses it with E11000: "already applied" (see isOnlyDuplicateKey).
+ * A whole replacement, not a `$set`: a config is stored as sent, and MongoDB takes field names
+ * that start with `$` (a JSON schema's `$defs`, `$ref`) nested in an inserted or replacing
+ * document, where an update operator refuses them.
  */
 export const presetUpsert = ({ view, revision }: PresetRecord) => ({
   filter: { workspace_id: view.workspace_id, slug: view.slug, revision: { $lt: revision } },
-  update: { $set: { ...view, revision } },
+  replacement: { ...view, revision },
   upsert: true as const,
 });
 
-/** Insert the version if absent; an existing one is never changed. */
-export const versionInsert = (view: VersionView) => ({
-  filter: { preset_id: view.preset_id, version: view.version },
-  update: { $setOnInsert: view },
-  upsert: true as const,
-});
+/**
+ * Insert the version; an existing one is never changed: the unique index on { preset_id, version }
+ * refuses the insert with E11000, "already applied". A copy, as the driver adds its `_id` to what
+ * it inserts.
+ */
+export const versionInsert = (view: VersionView) => ({ document: { ...view } });
 
 export const checkpointUpdate = ({ name, position }: Checkpoint) => ({
   filter: { _id: name },

@@ -92,8 +92,8 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
         const versionOps: AnyBulkWriteOperation<Document>[] = [];
         // Documents are stored as objects: a config a projector kept as its stored text is parsed here.
         for (const change of changes.map(plainChange)) {
-          if (change.kind === 'putPreset') presetOps.push({ updateOne: presetUpsert(change.record) });
-          else versionOps.push({ updateOne: versionInsert(change.version) });
+          if (change.kind === 'putPreset') presetOps.push({ replaceOne: presetUpsert(change.record) });
+          else versionOps.push({ insertOne: versionInsert(change.version) });
         }
         // Versions first: a reader never finds a preset whose designated version is not stored yet.
         await bulkIdempotent(versions, versionOps);

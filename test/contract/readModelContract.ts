@@ -96,7 +96,17 @@ export const readModelContract = (open: () => Promise<ReadModelFixture>) => {
       model: 'm',
       response_format: {
         type: 'json_schema',
-        json_schema: { strict: true, name: 'x', schema: { type: 'object', properties: { reasoning: {}, answer: {} } } },
+        json_schema: {
+          strict: true,
+          name: 'x',
+          // Names a JSON schema may hold that a document store treats apart: `$`-prefixed, dotted.
+          schema: {
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            type: 'object',
+            properties: { reasoning: { $ref: '#/$defs/r' }, answer: {}, 'a.b': {} },
+            $defs: { r: { type: 'string' } },
+          },
+        },
       },
       provider: { sort: 'price', order: ['b', 'a'] },
     };

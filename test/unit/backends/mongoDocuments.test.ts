@@ -58,20 +58,18 @@ describe('MongoDB read model documents', () => {
     expect(['aXb*(c)', 'a.bbb(c)', 'a.b*c'].some((s) => regex.test(s))).toBe(false);
   });
 
-  it('replaces a preset only over a lower revision, upserting, and stores the revision with the view', () => {
+  it('replaces a preset whole (no update operator: a config may hold $-prefixed names) only over a lower revision, upserting', () => {
     expect(presetUpsert({ view: preset, revision: 3n })).toEqual({
       filter: { workspace_id: 'w-1', slug: 'alpha', revision: { $lt: 3n } },
-      update: { $set: { ...preset, revision: 3n } },
+      replacement: { ...preset, revision: 3n },
       upsert: true,
     });
   });
 
-  it('inserts a version only when absent', () => {
-    expect(versionInsert(version)).toEqual({
-      filter: { preset_id: 'p-1', version: 2 },
-      update: { $setOnInsert: version },
-      upsert: true,
-    });
+  it('inserts a version as a copy (the driver adds its _id to what it inserts)', () => {
+    const insert = versionInsert(version);
+    expect(insert).toEqual({ document: version });
+    expect(insert.document).not.toBe(version);
   });
 
   it('keeps the checkpoint as a decimal string, exact beyond int64', () => {
