@@ -198,7 +198,7 @@ export const openSqliteReadModel = (options: { file: string; bulkLoad?: boolean 
   const applyAll = db.transaction(applyRowsNow);
   // A bulk load has no journal, so a commit makes nothing safer: it only writes the pages the
   // next write changes again (the tables' last pages, the B-trees' interior pages, the header).
-  // One transaction spans BULK_COMMIT_EVERY writes (docs/performance.md, "Where each goal stands").
+  // One transaction spans BULK_COMMIT_EVERY writes (docs/performance.md, "Rebuild and verify").
   let bulkWrites = 0;
   const applyBulk = (rows: SqliteRows, checkpoint?: Checkpoint) => {
     if (!db.inTransaction) db.exec('BEGIN');

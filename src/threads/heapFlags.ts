@@ -8,8 +8,8 @@ import { setFlagsFromString } from 'node:v8';
  * 60–70 MB before it was collected, which took the service's peak RSS past its 200 MB budget. 30 %
  * kept it lower still, but made a consumer group's drain ~15 % slower; at 100 % the drain's extra
  * full collections came from one object literal V8 had pretenured (src/eventstore/sqlite/feedEvent.ts),
- * not from the flag's figure. The measurements behind it are in docs/performance.md ("The HTTP
- * thread's old generation", "The drain and V8's pretenuring").
+ * not from the flag's figure. The measurements behind it are in docs/performance.md ("Thread heaps
+ * and caches", "Consumer groups and metrics") and its git history.
  */
 export const HEAP_GROWING_PERCENT = 100;
 
@@ -29,8 +29,8 @@ export const heapGrowingFlag = (execArgv: readonly string[]): string | undefined
  * override every worker's own `resourceLimits` (THREAD_HEAPS). Set back to V8's "not given" once the
  * entry thread has its heap, they leave each worker to its own limits. `npm start` and the image give
  * `--max-semi-space-size=8` this way: the HTTP thread's young generation at half V8's default, so
- * that a burst of writes keeps the service under its memory budget (docs/performance.md, "The HTTP
- * thread's young generation").
+ * that a burst of writes keeps the service under its memory budget (docs/performance.md, "Thread
+ * heaps and caches").
  */
 export const ENTRY_THREAD_ONLY = ['--max-semi-space-size=0', '--max-old-space-size=0'] as const;
 

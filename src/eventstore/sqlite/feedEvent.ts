@@ -7,7 +7,7 @@ import type { StoredFeedEvent } from '../eventFeed';
  * ("allocation-site pretenuring"). A page of a thousand events is all alive while it is made into
  * an answer, so a literal here was pretenured at the first page; every event after it then held
  * its row's strings across scavenges into the old generation too, and a consumer group's drain ran
- * 23–28 full collections where it needs 2 (docs/performance.md, "The drain and V8's pretenuring").
+ * 23–28 full collections where it needs 2 (docs/performance.md, "Consumer groups and metrics").
  * Objects made by `new` have no allocation site to be pretenured.
  */
 export class FeedEvent implements StoredFeedEvent {

@@ -38,7 +38,7 @@ const serialized = ({ stream, events, expected }: PendingAppend): AppendRequest 
  * one transaction and one fsync, each append still checked against its own expected revision.
  * One batch is with the writer at a time; appends that come meanwhile wait and form the next.
  * (Sending the next batch before the last one's answer was measured and gained nothing:
- * docs/performance.md, "A second batch in flight".)
+ * docs/performance.md, "Tried and not kept".)
  */
 export const groupCommit = (write: CommitBatch, { maxBatch = MAX_BATCH }: { maxBatch?: number } = {}) => {
   const pending: PendingAppend[] = [];
