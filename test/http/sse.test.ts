@@ -101,14 +101,15 @@ describe('GET /api/v1/events as text/event-stream', () => {
 });
 
 describe('shutdown with a consumer connected', () => {
-  it('ends the stream and stops promptly', async () => {
-    const other = await startTestService({ SHUTDOWN_TIMEOUT_MS: '5000' });
+  it('ends the stream and stops without waiting for the shutdown timeout', async () => {
+    const other = await startTestService({ SHUTDOWN_TIMEOUT_MS: '60000' });
     try {
       const client = await openSse(`${other.url}/api/v1/events`, auth());
       expect((await client.next())?.retry).toBe('1000');
       const started = Date.now();
       await other.stop();
-      expect(Date.now() - started).toBeLessThan(2000);
+      // An open stream does not hold the shutdown for its timeout (a minute here): half of it is room enough.
+      expect(Date.now() - started).toBeLessThan(30_000);
       expect(await client.next()).toBeNull(); // a clean end, not an error: the consumer reconnects
     } finally {
       removeDir(other.dataDir);

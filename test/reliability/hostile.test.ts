@@ -30,7 +30,6 @@ describe('nesting, size, numbers', () => {
 
   it('a 200,000-element array within the body limit is stored when valid, refused when not', async () => {
     const tools = Array.from({ length: 200_000 }, () => ({}));
-    const started = Date.now();
     const ok = await svc.request('/api/v1/presets/huge/chat/completions', { method: 'POST', json: chatBody({ tools }) });
     expect(ok.status).toBe(200);
     expect((await ok.json()).data.designated_version.config.tools).toHaveLength(200_000);
@@ -46,7 +45,6 @@ describe('nesting, size, numbers', () => {
       json: chatBody({ tools: Array(200_000).fill(1) }),
     });
     expect((await expect400(many)).metadata.errors[0]).toEqual({ path: '$.tools[0]', message: 'expected object, got number 1' });
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it.each([

@@ -26,7 +26,8 @@ describe('EventStoreDB event store with the server unreachable', () => {
     await new Promise((resolve) => setTimeout(resolve, 600));
     const started = Date.now();
     await sub.stop();
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Without waiting out its reconnection back-off (which keeps going while the server is down).
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(warnings.filter((w) => /resubscribing/.test(w)).length).toBeGreaterThanOrEqual(2);
     expect(onError).not.toHaveBeenCalled();
   });
