@@ -7,10 +7,11 @@ module.exports = {
   // so ts-jest only transpiles each file.
   transform: {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
-    // github-slugger (GitHub's heading anchors, for the docs' link check) ships ES modules only.
-    '/node_modules/github-slugger/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
+    // github-slugger (GitHub's heading anchors, for the docs' link check) and cookie (light-my-request's,
+    // for the in-process specifications) ship ES modules only.
+    '/node_modules/(github-slugger|cookie)/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!github-slugger/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(github-slugger|cookie)/)'],
   testTimeout: 30000,
   // Builds dist/ once for the suites that run the real service as a child process.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',

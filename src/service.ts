@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { ensureKeysFile } from './auth/devKey';
-import { loadKeyRing } from './auth/apiKeys';
+import { loadKeyRing, type KeyRing } from './auth/apiKeys';
 import {
   describeBackends,
   openConsumerGroupStore,
@@ -16,11 +16,14 @@ import {
   sqliteFiles,
 } from './backends';
 import { createConsumerGroups } from './consumerGroups/consumerGroups';
+import type { ConsumerGroupStore } from './consumerGroups/store';
 import { fetchAnswerHead } from './http/fetchAnswer';
 import { startUsageCounters } from './usage/counters';
 import type { UsageStore } from './usage/usageStore';
 import type { Config } from './config';
+import type Koa from 'koa';
 import { createApp } from './http/app';
+import type { AppContext, AppState } from './http/types';
 import { withPresetCache } from './http/presetCache';
 import { createProjectionWaiter } from './http/readYourWrites';
 import { createSseRegistry } from './http/sse';
@@ -47,7 +50,7 @@ import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/p
 import { presetAsOf, presetAt } from '../projections/presetAt';
 import { startCheckpointer, type Checkpointer } from './audit/checkpoint';
 import { chainState, UNSEALED_MESSAGE } from './audit/seal';
-import { loadSigningKey } from './audit/signing';
+import { loadSigningKey, type SigningKey } from './audit/signing';
 import { startProjectorThread } from '../projections/projectorThread';
 import type { ReadModel } from '../projections/readmodel/readModel';
 
@@ -71,12 +74,42 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** The stores a service runs on: opened from the configuration (startService), or in memory (tests' specifications). */
+export interface ServiceStores {
+  eventStore: EventStoreAdapter;
+  readModel: ReadModel;
+  webhooks: WebhookStore;
+  consumerGroups: ConsumerGroupStore;
+  usage: UsageStore;
+}
+
+/** What a composed service is before it listens: its Koa app and its parts, stopped together by `close`. */
+export interface ComposedService extends Omit<Service, 'url' | 'port' | 'metricsUrl' | 'close'> {
+  app: Koa<AppState, AppContext>;
+  /** An HTTP server of its own for /metrics (METRICS_PORT), when configured. */
+  metricsServer?: { port: number; close(): Promise<void> };
+  /** Ends open event streams and consumer groups' long polls: the first step of a shutdown. */
+  endStreams(): Promise<void>;
+  /** Stops every part and closes the stores, once requests in flight are done. */
+  close(): Promise<void>;
+}
+
+export interface CompositionOptions {
+  /** The keys file's keys (the API's are followed from the log). */
+  fileKeys: KeyRing;
+  signingKey: SigningKey;
+  /** Where the projector and the webhook deliverer run: threads of their own where the service uses threads, else here. */
+  startProjector?: (eventStore: EventStoreAdapter, readModel: ReadModel, logger: Logger) => Promise<Projector>;
+  startDeliverer?: (webhooks: WebhookStore, feed: EventFeed, onAttempt: DeliverySettings['onAttempt'], logger: Logger) => Promise<Deliverer>;
+  /** SQLite files to checkpoint on a thread of their own (none in memory). */
+  sqliteFiles?: string[];
+}
+
 export const startService = async (config: Config, logger: Logger, print: (line: string) => void = console.log): Promise<Service> => {
   await ensureWritableDataDir(config.dataDir, logger);
   await keepPrivate(sqliteFiles(config));
   const fileKeys = await loadKeyRing(await ensureKeysFile({ apiKeysFile: config.apiKeysFile, dataDir: config.dataDir, print }));
   logger.info({ ...describeBackends(config), keys: fileKeys.size }, 'opening stores');
-  const metrics = createMetrics();
   const eventStore = openEventStore(config, logger);
   // A log written before the hash chain is sealed once, by a command, before the service takes writes on it.
   if ((await chainState(eventStore)) === 'unsealed') {
@@ -84,24 +117,76 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     throw new Error(UNSEALED_MESSAGE);
   }
   const signingKey = await loadSigningKey(config.dataDir);
+  const stores: ServiceStores = {
+    eventStore,
+    readModel: await openReadModel(config),
+    webhooks: await openWebhookStore(config),
+    consumerGroups: await openConsumerGroupStore(config),
+    usage: await openUsageStore(config),
+  };
+  const service = await composeService(config, stores, logger, {
+    fileKeys,
+    signingKey,
+    sqliteFiles: sqliteFiles(config),
+    startProjector: (store, readModel, log) => startServiceProjector(config, store, readModel, log),
+    startDeliverer: (webhooks, feed, onAttempt, log) => startServiceDeliverer(config, webhooks, feed, onAttempt, log),
+  });
+  let inFlight = 0;
+  const handle = service.app.callback();
+  const server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = hostUrl(config.host, port);
+  const metricsUrl = `${service.metricsServer ? hostUrl(config.host, service.metricsServer.port) : url}/metrics`;
+  logger.info({ url, metrics: metricsUrl }, 'presets is listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= service
+      .endStreams()
+      .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
+      .then(() => service.close()));
+  const { app: _app, metricsServer: _metricsServer, endStreams: _endStreams, ...parts } = service;
+  return { ...parts, url, port, metricsUrl, close };
+};
+
+/**
+ * The service's parts on given stores, wired as they run in production: the live key ring, the
+ * projector, the shared tail, consumer groups, webhook delivery, audit checkpoints, usage counts,
+ * metrics and the Koa app. startService gives it the stores the configuration names and a port;
+ * the tests' specifications give it memory stores and drive `app.callback()` in process.
+ */
+export const composeService = async (
+  config: Config,
+  stores: ServiceStores,
+  logger: Logger,
+  options: CompositionOptions,
+): Promise<ComposedService> => {
+  const { eventStore, readModel, webhooks, consumerGroups: consumerGroupStore, usage } = stores;
+  const { fileKeys, signingKey } = options;
+  const metrics = createMetrics();
   // The keys file's keys and the API's, which this process follows through the feed from here on.
   const keyRing = createLiveKeyRing(fileKeys);
   const keysFollower = await followKeys(eventStore, keyRing, logger.child({ component: 'keys' }));
-  const readModel = await openReadModel(config);
-  const webhooks = await openWebhookStore(config);
-  const consumerGroupStore = await openConsumerGroupStore(config);
-  const usage = await openUsageStore(config);
   const usageLog = logger.child({ component: 'usage' });
   const usageCounters = startUsageCounters({
     store: usage,
     flushEveryMs: config.usageFlushMs,
     onError: (err) => usageLog.warn({ err }, 'usage flush failed; the counts are kept for the next one'),
   });
-  const files = sqliteFiles(config);
+  const files = options.sqliteFiles ?? [];
   const walCheckpointer =
     files.length > 0 ? await startWalCheckpointer({ files }, logger.child({ component: 'wal-checkpointer' })) : undefined;
+  const projectorLogger = logger.child({ component: 'projector' });
   const projector = config.projector
-    ? await startServiceProjector(config, eventStore, readModel, logger.child({ component: 'projector' }))
+    ? await (options.startProjector ?? inlineProjector)(eventStore, readModel, projectorLogger)
     : undefined;
   // One reader of the log for every live subscriber of this process (event streams, webhook loops):
   // the cost of a new event does not grow with them, and an idle one costs nothing.
@@ -110,11 +195,12 @@ export const startService = async (config: Config, logger: Logger, print: (line:
   const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed, prepare: fetchAnswerHead });
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   const webhookLogger = logger.child({ component: 'webhooks' });
+  const startDelivering = options.startDeliverer ?? inlineDeliverer(config);
   // No delivery thread until some webhook is active (src/webhooks/onDemand.ts).
   const deliverer = config.webhooks
     ? await delivererOnDemand({
         store: webhooks,
-        start: () => startServiceDeliverer(config, webhooks, feed, countDeliveryAttempts(metrics), webhookLogger),
+        start: () => startDelivering(webhooks, feed, countDeliveryAttempts(metrics), webhookLogger),
         logger: webhookLogger,
       })
     : undefined;
@@ -202,46 +288,46 @@ export const startService = async (config: Config, logger: Logger, print: (line:
     usage,
     usageCounters,
   });
-  let inFlight = 0;
-  const handle = app.callback();
-  const server = createServer((req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
-    void handle(req, res);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = hostUrl(config.host, port);
-  const metricsUrl = `${metricsServer ? hostUrl(config.host, metricsServer.port) : url}/metrics`;
-  logger.info({ url, metrics: metricsUrl }, 'presets is listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
-    (closing ??= sse
-      .closeAll()
-      .then(() => consumerGroups.close())
-      .then(() => shutdown(server, () => inFlight, config.shutdownTimeoutMs, logger))
-      .then(async () => {
-        await metricsServer?.close();
-        await deliverer?.stop();
-        await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
-        await keysFollower.stop();
-        await feed.close();
-        await checkpointer.stop();
-        await walCheckpointer?.stop();
-        await projector?.stop();
-        await eventStore.close();
-        await readModel.close();
-        await webhooks.close();
-        await consumerGroupStore.close();
-        await usage.close();
-        logger.info('stopped');
-      }));
-  return { url, port, eventStore, readModel, webhooks, usage, deliverer, projector, metrics, metricsUrl, checkpointer, close };
+    (closing ??= (async () => {
+      await metricsServer?.close();
+      await deliverer?.stop();
+      await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
+      await keysFollower.stop();
+      await feed.close();
+      await checkpointer.stop();
+      await walCheckpointer?.stop();
+      await projector?.stop();
+      await eventStore.close();
+      await readModel.close();
+      await webhooks.close();
+      await consumerGroupStore.close();
+      await usage.close();
+      logger.info('stopped');
+    })());
+  return {
+    app,
+    metricsServer,
+    eventStore,
+    readModel,
+    webhooks,
+    usage,
+    deliverer,
+    projector,
+    metrics,
+    checkpointer,
+    endStreams: () => sse.closeAll().then(() => consumerGroups.close()),
+    close,
+  };
 };
+
+const inlineProjector = async (eventStore: EventStoreAdapter, readModel: ReadModel, logger: Logger) =>
+  startProjector({ feed: eventStore, readModel, logger });
+const inlineDeliverer =
+  (config: Config) => async (store: WebhookStore, feed: EventFeed, onAttempt: DeliverySettings['onAttempt'], logger: Logger) =>
+    startDeliverer({ store, feed, logger, settings: { ...deliverySettingsOf(config), onAttempt } });
 
 const hostUrl = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
@@ -259,7 +345,7 @@ const startServiceProjector = async (
   logger: Logger,
 ): Promise<Projector> => {
   const entry = threadEntry(join(__dirname, 'workers'), 'projector');
-  if (!entry) return startProjector({ feed: eventStore, readModel, logger });
+  if (!entry) return inlineProjector(eventStore, readModel, logger);
   const projector = await startProjectorThread({ entry, data: { config }, logger });
   logger.info('projector runs in a thread of its own');
   return projector;
@@ -283,12 +369,7 @@ const startServiceDeliverer = async (
     logger.info('webhook delivery runs in a thread of its own');
     return deliverer;
   }
-  return startDeliverer({
-    store,
-    feed,
-    logger,
-    settings: { ...deliverySettingsOf(config), onAttempt },
-  });
+  return inlineDeliverer(config)(store, feed, onAttempt, logger);
 };
 
 const shutdown = async (server: Server, inFlight: () => number, timeoutMs: number, logger: Logger) => {

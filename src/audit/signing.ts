@@ -34,6 +34,9 @@ const fromPrivateKey = (privateKey: KeyObject): SigningKey => {
   };
 };
 
+/** A new key, kept in memory only (a service composed on memory stores: tests' specifications). */
+export const createSigningKey = (): SigningKey => fromPrivateKey(generateKeyPairSync('ed25519').privateKey);
+
 /** Reads the key beside the data, or makes it when there is none (never replacing one). */
 export const loadSigningKey = async (dataDir: string, { create = true } = {}): Promise<SigningKey> => {
   const file = join(dataDir, SIGNING_KEY_FILE);

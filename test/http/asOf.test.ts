@@ -1,4 +1,5 @@
-import { chatBody, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody } from '../support/service';
 
 /**
  * `as_of`: a preset as it stood at a moment, folded from its events — the reads
@@ -6,7 +7,7 @@ import { chatBody, useTestService } from '../support/service';
  * ways of naming a preset. A preset, versions, a label move and a rollback, each at a known time,
  * read back at instants between them.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** An instant strictly after the last write and strictly before the next one. */
 const instant = async () => {

@@ -1,11 +1,11 @@
-import { useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
 import { validRequest } from '../support/reference';
 
 /**
  * Issue 13, as a new user tried it: bodies OpenRouter's reference accepts were refused or lost
  * fields. Each is checked against the reference too, so these are the reference's bodies.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const post = (path: string, json: Record<string, unknown>) => svc.request(`/api/v1/presets/${path}`, { method: 'POST', json });
 const configOf = async (res: Response) => {

@@ -1,7 +1,8 @@
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /** The real service serves the real console build (dist/console/, built by the jest global setup). */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 describe('GET / (the web console)', () => {
   it('answers the page without a key, with its CSP, and every file it names from this origin', async () => {

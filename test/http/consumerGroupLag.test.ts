@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LAG_CAP } from '../../src/consumerGroups/codecs';
 import { createPresetCommandHandler } from '../../src/presets/handler';
-import { KEYS, useTestService, WORKSPACE_A } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS, WORKSPACE_A } from '../support/service';
 import { scrape } from '../support/prometheus';
 
 /**
@@ -11,7 +12,7 @@ import { scrape } from '../support/prometheus';
  */
 jest.setTimeout(120_000);
 
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const put = (name: string, json: unknown = {}) => svc.request(`/api/v1/consumer-groups/${name}`, { method: 'PUT', json, key: KEYS.writer });
 const group = async (name: string) =>
@@ -49,7 +50,7 @@ it('counts a lag up to the cap and says when it is capped; a filter counts what 
   expect((await put('created-only', { start: 'beginning', filter: { types: ['PresetCreated'] } })).status).toBe(201);
   expect(await group('created-only')).toMatchObject({ lag: presets, lag_capped: false });
 
-  const metrics = await scrape(svc.metricsUrl);
+  const metrics = await scrape(`${svc.url}/metrics`, undefined, svc.fetch);
   expect(metrics.value('presets_consumer_group_max_lag_events')).toBe(LAG_CAP);
   expect(metrics.value('presets_consumer_group_lag_events')).toBe(LAG_CAP + presets);
 });

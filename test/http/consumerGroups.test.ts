@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { presetStreamName } from '../../src/presets/streamName';
-import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 
 /**
  * Consumer groups over HTTP: server-side positions, leased batches, at-least-once and in order.
@@ -9,7 +10,7 @@ import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service'
  */
 jest.setTimeout(60_000);
 
-const svc = useTestService();
+const svc = useApiSpecification();
 
 interface Event {
   id: string;

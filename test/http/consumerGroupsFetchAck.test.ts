@@ -1,4 +1,5 @@
-import { chatBody, KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS } from '../support/service';
 
 /**
  * A fetch that acknowledges the batch before it (`"ack"`, as the ack's body): one request and one
@@ -8,7 +9,7 @@ import { chatBody, KEYS, useTestService } from '../support/service';
  */
 jest.setTimeout(60_000);
 
-const svc = useTestService();
+const svc = useApiSpecification();
 
 interface Event {
   id: string;

@@ -1,9 +1,10 @@
 import { ConcurrencyConflict, type EventStore } from '../../src/eventstore/eventStore';
 import { createPresetCommandHandler, PreconditionFailed, type PresetCommandRequest } from '../../src/presets/handler';
 import { presetStreamName } from '../../src/presets/streamName';
-import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_A } from '../support/service';
+import { startApiSpecification, useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const post = (slug: string, prompt = 'p', headers: Record<string, string> = {}) =>
   svc.request(`/api/v1/presets/${slug}/chat/completions`, {
@@ -135,7 +136,7 @@ describe('conflicts: If-Match failures are 412, lost races 409', () => {
 
 describe('when the read model lags', () => {
   it('answers 202 pending with the preset to poll, and the write is stored', async () => {
-    const lagging = await startTestService({ PROJECTOR: 'off', READ_YOUR_WRITES_TIMEOUT_MS: '50' });
+    const lagging = await startApiSpecification({ PROJECTOR: 'off', READ_YOUR_WRITES_TIMEOUT_MS: '50' });
     try {
       for (const p of ['a', 'b'])
         await lagging.request('/api/v1/presets/slow/chat/completions', {
@@ -149,8 +150,7 @@ describe('when the read model lags', () => {
       const types = (await lagging.eventStore.read(presetStreamName(WORKSPACE_A, 'slow'))).map((e) => e.type);
       expect(types).toEqual(['PresetCreated', 'PresetVersionAdded', 'PresetVersionDesignated']);
     } finally {
-      await lagging.stop();
-      removeDir(lagging.dataDir);
+      await lagging.close();
     }
   });
 });

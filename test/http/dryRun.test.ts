@@ -1,10 +1,11 @@
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * `?dry_run=true` on the three create-or-version routes answers what the POST would store as the
  * version's config and system prompt, and stores nothing.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const FORMATS = [
   {

@@ -1,7 +1,8 @@
-import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 import { presetStreamName } from '../../src/presets/streamName';
 
-const svc = useTestService({ BODY_LIMIT_BYTES: '4096' });
+const svc = useApiSpecification({ BODY_LIMIT_BYTES: '4096' });
 
 /** Every error answers in the envelope, with nothing internal in it. */
 const expectError = async (res: Response, status: number) => {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { chatBody, KEYS, useTestService, WORKSPACE_A, WORKSPACE_B } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS, WORKSPACE_A, WORKSPACE_B } from '../support/service';
 import { CURRENT_SCHEMA_VERSION } from '../../src/presets/events';
 import { presetStreamName, workspaceStreamPrefix } from '../../src/presets/streamName';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const svc = useTestService();
+const svc = useApiSpecification();
 
 type Format = 'chat/completions' | 'messages' | 'responses';
 const BODIES: Record<Format, unknown> = {

@@ -8,7 +8,7 @@ import { part8Problems, withinPart8 } from '../support/part8';
 import Ajv2020 from 'ajv/dist/2020';
 import { openApiDocument } from '../../src/http/openapi';
 import { REFERENCE_FILE, REQUEST_SCHEMA, validRequest } from '../support/reference';
-import { useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
 
 /**
  * Bodies generated from OpenRouter's reference request schemas (json-schema-faker, seeded), kept
@@ -23,7 +23,7 @@ const SEED = 13;
 const GENERATED = 900; // per format; about a third to a half are valid under the reference
 const AT_LEAST = 150;
 
-const svc = useTestService();
+const svc = useApiSpecification();
 let bodies: Record<FormatName, Record<string, unknown>[]>;
 
 beforeAll(async () => {

@@ -1,8 +1,9 @@
 import { presetStreamName } from '../../src/presets/streamName';
-import { chatBody, KEYS, removeDir, startTestService, useTestService, WORKSPACE_A } from '../support/service';
+import { startApiSpecification, useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 
 /** The preset lifecycle over HTTP: details, statuses, labels and notes, each change an event. */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 type Init = { key?: string; headers?: Record<string, string> };
 const post = (slug: string, prompt = 'p', headers: Record<string, string> = {}) =>
@@ -176,7 +177,7 @@ describe('statuses', () => {
 
 describe('GET /api/v1/presets?status=', () => {
   it('lists active and disabled by default, one status or all on request, total_count counting what is listed', async () => {
-    const list = await startTestService();
+    const list = await startApiSpecification();
     try {
       const write = (path: string, init: RequestInit & { json?: unknown } = {}) => list.request(path, init);
       for (const slug of ['a1', 'a2', 'd1', 'x1', 'x2']) {
@@ -202,8 +203,7 @@ describe('GET /api/v1/presets?status=', () => {
         expect((await res.json()).error.metadata.errors[0].path).toBe('status');
       }
     } finally {
-      await list.stop();
-      removeDir(list.dataDir);
+      await list.close();
     }
   });
 });

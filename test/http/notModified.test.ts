@@ -1,11 +1,12 @@
-import { chatBody, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody } from '../support/service';
 
 /**
  * Conditional reads (RFC 9110): a preset, its versions and one version carry an ETag, and
  * If-None-Match naming it gets a 304 without a body, so a cache can revalidate what it holds
  * without reading it again. The request helper checks each answer against the OpenAPI document.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 beforeAll(async () => {
   for (const temperature of [0.1, 0.2]) {
     expect((await svc.request('/api/v1/presets/cached/chat/completions', { method: 'POST', json: chatBody({ temperature }) })).status).toBe(

@@ -1,7 +1,7 @@
 import type { FormatName } from '../../src/formats';
 import { SOURCE_FORMATS } from '../../src/presets/events';
 import { FORMAT_ROUTES } from '../../src/http/routes/writes';
-import { useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
 import { REQUEST_SCHEMA, sampleOf, statedLimits, validRequest, type StatedLimit } from '../support/reference';
 
 /**
@@ -12,7 +12,7 @@ import { REQUEST_SCHEMA, sampleOf, statedLimits, validRequest, type StatedLimit 
  * the reference still accepts it (a catch-all variant elsewhere makes the limit bind nothing),
  * so does the service. Both bodies at the bound are valid under the reference and answered 200.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const BASE: Record<FormatName, Record<string, unknown>> = {
   chat_completions: { messages: [{ role: 'user', content: 'hi' }] },

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { KEYS, chatBody, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS, chatBody } from '../support/service';
 
 /**
  * Protected labels and the protected designation, with approval, through the HTTP API; and
  * OpenRouter's delete and restore. Every step is read back from the preset's history with who and when.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 type Init = { key?: string; json?: unknown; method?: string };
 const req = (path: string, init: Init = {}) => svc.request(path, { key: KEYS.writer, ...init });

@@ -2,14 +2,15 @@ import type { FormatName } from '../../src/formats';
 import { FORMAT_CODECS } from '../../src/formats';
 import { SOURCE_FORMATS } from '../../src/presets/events';
 import { validRequest } from '../support/reference';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * Using a preset over HTTP: POST /api/v1/resolve/{chat/completions,messages,responses}. Every
  * answer is also checked against the service's OpenAPI document by the request helper, which for
  * a 200 includes the resolved request against the target format's published request schema.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const ROUTE: Record<FormatName, string> = { chat_completions: 'chat/completions', messages: 'messages', responses: 'responses' };
 const create = async (slug: string, format: FormatName, body: unknown) => {

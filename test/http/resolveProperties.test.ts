@@ -8,7 +8,8 @@ import { SOURCE_FORMATS } from '../../src/presets/events';
 import { REFERENCE_FILE, REQUEST_SCHEMA, referenceValidator, validRequest } from '../support/reference';
 import { withinPart8 } from '../support/part8';
 import { RICH_BODIES } from '../support/richBodies';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * The issue's property: for any preset made from any format and any valid request of any format,
@@ -33,7 +34,7 @@ let client: PresetClient;
 afterAll(async () => {
   await client?.close();
 });
-const svc = useTestService();
+const svc = useApiSpecification();
 let pool: Record<FormatName, Array<Record<string, unknown>>>;
 const presets: Record<FormatName, string[]> = { chat_completions: [], messages: [], responses: [] };
 
@@ -82,7 +83,7 @@ beforeAll(async () => {
       if (ok) presets[format].push(slug);
     }
   }
-  client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly });
+  client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly, fetch: svc.fetch });
   await client.ready();
 }, 120_000);
 

@@ -1,11 +1,12 @@
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 import { webhookHelpers } from '../support/webhooks';
 
 /**
  * Findings of the security review that are about hostile input to the HTTP API: each answered 500
  * (with a stack in the log) before, and is now a 4xx in the error envelope that logs no error.
  */
-const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+const svc = useApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
 
 const errorLines = () => svc.logs.filter((l) => JSON.parse(l).level >= 50);
 

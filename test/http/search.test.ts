@@ -1,7 +1,8 @@
-import { chatBody, KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS } from '../support/service';
 
 /** GET /api/v1/presets?q=: the presets whose slug or name contains the search, ignoring case. */
-const svc = useTestService();
+const svc = useApiSpecification();
 beforeAll(async () => {
   const named = {
     'support-bot': 'Support bot',

@@ -1,11 +1,12 @@
-import { chatBody, KEYS, useTestService, WORKSPACE_A } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 import { presetStreamName } from '../../src/presets/streamName';
 import { validate as validateUuid, version as uuidVersion } from 'uuid';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const svc = useTestService();
+const svc = useApiSpecification();
 
 describe('creating and versioning presets', () => {
   it('creates a preset from a chat-completions body: version 1, exactly the specified fields', async () => {

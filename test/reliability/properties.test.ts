@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { FormatName } from '../../src/formats';
 import { fieldsOf } from '../../src/formats/persistedFields';
 import { FORMAT_ROUTES } from '../../src/http/routes/writes';
-import { useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
 
 /**
  * Property tests over HTTP, for each request format: any JSON body gets 200 or a 4xx (never a
@@ -10,7 +10,7 @@ import { useTestService } from '../support/service';
  */
 jest.setTimeout(120_000);
 const RUNS = 100;
-const svc = useTestService({ LOG_LEVEL: 'warn' });
+const svc = useApiSpecification({ LOG_LEVEL: 'warn' });
 
 // Free-form JSON without the keys the service refuses on purpose (tested in hostile.test.ts).
 const json = fc.jsonValue({ maxDepth: 2 }).filter((v) => !/__proto__|prototype/.test(JSON.stringify(v)));

@@ -1,7 +1,8 @@
 import * as E from 'fp-ts/Either';
 import { loadConfig } from '../../src/config';
 import { createRateLimiter } from '../../src/http/middleware/rateLimit';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /** Per-key rate limiting: a sliding-window counter per key id, off unless RATE_LIMIT_PER_MINUTE is set. */
 describe('the sliding-window counter', () => {
@@ -44,7 +45,7 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
 });
 
 describe('over HTTP, with a limit of 3 per minute', () => {
-  const svc = useTestService({ RATE_LIMIT_PER_MINUTE: '3' });
+  const svc = useApiSpecification({ RATE_LIMIT_PER_MINUTE: '3' });
 
   it('answers 429 with Retry-After in the error envelope past the budget, per key; health checks are not limited', async () => {
     for (let i = 0; i < 3; i++) expect((await svc.request('/api/v1/presets')).status).toBe(200);

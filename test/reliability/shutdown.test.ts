@@ -56,7 +56,7 @@ let dataDir: string;
 let child: Child | undefined;
 afterAll(() => {
   if (child && child.proc.exitCode === null) child.proc.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('SIGTERM mid-load: in-flight requests complete, new connections are refused, exit 0', async () => {
@@ -126,4 +126,29 @@ it('SIGTERM mid-load: in-flight requests complete, new connections are refused, 
   console.log(
     `shutdown under load: ${40 - failed} of 40 fast requests answered, ${failed} failed before being read (${codes.join(', ') || 'none'}); 10/10 slow completed`,
   );
+});
+
+it('SIGTERM with an event stream open: the stream ends cleanly and the process exits without waiting for the shutdown timeout', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presets-shutdown-sse-'));
+  const keys = writeChildKeys(dir);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const sse = spawnService({ PORT: String(port), DATA_DIR: dir, API_KEYS_FILE: keys.file, SHUTDOWN_TIMEOUT_MS: '60000' });
+  try {
+    await waitReady(base, sse);
+    const res = await fetch(`${base}/api/v1/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${keys.plain}` } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('retry: 1000');
+    const started = Date.now();
+    sse.proc.kill('SIGTERM');
+    // The stream ends (done), not with an error: a consumer reconnects to another replica.
+    for (let part = await reader.read(); !part.done; part = await reader.read());
+    expect(await sse.exited).toEqual({ code: 0, signal: null });
+    // An open stream does not hold the shutdown for its timeout (a minute here): half of it is room enough.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  } finally {
+    if (sse.proc.exitCode === null) sse.proc.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

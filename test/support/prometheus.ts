@@ -62,8 +62,9 @@ export const parseScrape = (text: string): Scrape => {
   };
 };
 
-export const scrape = async (url: string, token?: string): Promise<Scrape> => {
-  const res = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+/** `fetcher`: a specification's fetch (in process), fetch itself by default. */
+export const scrape = async (url: string, token?: string, fetcher: typeof fetch = fetch): Promise<Scrape> => {
+  const res = await fetcher(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
   return parseScrape(await res.text());
 };

@@ -33,34 +33,46 @@ export const KEYS = {
 export interface TestService extends Service {
   dataDir: string;
   logs: string[];
-  request(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
+  request(path: string, init?: TestRequestInit): Promise<Response>;
   restart(overrides?: Record<string, string>): Promise<TestService>;
   stop(): Promise<void>;
 }
 
+/** The test callers (KEYS) as the keys file lists them: every harness gives the service these. */
+export const testKeyEntries = () => {
+  const all = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'audit:read'];
+  return [
+    { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: all },
+    { key: KEYS.readerOnly, user_id: 'user-reader', workspace_id: WORKSPACE_A, scopes: ['presets:read'] },
+    { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
+    { key: KEYS.webhooksOnly, user_id: 'user-webhooks', workspace_id: WORKSPACE_A, scopes: ['webhooks:manage'] },
+    { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
+    { key: KEYS.admin, user_id: 'user-admin', workspace_id: WORKSPACE_A, workspaces: [WORKSPACE_B], scopes: SCOPES },
+    ...(['ann', 'bob', 'cid'] as const).map((name) => ({
+      key: `pk_test_release_${name}`,
+      user_id: `user-${name}`,
+      workspace_id: WORKSPACE_A,
+      scopes: ['presets:read', 'presets:write', 'presets:release'],
+    })),
+  ];
+};
+
 const keysFile = (dir: string) => {
   const file = join(dir, 'keys.json');
-  const all = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'audit:read'];
-  writeFileSync(
-    file,
-    JSON.stringify({
-      keys: [
-        { key: KEYS.writer, user_id: 'user-writer', workspace_id: WORKSPACE_A, scopes: all },
-        { key: KEYS.readerOnly, user_id: 'user-reader', workspace_id: WORKSPACE_A, scopes: ['presets:read'] },
-        { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
-        { key: KEYS.webhooksOnly, user_id: 'user-webhooks', workspace_id: WORKSPACE_A, scopes: ['webhooks:manage'] },
-        { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
-        { key: KEYS.admin, user_id: 'user-admin', workspace_id: WORKSPACE_A, workspaces: [WORKSPACE_B], scopes: SCOPES },
-        ...(['ann', 'bob', 'cid'] as const).map((name) => ({
-          key: `pk_test_release_${name}`,
-          user_id: `user-${name}`,
-          workspace_id: WORKSPACE_A,
-          scopes: ['presets:read', 'presets:write', 'presets:release'],
-        })),
-      ],
-    }),
-  );
+  writeFileSync(file, JSON.stringify({ keys: testKeyEntries() }));
   return file;
+};
+
+/** A request as the tests make it: the writer's key unless another (or null) is given, a JSON body from `json`. */
+export type TestRequestInit = RequestInit & { key?: string | null; json?: unknown };
+
+/** The headers and body of a test request (`key`, `json`) as fetch takes them. */
+export const testRequest = (init: TestRequestInit): RequestInit => {
+  const { key = KEYS.writer, json, headers, ...rest } = init;
+  const h = new Headers(headers);
+  if (key !== null && !h.has('authorization')) h.set('authorization', `Bearer ${key}`);
+  if (json !== undefined) h.set('content-type', 'application/json');
+  return { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body };
 };
 
 export const startTestService = async (
@@ -86,13 +98,9 @@ export const startTestService = async (
   });
   const service = await startService(config.right as Config, createLogger(config.right.logLevel, sink), () => undefined);
   const request: TestService['request'] = async (path, init = {}) => {
-    const { key = KEYS.writer, json, headers, ...rest } = init;
-    const h = new Headers(headers);
-    if (key !== null && !h.has('authorization')) h.set('authorization', `Bearer ${key}`);
-    if (json !== undefined) h.set('content-type', 'application/json');
-    const res = await fetch(`${service.url}${path}`, { ...rest, headers: h, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    const res = await fetch(`${service.url}${path}`, testRequest(init));
     // Every answer must conform to the service's OpenAPI document (and, for presets, to OpenRouter's reference).
-    await checkResponse(rest.method ?? 'GET', path, res);
+    await checkResponse(init.method ?? 'GET', path, res);
     return res;
   };
   const stop = async () => service.close();

@@ -39,9 +39,10 @@ const parseFrame = (block: string): SseFrame => {
   return frame;
 };
 
-export const openSse = async (url: string, headers: Record<string, string>): Promise<SseClient> => {
+/** `fetcher`: the fetch to read it with (a specification's, in process), fetch itself by default. */
+export const openSse = async (url: string, headers: Record<string, string>, fetcher: typeof fetch = fetch): Promise<SseClient> => {
   const abort = new AbortController();
-  const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
+  const res = await fetcher(url, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
   await checkResponse('GET', url, res); // status and headers (and the body of an error answer)
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();

@@ -13,7 +13,7 @@ export interface HookData {
   secret: string;
 }
 
-export const webhookHelpers = (svc: () => TestService) => {
+export const webhookHelpers = (svc: () => Pick<TestService, 'request'>) => {
   const createHook = async (json: Record<string, unknown>, key = KEYS.writer): Promise<HookData> => {
     const res = await svc().request('/api/v1/webhooks', { method: 'POST', json, key });
     const body = await res.json();

@@ -61,6 +61,9 @@ export const answerMoveOrProposal = async (ctx: Ctx, deps: WriteDeps, slug: stri
   const proposed = outcome.events[0];
   if (proposed?.type === 'LabelMoveProposed') {
     const d = proposed.data;
+    // Read your writes: once answered, the preset's document lists the proposal (or, past the
+    // wait's bound, soon will: the 202 is the same either way).
+    await deps.waitForPreset(ctx.state.workspaceId, slug, outcome.revision, deps.readYourWritesTimeoutMs);
     ctx.status = 202;
     // The preset's document lists its open proposals (there is no resource of a proposal's own).
     ctx.set('Location', presetLocation(slug));
