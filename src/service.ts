@@ -100,7 +100,12 @@ export interface CompositionOptions {
   signingKey: SigningKey;
   /** Where the projector and the webhook deliverer run: threads of their own where the service uses threads, else here. */
   startProjector?: (eventStore: EventStoreAdapter, readModel: ReadModel, logger: Logger) => Promise<Projector>;
-  startDeliverer?: (webhooks: WebhookStore, feed: EventFeed, onAttempt: DeliverySettings['onAttempt'], logger: Logger) => Promise<Deliverer>;
+  startDeliverer?: (
+    webhooks: WebhookStore,
+    feed: EventFeed,
+    onAttempt: DeliverySettings['onAttempt'],
+    logger: Logger,
+  ) => Promise<Deliverer>;
   /** SQLite files to checkpoint on a thread of their own (none in memory). */
   sqliteFiles?: string[];
 }
