@@ -2,7 +2,8 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, focused, openPreset, pageWidth, postVersion, signedIn } from '../support/consolePage';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * The console for people who use a keyboard or a screen reader: axe finds no serious or critical
@@ -11,7 +12,7 @@ import { KEYS, useTestService } from '../support/service';
  */
 jest.setTimeout(90_000);
 
-const svc = useTestService();
+const svc = useApiSpecification({}, { served: true });
 let browser: TestBrowser;
 beforeAll(async () => {
   browser = await launchBrowser();

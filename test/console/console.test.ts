@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, screenshotDir, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, localStorageLength, openPreset, postVersion, sessionKey, signedIn, signIn } from '../support/consolePage';
-import { KEYS, removeDir, startTestService, useTestService } from '../support/service';
+import { startApiSpecification, useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * The web console in a headless Chromium against the real service: each flow a person relies on,
@@ -10,7 +11,7 @@ import { KEYS, removeDir, startTestService, useTestService } from '../support/se
  */
 jest.setTimeout(60_000);
 
-const svc = useTestService();
+const svc = useApiSpecification({}, { served: true });
 let browser: TestBrowser;
 beforeAll(async () => {
   browser = await launchBrowser();
@@ -111,7 +112,7 @@ describe('presets', () => {
 describe('paging and creating', () => {
   it('pages the list 25 at a time, most recently updated first', async () => {
     const { page: paged, problems: pagedProblems } = await browser.open(1280);
-    const crowd = await startTestService();
+    const crowd = await startApiSpecification({}, { served: true });
     try {
       for (let i = 1; i <= 27; i++) await postVersion(crowd, `crowd-${String(i).padStart(2, '0')}`, 1);
       await signedIn(paged, crowd, KEYS.writer);
@@ -127,8 +128,7 @@ describe('paging and creating', () => {
       expect(faults(pagedProblems)).toEqual([]);
     } finally {
       await paged.context().close();
-      await crowd.stop();
-      removeDir(crowd.dataDir);
+      await crowd.close();
     }
   });
 
@@ -424,7 +424,7 @@ describe('events', () => {
 
 describe('screenshots', () => {
   // A workspace of its own, as a team would have it, for the pictures the README shows.
-  const team = useTestService();
+  const team = useApiSpecification({}, { served: true });
   beforeAll(async () => {
     const prompts = [
       'You are the support assistant of Acme.\nAnswer in one short paragraph.\nNever promise refunds.',

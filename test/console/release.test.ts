@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, openPreset, postVersion, signedIn } from '../support/consolePage';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * Keys and release control in the web console, in a headless Chromium against the real service:
@@ -10,7 +11,7 @@ import { KEYS, useTestService } from '../support/service';
  */
 jest.setTimeout(90_000);
 
-const svc = useTestService();
+const svc = useApiSpecification({}, { served: true });
 let browser: TestBrowser;
 beforeAll(async () => {
   browser = await launchBrowser();

@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, openPreset, postVersion, signedIn, signIn } from '../support/consolePage';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * Rollouts in the web console, in a headless Chromium against the real service: start a split from
@@ -11,7 +12,7 @@ import { KEYS, useTestService } from '../support/service';
 jest.setTimeout(60_000);
 
 // Usage counts flush every 50 ms here, so the page shows them at its next load.
-const svc = useTestService({ USAGE_FLUSH_MS: '50' });
+const svc = useApiSpecification({ USAGE_FLUSH_MS: '50' }, { served: true });
 let browser: TestBrowser;
 beforeAll(async () => {
   browser = await launchBrowser();

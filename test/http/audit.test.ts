@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { canonicalize } from 'json-canonicalize';
-import { KEYS, chatBody, removeDir, startTestService, type TestService, useTestService } from '../support/service';
+import { useApiSpecification, startApiSpecification, type ApiSpecification } from '../support/apiSpecification';
+import { KEYS, chatBody } from '../support/service';
 
 /**
  * The audit API over HTTP, and the offline verifier on what it exports: `presets-audit` as built
@@ -13,7 +15,13 @@ import { KEYS, chatBody, removeDir, startTestService, type TestService, useTestS
  */
 const run = promisify(execFile);
 const VERIFIER = join(__dirname, '..', '..', 'dist', 'scripts', 'presets-audit.js');
-const svc = useTestService();
+const svc = useApiSpecification();
+/** Where the offline verifier's inputs are written: files of the test's, not the service's. */
+let scratch: string;
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'presets-audit-offline-'));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 beforeAll(async () => {
   const ok = async (res: Promise<Response>) => expect((await res).status).toBeLessThan(300);
@@ -30,7 +38,7 @@ beforeAll(async () => {
   await ok(svc.request('/api/v1/presets/secret/chat/completions', { method: 'POST', json: chatBody(), key: KEYS.otherWorkspace }));
 });
 
-const json = async (path: string, init: Parameters<TestService['request']>[1] = {}) => {
+const json = async (path: string, init: Parameters<ApiSpecification['request']>[1] = {}) => {
   const res = await svc.request(path, init);
   return { status: res.status, body: await res.json() };
 };
@@ -41,12 +49,12 @@ const text = async (path: string) => {
 };
 const publicKeyFile = async () => {
   const { body } = await json('/api/v1/audit/public-key');
-  const file = join(svc.dataDir, 'public.pem');
+  const file = join(scratch, 'public.pem');
   writeFileSync(file, body.data.public_key_pem);
   return file;
 };
 const verifyOffline = async (lines: string) => {
-  const file = join(svc.dataDir, `export-${Math.random().toString(36).slice(2)}.ndjson`);
+  const file = join(scratch, `export-${Math.random().toString(36).slice(2)}.ndjson`);
   writeFileSync(file, lines);
   try {
     const { stdout } = await run(process.execPath, [VERIFIER, 'verify', file, '--public-key', await publicKeyFile()]);
@@ -201,7 +209,7 @@ describe('GET /api/v1/audit/report', () => {
 
 describe('periodic checkpoints (AUDIT_CHECKPOINT_INTERVAL_MS)', () => {
   it('records one for a workspace that changed, within a few intervals, and none while nothing changes', async () => {
-    const periodic = await startTestService({ AUDIT_CHECKPOINT_INTERVAL_MS: '100' });
+    const periodic = await startApiSpecification({ AUDIT_CHECKPOINT_INTERVAL_MS: '100' });
     try {
       expect((await periodic.request('/api/v1/presets/tick/chat/completions', { method: 'POST', json: chatBody() })).status).toBe(200);
       const checkpoints = async () =>
@@ -213,8 +221,7 @@ describe('periodic checkpoints (AUDIT_CHECKPOINT_INTERVAL_MS)', () => {
       expect(await checkpoints()).toBe(1);
       expect(periodic.logs.join('')).toContain('audit checkpoints recorded');
     } finally {
-      await periodic.stop();
-      removeDir(periodic.dataDir);
+      await periodic.close();
     }
   });
 });

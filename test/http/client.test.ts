@@ -1,6 +1,7 @@
 import { createPresetClient, PresetResolveError, type PresetClient } from '../../src/client';
 import { checkResponse } from '../support/contract';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * The in-process client (`presets/client`) against the real service on loopback: it resolves from
@@ -8,7 +9,7 @@ import { KEYS, useTestService } from '../support/service';
  * revalidation) brings every change to it. Its requests go through a fetch that records them and
  * can cut the feed, as a network would.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const user = (content: string) => ({ role: 'user', content });
 const write = async (slug: string, body: Record<string, unknown>) => {
@@ -51,7 +52,7 @@ const recordingFetch = () => {
     const recorded: (typeof requests)[number] = { url, headers };
     requests.push(recorded);
     if (!url.endsWith('/api/v1/events')) {
-      const res = await fetch(input, init);
+      const res = await svc.fetch(input, init);
       recorded.status = res.status;
       await checkResponse('GET', url, res);
       return res;
@@ -60,7 +61,7 @@ const recordingFetch = () => {
     const cut = new AbortController();
     feeds.add(cut);
     const signal = init.signal ? AbortSignal.any([init.signal, cut.signal]) : cut.signal;
-    return fetch(input, { ...init, signal });
+    return svc.fetch(input, { ...init, signal });
   };
   return {
     fetch: fetcher,
@@ -79,7 +80,7 @@ const recordingFetch = () => {
 };
 
 const clients: PresetClient[] = [];
-const newClient = (fetcher: typeof fetch = fetch, extra: Partial<Parameters<typeof createPresetClient>[0]> = {}) => {
+const newClient = (fetcher: typeof fetch = svc.fetch, extra: Partial<Parameters<typeof createPresetClient>[0]> = {}) => {
   const client = createPresetClient({
     baseUrl: svc.url,
     apiKey: KEYS.readerOnly,
@@ -279,7 +280,7 @@ describe('the first copy', () => {
     let down = true;
     const client = newClient(async (input, init) => {
       if (down) throw new TypeError('fetch failed');
-      return fetch(input, init);
+      return svc.fetch(input, init);
     });
     await expect(client.resolve('chat_completions', { model: '@preset/bot', messages: [] })).rejects.toThrow('fetch failed');
     down = false;
@@ -289,7 +290,7 @@ describe('the first copy', () => {
   });
 
   it('says what the service said when the key is refused', async () => {
-    const client = createPresetClient({ baseUrl: svc.url, apiKey: 'pk_unknown' });
+    const client = createPresetClient({ baseUrl: svc.url, apiKey: 'pk_unknown', fetch: svc.fetch });
     clients.push(client);
     await expect(client.ready()).rejects.toMatchObject({ name: 'PresetServiceError', status: 401 });
   });

@@ -1,9 +1,10 @@
 import { consume, type ApiEvent } from '../../src/client';
-import { chatBody, KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { chatBody, KEYS } from '../support/service';
 import { eventually } from '../support/webhooks';
 
 /** presets/client's consume(): fetch, handle in order, acknowledge what was handled, back off on failure. */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const write = async (slug: string, n: number) =>
   expect((await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody({ seed: n }) })).status).toBe(200);
@@ -23,7 +24,15 @@ it('hands every event to the handler in order, and again the one whose handler t
       if (event.id === expected[2] && calls.filter((id) => id === event.id).length === 1) throw new Error('first try fails');
       handled.push(event.id);
     },
-    { baseUrl: svc.url, apiKey: KEYS.writer, max: 4, waitMs: 200, backoff: { initialMs: 10, maxMs: 50 }, onError: (e) => errors.push(e) },
+    {
+      baseUrl: svc.url,
+      fetch: svc.fetch,
+      apiKey: KEYS.writer,
+      max: 4,
+      waitMs: 200,
+      backoff: { initialMs: 10, maxMs: 50 },
+      onError: (e) => errors.push(e),
+    },
   );
   try {
     await eventually(async () => (handled.length >= expected.length ? true : undefined), 'every event handled');
@@ -39,7 +48,7 @@ it('hands every event to the handler in order, and again the one whose handler t
 
 it('stopped in the middle of a long poll, leaves no lease behind', async () => {
   expect((await svc.request('/api/v1/consumer-groups/client-stopped', { method: 'PUT', json: { start: 'now' } })).status).toBe(201);
-  const consumer = consume('client-stopped', async () => {}, { baseUrl: svc.url, apiKey: KEYS.writer, waitMs: 10_000 });
+  const consumer = consume('client-stopped', async () => {}, { baseUrl: svc.url, fetch: svc.fetch, apiKey: KEYS.writer, waitMs: 10_000 });
   await new Promise((r) => setTimeout(r, 150));
   await consumer.stop();
   await new Promise((r) => setTimeout(r, 50));

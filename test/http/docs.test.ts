@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { OPERATIONS } from '../../src/http/openapi';
 import { launchOptions } from '../support/browser';
-import { removeDir, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { removeDir } from '../support/service';
 
 /**
  * GET /docs in a real browser (Chromium driven by playwright-core, found as test/support/chromium.ts says):
@@ -13,7 +14,7 @@ import { removeDir, useTestService } from '../support/service';
  */
 jest.setTimeout(60_000);
 
-const svc = useTestService();
+const svc = useApiSpecification({}, { served: true });
 let context: BrowserContext;
 let userDataDir: string;
 

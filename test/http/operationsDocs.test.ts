@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import type * as LezerPromql from '@prometheus-io/lezer-promql' with { 'resolution-mode': 'import' };
 import { parse as parseYaml } from 'yaml';
 import { scrape, type Scrape } from '../support/prometheus';
-import { chatBody, removeDir, startTestService, type TestService } from '../support/service';
+import { startApiSpecification, type ApiSpecification } from '../support/apiSpecification';
+import { chatBody } from '../support/service';
 
 /**
  * docs/alerts.yml and docs/grafana-dashboard.json are only worth something if their queries name
@@ -62,16 +63,15 @@ const exposed = (s: Scrape, name: string) =>
   );
 
 describe('docs/operations.md, alerts.yml and grafana-dashboard.json against a real scrape', () => {
-  let svc: TestService;
+  let svc: ApiSpecification;
   let metrics: Scrape;
   beforeAll(async () => {
-    svc = await startTestService();
+    svc = await startApiSpecification();
     await svc.request('/api/v1/presets/ops-doc/chat/completions', { method: 'POST', json: chatBody() });
-    metrics = await scrape(svc.metricsUrl);
+    metrics = await scrape(`${svc.url}/metrics`, undefined, svc.fetch);
   });
   afterAll(async () => {
-    await svc.stop();
-    removeDir(svc.dataDir);
+    await svc.close();
   });
 
   it('has queries to check', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { createPresetClient } from '../../src/client';
 import { presetStreamName } from '../../src/presets/streamName';
-import { KEYS, WORKSPACE_A, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS, WORKSPACE_A } from '../support/service';
 
 /**
  * Rollouts over HTTP: a label split between versions by weight (PUT /labels/{label} with "split"),
@@ -9,7 +10,7 @@ import { KEYS, WORKSPACE_A, useTestService } from '../support/service';
  * label, each change in the preset's history; and the usage counts of what was served, which
  * survive a restart. The service and `presets/client` pick the same version for the same key.
  */
-const svc = useTestService({ USAGE_FLUSH_MS: '60000' });
+const svc = useApiSpecification({ USAGE_FLUSH_MS: '60000' });
 
 type Init = { key?: string; headers?: Record<string, string> };
 const version = async (slug: string, prompt: string) => {
@@ -312,7 +313,7 @@ describe('resolving a split label', () => {
 
   it('picks the same version in presets/client as in the service, for any split and key', async () => {
     await withVersions('rollout-prop', 5);
-    const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly });
+    const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly, fetch: svc.fetch });
     try {
       await client.ready();
       let run = 0;
@@ -371,7 +372,7 @@ describe('GET /api/v1/presets/{slug}/usage', () => {
     await svc.restart({ USAGE_FLUSH_MS: '60000' });
 
     // presets/client counts its own resolutions and reports them.
-    const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly, usage: {} });
+    const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly, usage: {}, fetch: svc.fetch });
     for (let i = 0; i < 5; i++) {
       const r = await client.resolve('chat_completions', { model: '@preset/usage@production', messages: [] }, { splitKey: `c${i}` });
       note('production', r.preset.version);

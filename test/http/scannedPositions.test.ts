@@ -1,4 +1,5 @@
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 import { webhookHelpers } from '../support/webhooks';
 
 /**
@@ -6,7 +7,7 @@ import { webhookHelpers } from '../support/webhooks';
  * a webhook of a quiet workspace moves past other workspaces' events too, so after a restart it
  * starts from there instead of reading them again.
  */
-const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+const svc = useApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
 
 it("an idle webhook's checkpoint moves past another workspace's events, kept across a restart", async () => {
   const { createHook, getHook, write } = webhookHelpers(() => svc);

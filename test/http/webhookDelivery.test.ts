@@ -1,4 +1,5 @@
-import { KEYS, useTestService, WORKSPACE_B } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS, WORKSPACE_B } from '../support/service';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { eventually, sleep, webhookHelpers } from '../support/webhooks';
 
@@ -9,7 +10,7 @@ import { eventually, sleep, webhookHelpers } from '../support/webhooks';
  */
 jest.setTimeout(60_000);
 
-const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' });
+const svc = useApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100', WEBHOOK_TIMEOUT_MS: '2000' });
 const receivers: Receiver[] = [];
 /** Every secret the API handed out in this suite: none may ever reach a log line. */
 const secrets: string[] = [];

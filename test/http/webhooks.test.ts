@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { KEYS, removeDir, startTestService, useTestService } from '../support/service';
+import { useApiSpecification, startApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 import { startReceiver } from '../support/receiver';
 import { eventually, webhookHelpers } from '../support/webhooks';
 
@@ -7,7 +8,7 @@ import { eventually, webhookHelpers } from '../support/webhooks';
 jest.setTimeout(60_000);
 
 describe('webhooks API (private networks allowed)', () => {
-  const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
+  const svc = useApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
   const { createHook, getHook, patchHook, write, deleteAll } = webhookHelpers(() => svc);
   afterEach(async () => deleteAll());
 
@@ -225,7 +226,7 @@ describe('webhooks API (private networks allowed)', () => {
 
 describe('webhook addresses when private networks are not allowed (the default)', () => {
   // WEBHOOKS=off: the API works without a deliverer in this process, and nothing is sent off this machine.
-  const svc = useTestService({ WEBHOOKS: 'off' });
+  const svc = useApiSpecification({ WEBHOOKS: 'off' });
 
   it.each([
     ['http://127.0.0.1/hook', /127\.0\.0\.1 is a loopback address/],
@@ -263,7 +264,7 @@ describe('webhook addresses when private networks are not allowed (the default)'
 
   it('checks again at delivery: a webhook registered while allowed is refused once it is not, and the attempt says why', async () => {
     const r = await startReceiver();
-    let current = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
+    let current = await startApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '50' });
     try {
       const helpers = webhookHelpers(() => current);
       const hook = await helpers.createHook({ url: `http://localhost:${r.port}/hook` });
@@ -280,8 +281,7 @@ describe('webhook addresses when private networks are not allowed (the default)'
       });
       expect(r.received).toEqual([]);
     } finally {
-      await current.stop();
-      removeDir(current.dataDir);
+      await current.close();
       await r.close();
     }
   });
@@ -289,7 +289,7 @@ describe('webhook addresses when private networks are not allowed (the default)'
 
 describe('a webhook that fails for WEBHOOK_DISABLE_AFTER_MS', () => {
   it('is disabled with the reason shown, and the failures before it are in its deliveries', async () => {
-    const svc = await startTestService({
+    const svc = await startApiSpecification({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_MAX_MS: '100',
       WEBHOOK_DISABLE_AFTER_MS: '1000',
@@ -315,8 +315,7 @@ describe('a webhook that fails for WEBHOOK_DISABLE_AFTER_MS', () => {
       expect(r.received).toHaveLength(count);
     } finally {
       await r.close();
-      await svc.stop();
-      removeDir(svc.dataDir);
+      await svc.close();
     }
   });
 });

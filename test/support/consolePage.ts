@@ -1,25 +1,28 @@
 import type { Page } from 'playwright-core';
 import type { TestService } from './service';
 
+/** What the console's helpers need of a running service: its URL and the tests' requests. */
+type Served = Pick<TestService, 'url' | 'request'>;
+
 /** What the console's browser tests do again and again, as a person would do it. */
 
 /** Errors a page logged that are faults (an uncaught exception, a CSP violation), not an API's 4xx answer. */
 export const faults = (problems: string[]) => problems.filter((p) => !p.startsWith('Failed to load resource'));
 
-export const signIn = async (page: Page, svc: TestService, key: string) => {
+export const signIn = async (page: Page, svc: Served, key: string) => {
   await page.goto(`${svc.url}/`);
   await page.getByLabel('API key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
 };
 
 /** Signs in and waits for the list and for the live feed to be connected. */
-export const signedIn = async (page: Page, svc: TestService, key: string) => {
+export const signedIn = async (page: Page, svc: Served, key: string) => {
   await signIn(page, svc, key);
   await page.getByRole('heading', { level: 1, name: 'Presets', exact: true }).waitFor();
   await page.getByText('Updates: live').waitFor();
 };
 
-export const openPreset = async (page: Page, svc: TestService, slug: string) => {
+export const openPreset = async (page: Page, svc: Served, slug: string) => {
   await page.goto(`${svc.url}/#/presets/${encodeURIComponent(slug)}`);
   await page.getByRole('heading', { level: 2, name: 'History', exact: true }).waitFor();
   await page.getByText('Updates: live').waitFor();
@@ -36,14 +39,14 @@ export const versionBody = (n: number) => ({
   ],
 });
 
-export const postVersion = async (svc: TestService, slug: string, n: number, note?: string) => {
+export const postVersion = async (svc: Served, slug: string, n: number, note?: string) => {
   const headers: Record<string, string> = note ? { 'Preset-Note': encodeURIComponent(note) } : {};
   const res = await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: versionBody(n), headers });
   if (res.status !== 200) throw new Error(`POST ${slug} answered ${res.status}: ${await res.text()}`);
   return res;
 };
 
-export const apiPreset = async (svc: TestService, slug: string) => {
+export const apiPreset = async (svc: Served, slug: string) => {
   const res = await svc.request(`/api/v1/presets/${slug}?include_archived=true`);
   return { status: res.status, etag: res.headers.get('etag'), data: res.status === 200 ? (await res.json()).data : undefined };
 };
