@@ -35,6 +35,8 @@ export interface ApiSpecification extends Omit<ComposedService, 'app' | 'metrics
   fetch: typeof fetch;
   /** The base URL that `fetch` answers: a name that resolves nowhere, or the loopback port when `served`. */
   url: string;
+  /** Where GET /metrics answers: `url`'s, or METRICS_PORT's own server on loopback (read that one with fetch itself). */
+  metricsUrl: string;
   /** The service's log lines, as JSON text (every composition's, restarts included). */
   logs: string[];
   /**
@@ -222,6 +224,9 @@ export const startApiSpecification = async (
     },
     url,
     fetch: fetcher,
+    get metricsUrl() {
+      return service.metricsServer ? `http://127.0.0.1:${service.metricsServer.port}/metrics` : `${url}/metrics`;
+    },
     logs,
     request,
     async restart(more = {}) {
