@@ -188,11 +188,10 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'better-sqlite3'].flatMap((name) => [
+            ...['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'worker_threads', 'better-sqlite3'].flatMap((name) => [
               { name, message: UNIT_PURE },
               { name: `node:${name}`, message: UNIT_PURE },
             ]),
-            ...['worker_threads', 'node:worker_threads'].map((name) => ({ name, importNames: ['Worker'], message: UNIT_PURE })),
           ],
           patterns: [
             {
