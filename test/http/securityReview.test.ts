@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { hashApiKey } from '../../src/auth/keysFile';
+import { verifyExport } from '../../src/audit/exportVerifier';
+import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody, useTestService } from '../support/service';
+
+/**
+ * The security review's findings 2 and 4 to 10 (issue 54), each as the reviewer played it against
+ * the running service: every test here failed on the service before its guard. Finding 1 is
+ * test/http/liveRevocation.test.ts, finding 3 test/http/insider.test.ts.
+ */
+const svc = useTestService();
+
+type Init = Parameters<typeof svc.request>[1];
+const call = async (path: string, init: Init = {}) => {
+  const res = await svc.request(path, init);
+  const text = await res.text();
+  const isJson = (res.headers.get('content-type') ?? '').startsWith('application/json');
+  return { status: res.status, text, body: isJson ? JSON.parse(text) : undefined };
+};
+const preset = async (slug: string, key = KEYS.writer, temperature = 0.2) =>
+  expect(
+    (await call(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody({ temperature }), key })).status,
+  ).toBeLessThan(300);
+const makeKey = async (json: Record<string, unknown>, key = KEYS.admin) => {
+  const res = await call('/api/v1/keys', {
+    method: 'POST',
+    json: { user_id: 'user-admin', scopes: ['presets:read'], workspaces: [WORKSPACE_A], ...json },
+    key,
+  });
+  expect(res.status).toBe(201);
+  return res.body.data as { id: string; key: string; [k: string]: unknown };
+};
+
+describe('finding 6: the audit export carries no key hash', () => {
+  it('leaves keySha256 out of ApiKeyCreated, says so on the line, and still verifies offline', async () => {
+    const made = await makeKey({});
+    const res = await call('/api/v1/audit/export', { key: KEYS.admin });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain(hashApiKey(made.key));
+    const lines = res.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const created = lines.find((l) => l.type === 'ApiKeyCreated' && l.data.keyId === made.id);
+    expect(created.data).not.toHaveProperty('keySha256');
+    expect(created.redacted).toEqual({ 'data.keySha256': hashApiKey(made.key).slice(0, 12) });
+    const publicKey = (await call('/api/v1/audit/public-key', { key: KEYS.admin })).body.data.public_key_pem;
+    const verdict = await verifyExport(
+      (async function* () {
+        yield* res.text.split('\n');
+      })(),
+      publicKey,
+    );
+    expect(verdict).toMatchObject({ ok: true });
+    // A redacted line changed elsewhere is still caught (its link is checked against the next one's).
+    const tampered = res.text.replace(`"userId":"${created.data.userId}"`, '"userId":"someone-else"');
+    const refused = await verifyExport(
+      (async function* () {
+        yield* tampered.split('\n');
+      })(),
+      publicKey,
+    );
+    expect(refused).toMatchObject({ ok: false });
+  });
+});
+
+describe('finding 8: as_of never serves a preset that is not usable now', () => {
+  const resolve = (slug: string, extra: Record<string, unknown> = {}) =>
+    call('/api/v1/resolve/chat/completions', { method: 'POST', json: { model: `@preset/${slug}`, messages: [], ...extra } });
+
+  it('a resolve as of before a disable or an archive answers as without as_of', async () => {
+    await preset('incident');
+    await preset('retired');
+    await new Promise((r) => setTimeout(r, 20));
+    const before = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await call('/api/v1/presets/incident', { method: 'PATCH', json: { status: 'disabled' } })).status).toBe(200);
+    expect((await call('/api/v1/presets/retired', { method: 'DELETE' })).status).toBe(200);
+    for (const slug of ['incident', 'retired']) {
+      const now = await resolve(slug);
+      const then = await resolve(slug, { as_of: before });
+      expect(now.status).toBe(409);
+      expect([slug, then.status, then.body.error.metadata]).toEqual([slug, now.status, now.body.error.metadata]);
+    }
+  });
+
+  it('GET as_of of an archived preset needs include_archived=true, like a plain GET', async () => {
+    await preset('archived-then');
+    const before = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await call('/api/v1/presets/archived-then', { method: 'DELETE' })).status).toBe(200);
+    const hidden = await call(`/api/v1/presets/archived-then?as_of=${encodeURIComponent(before)}`);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error.metadata).toMatchObject({ reason: 'preset_archived' });
+    const shown = await call(`/api/v1/presets/archived-then?as_of=${encodeURIComponent(before)}&include_archived=true`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.data.status).toBe('active');
+  });
+});
+
+describe('finding 9: every audit route takes workspace_id', () => {
+  it('exports, reports, verifies and checkpoints the workspace a key of several names', async () => {
+    await preset('only-in-b', KEYS.otherWorkspace);
+    const q = `workspace_id=${WORKSPACE_B}`;
+    const exported = await call(`/api/v1/audit/export?${q}`, { key: KEYS.admin });
+    expect(exported.status).toBe(200);
+    const end = JSON.parse(exported.text.trim().split('\n').at(-1)!);
+    expect(end.workspace_id).toBe(WORKSPACE_B);
+    expect(exported.text).toContain(`preset-${WORKSPACE_B}-only-in-b`);
+    expect(exported.text).not.toContain(`preset-${WORKSPACE_A}-`);
+    const report = await call(`/api/v1/audit/report?${q}&format=json`, { key: KEYS.admin });
+    expect(report.status).toBe(200);
+    expect(report.body.data.some((r: { preset: string }) => r.preset === 'only-in-b')).toBe(true);
+    expect((await call(`/api/v1/audit/report?${q}&format=csv`, { key: KEYS.admin })).status).toBe(200);
+    expect((await call(`/api/v1/audit/verify?${q}`, { key: KEYS.admin })).status).toBe(200);
+    expect((await call(`/api/v1/audit/public-key?${q}`, { key: KEYS.admin })).status).toBe(200);
+    expect((await call(`/api/v1/audit/checkpoints?${q}`, { method: 'POST', key: KEYS.admin })).status).toBeLessThan(300);
+    // Still only a workspace the key holds.
+    expect((await call(`/api/v1/audit/export?workspace_id=${randomUUID()}`, { key: KEYS.admin })).status).toBe(403);
+  });
+});
