@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { hashApiKey } from '../../src/auth/keysFile';
 import { verifyExport } from '../../src/audit/exportVerifier';
+import { scrape } from '../support/prometheus';
 import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody, useTestService } from '../support/service';
 
 /**
@@ -15,21 +18,136 @@ const call = async (path: string, init: Init = {}) => {
   const res = await svc.request(path, init);
   const text = await res.text();
   const isJson = (res.headers.get('content-type') ?? '').startsWith('application/json');
-  return { status: res.status, text, body: isJson ? JSON.parse(text) : undefined };
+  return {
+    status: res.status,
+    text,
+    body: isJson ? JSON.parse(text) : undefined,
+  };
 };
+const errorLines = () => svc.logs.filter((l) => JSON.parse(l).level >= 50);
 const preset = async (slug: string, key = KEYS.writer, temperature = 0.2) =>
   expect(
-    (await call(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody({ temperature }), key })).status,
+    (
+      await call(`/api/v1/presets/${slug}/chat/completions`, {
+        method: 'POST',
+        json: chatBody({ temperature }),
+        key,
+      })
+    ).status,
   ).toBeLessThan(300);
 const makeKey = async (json: Record<string, unknown>, key = KEYS.admin) => {
   const res = await call('/api/v1/keys', {
     method: 'POST',
-    json: { user_id: 'user-admin', scopes: ['presets:read'], workspaces: [WORKSPACE_A], ...json },
+    json: {
+      user_id: 'user-admin',
+      scopes: ['presets:read'],
+      workspaces: [WORKSPACE_A],
+      ...json,
+    },
     key,
   });
   expect(res.status).toBe(201);
   return res.body.data as { id: string; key: string; [k: string]: unknown };
 };
+
+describe('finding 2: a consumer group start past the largest position', () => {
+  const PAST = '99999999999999999999';
+
+  it('is a 400 at $.start that stores nothing, as ?after= on the feed', async () => {
+    const before = errorLines().length;
+    const res = await call('/api/v1/consumer-groups/too-far', {
+      method: 'PUT',
+      json: { start: PAST },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.metadata.errors).toEqual([
+      {
+        path: '$.start',
+        message: expect.stringMatching(/at most 9223372036854775807/),
+      },
+    ]);
+    expect((await call('/api/v1/consumer-groups/too-far')).status).toBe(404);
+    expect((await call('/api/v1/consumer-groups')).status).toBe(200);
+    expect(errorLines().slice(before)).toEqual([]);
+  });
+
+  it('a group stored so by an earlier version takes down neither the list nor the metrics, and can be repaired', async () => {
+    expect(
+      (
+        await call('/api/v1/consumer-groups/healthy', {
+          method: 'PUT',
+          json: {},
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call('/api/v1/consumer-groups/broken', {
+          method: 'PUT',
+          json: {},
+        })
+      ).status,
+    ).toBe(201);
+    // What the earlier version stored for {"start": PAST}: the group with that checkpoint.
+    const db = new Database(join(svc.dataDir, 'webhooks.db'));
+    try {
+      const row = db.prepare('SELECT document FROM consumer_groups WHERE workspace_id = ? AND name = ?').get(WORKSPACE_A, 'broken') as {
+        document: string;
+      };
+      const document = { ...JSON.parse(row.document), checkpoint: PAST };
+      db.prepare('UPDATE consumer_groups SET document = ? WHERE workspace_id = ? AND name = ?').run(
+        JSON.stringify(document),
+        WORKSPACE_A,
+        'broken',
+      );
+      // And one that is not even a group any more.
+      db.prepare('INSERT INTO consumer_groups (workspace_id, name, revision, document) VALUES (?, ?, 0, ?)').run(
+        WORKSPACE_A,
+        'garbled',
+        '{"name": 3}',
+      );
+    } finally {
+      db.close();
+    }
+
+    const list = await call('/api/v1/consumer-groups');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((g: { name: string }) => g.name)).toContain('healthy');
+    expect(list.body.unreadable).toEqual([
+      { name: 'broken', message: expect.stringContaining(PAST) },
+      { name: 'garbled', message: expect.any(String) },
+    ]);
+    // Another workspace's list and the operators' metrics are untouched.
+    expect((await call('/api/v1/consumer-groups', { key: KEYS.otherWorkspace })).status).toBe(200);
+    const metrics = await scrape(svc.metricsUrl);
+    expect(metrics.value('presets_consumer_groups')).toBeGreaterThanOrEqual(2);
+    expect(Number.isFinite(metrics.value('presets_consumer_group_lag_events'))).toBe(true);
+
+    for (const [method, path] of [
+      ['GET', '/api/v1/consumer-groups/broken'],
+      ['POST', '/api/v1/consumer-groups/broken/fetch'],
+      ['POST', '/api/v1/consumer-groups/broken/ack'],
+    ] as const) {
+      const res = await call(path, {
+        method,
+        ...(method === 'POST' ? { json: path.endsWith('ack') ? { position: '1' } : {} } : {}),
+      });
+      expect([path, res.status, res.body.error.metadata.reason]).toEqual([path, 409, 'group_unreadable']);
+    }
+    // A PUT with a start repairs it; a DELETE removes the garbled one.
+    expect(
+      (
+        await call('/api/v1/consumer-groups/broken', {
+          method: 'PUT',
+          json: { start: 'beginning' },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('/api/v1/consumer-groups/broken')).status).toBe(200);
+    expect((await call('/api/v1/consumer-groups/garbled', { method: 'DELETE' })).status).toBe(204);
+    expect((await call('/api/v1/consumer-groups')).body.unreadable).toEqual([]);
+  });
+});
 
 describe('finding 6: the audit export carries no key hash', () => {
   it('leaves keySha256 out of ApiKeyCreated, says so on the line, and still verifies offline', async () => {
@@ -43,7 +161,9 @@ describe('finding 6: the audit export carries no key hash', () => {
       .map((l) => JSON.parse(l));
     const created = lines.find((l) => l.type === 'ApiKeyCreated' && l.data.keyId === made.id);
     expect(created.data).not.toHaveProperty('keySha256');
-    expect(created.redacted).toEqual({ 'data.keySha256': hashApiKey(made.key).slice(0, 12) });
+    expect(created.redacted).toEqual({
+      'data.keySha256': hashApiKey(made.key).slice(0, 12),
+    });
     const publicKey = (await call('/api/v1/audit/public-key', { key: KEYS.admin })).body.data.public_key_pem;
     const verdict = await verifyExport(
       (async function* () {
@@ -66,7 +186,10 @@ describe('finding 6: the audit export carries no key hash', () => {
 
 describe('finding 8: as_of never serves a preset that is not usable now', () => {
   const resolve = (slug: string, extra: Record<string, unknown> = {}) =>
-    call('/api/v1/resolve/chat/completions', { method: 'POST', json: { model: `@preset/${slug}`, messages: [], ...extra } });
+    call('/api/v1/resolve/chat/completions', {
+      method: 'POST',
+      json: { model: `@preset/${slug}`, messages: [], ...extra },
+    });
 
   it('a resolve as of before a disable or an archive answers as without as_of', async () => {
     await preset('incident');
@@ -74,7 +197,14 @@ describe('finding 8: as_of never serves a preset that is not usable now', () => 
     await new Promise((r) => setTimeout(r, 20));
     const before = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 20));
-    expect((await call('/api/v1/presets/incident', { method: 'PATCH', json: { status: 'disabled' } })).status).toBe(200);
+    expect(
+      (
+        await call('/api/v1/presets/incident', {
+          method: 'PATCH',
+          json: { status: 'disabled' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call('/api/v1/presets/retired', { method: 'DELETE' })).status).toBe(200);
     for (const slug of ['incident', 'retired']) {
       const now = await resolve(slug);
@@ -91,7 +221,9 @@ describe('finding 8: as_of never serves a preset that is not usable now', () => 
     expect((await call('/api/v1/presets/archived-then', { method: 'DELETE' })).status).toBe(200);
     const hidden = await call(`/api/v1/presets/archived-then?as_of=${encodeURIComponent(before)}`);
     expect(hidden.status).toBe(404);
-    expect(hidden.body.error.metadata).toMatchObject({ reason: 'preset_archived' });
+    expect(hidden.body.error.metadata).toMatchObject({
+      reason: 'preset_archived',
+    });
     const shown = await call(`/api/v1/presets/archived-then?as_of=${encodeURIComponent(before)}&include_archived=true`);
     expect(shown.status).toBe(200);
     expect(shown.body.data.status).toBe('active');
@@ -102,20 +234,37 @@ describe('finding 9: every audit route takes workspace_id', () => {
   it('exports, reports, verifies and checkpoints the workspace a key of several names', async () => {
     await preset('only-in-b', KEYS.otherWorkspace);
     const q = `workspace_id=${WORKSPACE_B}`;
-    const exported = await call(`/api/v1/audit/export?${q}`, { key: KEYS.admin });
+    const exported = await call(`/api/v1/audit/export?${q}`, {
+      key: KEYS.admin,
+    });
     expect(exported.status).toBe(200);
     const end = JSON.parse(exported.text.trim().split('\n').at(-1)!);
     expect(end.workspace_id).toBe(WORKSPACE_B);
     expect(exported.text).toContain(`preset-${WORKSPACE_B}-only-in-b`);
     expect(exported.text).not.toContain(`preset-${WORKSPACE_A}-`);
-    const report = await call(`/api/v1/audit/report?${q}&format=json`, { key: KEYS.admin });
+    const report = await call(`/api/v1/audit/report?${q}&format=json`, {
+      key: KEYS.admin,
+    });
     expect(report.status).toBe(200);
     expect(report.body.data.some((r: { preset: string }) => r.preset === 'only-in-b')).toBe(true);
     expect((await call(`/api/v1/audit/report?${q}&format=csv`, { key: KEYS.admin })).status).toBe(200);
     expect((await call(`/api/v1/audit/verify?${q}`, { key: KEYS.admin })).status).toBe(200);
     expect((await call(`/api/v1/audit/public-key?${q}`, { key: KEYS.admin })).status).toBe(200);
-    expect((await call(`/api/v1/audit/checkpoints?${q}`, { method: 'POST', key: KEYS.admin })).status).toBeLessThan(300);
+    expect(
+      (
+        await call(`/api/v1/audit/checkpoints?${q}`, {
+          method: 'POST',
+          key: KEYS.admin,
+        })
+      ).status,
+    ).toBeLessThan(300);
     // Still only a workspace the key holds.
-    expect((await call(`/api/v1/audit/export?workspace_id=${randomUUID()}`, { key: KEYS.admin })).status).toBe(403);
+    expect(
+      (
+        await call(`/api/v1/audit/export?workspace_id=${randomUUID()}`, {
+          key: KEYS.admin,
+        })
+      ).status,
+    ).toBe(403);
   });
 });

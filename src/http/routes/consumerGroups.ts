@@ -17,8 +17,9 @@ import {
   type ConsumerGroupList,
   type FetchAnswer,
 } from '../../consumerGroups/codecs';
-import type { Ack, ConsumerGroups, Refused, Start } from '../../consumerGroups/consumerGroups';
+import { unreadableRefusal, type Ack, type ConsumerGroups, type Refused, type Start } from '../../consumerGroups/consumerGroups';
 import type { ConsumerGroup } from '../../consumerGroups/group';
+import { isReadable, isUnreadable } from '../../consumerGroups/store';
 import { formatErrors } from '../../validation';
 import { ApiError, badRequest } from '../errors';
 import { fetchAnswer, fetchAnswerHead } from '../fetchAnswer';
@@ -49,6 +50,7 @@ const STATUS: Record<Refused['kind'], number> = {
   no_lease: 409,
   lease_lost: 409,
   out_of_range: 400,
+  group_unreadable: 409,
 };
 
 const refused = (r: Refused): ApiError => {
@@ -98,6 +100,12 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const b = decode(PutConsumerGroupBody, ctx, 'a consumer group: {"filter"?: {"types"?, "slug_prefix"?}, "start"?, "lease_ms"?}');
     const start: Start | undefined =
       b.start === undefined || b.start === 'beginning' || b.start === 'now' ? b.start : { after: BigInt(b.start) };
+    // As ?after= on the feed: a position past any the store can hold is refused, and nothing is stored.
+    if (typeof start === 'object' && start.after > groups.maxPosition) {
+      throw badRequest('the body is not a consumer group', [
+        { path: '$.start', message: `must be an event position of at most ${groups.maxPosition} (this store holds none larger)` },
+      ]);
+    }
     const { group, created } = unwrap(
       await groups.define(ctx.state.workspaceId, n, {
         filter: { types: b.filter?.types ?? null, slugPrefix: b.filter?.slug_prefix ?? null },
@@ -113,7 +121,11 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
 
   router.get('/api/v1/consumer-groups', consume, async (ctx) => {
     const list = await groups.list(ctx.state.workspaceId);
-    const answer: t.TypeOf<typeof ConsumerGroupList> = { data: await Promise.all(list.map(view)) };
+    const answer: t.TypeOf<typeof ConsumerGroupList> = {
+      data: await Promise.all(list.filter(isReadable).map(view)),
+      unreadable: list.filter(isUnreadable).map((g) => ({ name: g.name, message: unreadableRefusal(g).message })),
+    };
+    if (answer.unreadable.length > 0) ctx.state.log.warn({ unreadable: answer.unreadable }, 'consumer groups that cannot be read');
     ctx.body = answer;
   });
 
@@ -121,6 +133,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const n = name(ctx);
     const group = await groups.get(ctx.state.workspaceId, n);
     if (!group) throw refused({ kind: 'not_found', message: `no consumer group ${JSON.stringify(n)} in this workspace` });
+    if (isUnreadable(group)) throw refused(unreadableRefusal(group));
     const answer: t.TypeOf<typeof ConsumerGroupAnswer> = { data: await view(group) };
     ctx.body = answer;
   });
