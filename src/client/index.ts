@@ -93,10 +93,12 @@ export const createPresetClient = (options: PresetClientOptions): PresetClient =
   const usage: UsageCounters | undefined = options.usage
     ? startUsageCounters({
         store: {
-          add: (counts) =>
-            api.reportUsage(
+          add: async (counts) => {
+            const refused = await api.reportUsage(
               counts.map(({ presetId, label, version, hour, count }) => ({ slug: slugs.get(presetId)!, label, version, hour, count })),
-            ),
+            );
+            if (refused) report(refused);
+          },
         },
         flushEveryMs: options.usage.flushEveryMs,
         onError: report,

@@ -24,6 +24,8 @@ const call = async (path: string, init: Init = {}) => {
     body: isJson ? JSON.parse(text) : undefined,
   };
 };
+const paths = (body: { error: { metadata: { errors: { path: string }[] } } }): string[] =>
+  body.error.metadata.errors.map((e: { path: string }) => e.path);
 const errorLines = () => svc.logs.filter((l) => JSON.parse(l).level >= 50);
 const preset = async (slug: string, key = KEYS.writer, temperature = 0.2) =>
   expect(
@@ -146,6 +148,110 @@ describe('finding 2: a consumer group start past the largest position', () => {
     expect((await call('/api/v1/consumer-groups/broken')).status).toBe(200);
     expect((await call('/api/v1/consumer-groups/garbled', { method: 'DELETE' })).status).toBe(204);
     expect((await call('/api/v1/consumer-groups')).body.unreadable).toEqual([]);
+  });
+});
+
+describe('finding 5: usage reports name what exists, in a window, in bounded numbers', () => {
+  const hour = (hoursAgo: number) => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - hoursAgo * 3_600_000).toISOString();
+  const report = (counts: unknown[], key = KEYS.readerOnly) => call('/api/v1/usage', { method: 'POST', json: { counts }, key });
+  const usageOf = async (slug: string) => (await call(`/api/v1/presets/${slug}/usage?from=${hour(200)}`)).body.data.totals;
+
+  beforeAll(async () => {
+    await preset('used');
+    await preset('used', KEYS.writer, 0.3);
+    expect(
+      (
+        await call('/api/v1/presets/used/labels/production', {
+          method: 'PUT',
+          json: { version: 2 },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  it('refuses versions and labels that do not exist, and hours outside the window, naming each, counting nothing', async () => {
+    const res = await report([
+      { slug: 'used', label: null, version: 1e300, hour: hour(0), count: 5 },
+      { slug: 'used', label: null, version: 3, hour: hour(0), count: 5 },
+      { slug: 'used', label: 'nope', version: 1, hour: hour(0), count: 5 },
+      {
+        slug: 'used',
+        label: null,
+        version: 1,
+        hour: '0000-01-01T00:00:00.000Z',
+        count: 5,
+      },
+      { slug: 'used', label: null, version: 1, hour: hour(49), count: 5 },
+      {
+        slug: 'used',
+        label: 'production',
+        version: 2,
+        hour: hour(1),
+        count: 5,
+      },
+    ]);
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual([
+      '$.counts[0].version',
+      '$.counts[1].version',
+      '$.counts[2].label',
+      '$.counts[3].hour',
+      '$.counts[4].hour',
+    ]);
+    expect(await usageOf('used')).toEqual([]);
+  });
+
+  it('takes what exists: a label, latest, a version number, in the last 48 hours', async () => {
+    const res = await report([
+      {
+        slug: 'used',
+        label: 'production',
+        version: 2,
+        hour: hour(1),
+        count: 5,
+      },
+      { slug: 'used', label: 'latest', version: 2, hour: hour(47), count: 1 },
+      { slug: 'used', label: null, version: 1, hour: hour(0), count: 2 },
+    ]);
+    expect(res.status).toBe(204);
+    expect(await usageOf('used')).toEqual(
+      expect.arrayContaining([
+        { label: 'production', version: 2, count: 5 },
+        { label: 'latest', version: 2, count: 1 },
+        { label: null, version: 1, count: 2 },
+      ]),
+    );
+  });
+
+  it('caps the distinct rows of a preset in an hour (100), over several reports', async () => {
+    const slug = 'many-versions';
+    for (let i = 0; i < 34; i++) await preset(slug, KEYS.writer, i / 100);
+    expect(
+      (
+        await call(`/api/v1/presets/${slug}/labels/canary`, {
+          method: 'PUT',
+          json: { version: 1 },
+        })
+      ).status,
+    ).toBe(200);
+    const rows = (label: string | null) =>
+      Array.from({ length: 34 }, (_, i) => ({
+        slug,
+        label,
+        version: i + 1,
+        hour: hour(2),
+        count: 1,
+      }));
+    expect((await report(rows(null))).status).toBe(204);
+    expect((await report(rows('latest'))).status).toBe(204);
+    // 68 rows held; 34 more would make 102.
+    const over = await report(rows('canary'));
+    expect(over.status).toBe(400);
+    expect(over.body.error.message).toMatch(/100/);
+    // The same rows again add up, they are not new rows.
+    expect((await report(rows(null))).status).toBe(204);
+    // Another hour is another 100.
+    expect((await report(rows('canary').map((r) => ({ ...r, hour: hour(3) })))).status).toBe(204);
   });
 });
 
