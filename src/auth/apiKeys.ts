@@ -14,6 +14,13 @@ export interface Caller {
   keyId: string;
   /** The id of a key made through the API (src/keys/); absent for a key of the keys file. */
   apiKeyId?: string;
+  /** Whether keys it makes may belong to other users: a keys file entry's `act_for_others`, never an API key's. */
+  actForOthers?: boolean;
+  /**
+   * The users of the keys that made this key, nearest first (its maker's, its maker's maker's, …):
+   * release control counts a key as each of them too (src/presets/proposals.ts). Empty for a key of the keys file.
+   */
+  makers?: readonly string[];
 }
 
 export interface KeyRing {
@@ -32,8 +39,14 @@ export const byToken =
   (token) =>
     token.length === 0 ? null : byDigest(tokenDigest(token));
 
-/** Every workspace of a keys-file entry: `workspace_id` first, then any `workspaces` not already named. */
-export const entryWorkspaces = (e: KeyEntry): string[] => [...new Set([e.workspace_id, ...(e.workspaces ?? [])])];
+/**
+ * Every workspace of a keys-file entry: `workspace_id` first, then any `workspaces` not already
+ * named, in any letter case (a workspace id is a UUID: `ABC…` and `abc…` are one workspace).
+ */
+export const entryWorkspaces = (e: KeyEntry): string[] => {
+  const seen = new Set<string>();
+  return [e.workspace_id, ...(e.workspaces ?? [])].filter((w) => !seen.has(w.toLowerCase()) && seen.add(w.toLowerCase()));
+};
 
 /** Entries are expected to be validated (decodeKeysFile); an empty ring rejects everything. */
 export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
@@ -48,6 +61,7 @@ export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
       workspaces: Object.freeze(entryWorkspaces(e)),
       scopes: new Set(e.scopes),
       keyId: hex.slice(0, 12),
+      ...(e.act_for_others === true ? { actForOthers: true } : {}),
     });
     return { digest: Buffer.from(hex, 'hex'), caller };
   });

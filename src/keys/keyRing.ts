@@ -20,7 +20,10 @@ export interface ApiKeyRecord {
   scopes: Scope[];
   workspaces: string[];
   createdAt: string;
+  /** The user of the key that made it. */
   createdBy: string;
+  /** The key that made it (an API key's id, or a keys-file key's 12-hex key id); null when not recorded (older keys). */
+  createdByKeyId: string | null;
   expiresAt: Date | null;
   revokedAt: string | null;
   revokedBy: string | null;
@@ -45,6 +48,9 @@ const MINUTE = 60_000;
 export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new Date()): LiveKeyRing => {
   const byId = new Map<string, ApiKeyRecord>();
   const byHash = new Map<string, { record: ApiKeyRecord; caller: Caller }>();
+  const callers = new Map<string, Caller>();
+  /** The caller of an API key by its id (a keys-file key is none). */
+  const callerById = (id: string) => callers.get(id);
   let halted = false;
   // Both rings asked by one digest: the token is hashed once (hashing is most of what authenticating a request costs).
   const byDigest = (digest: Buffer): Caller | null => {
@@ -73,7 +79,13 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
       const { event } = stored;
       if (event.type === 'ApiKeyCreated') {
         const d = event.data;
-        if (byId.has(d.keyId)) return; // seen already (catch-up and subscription overlap)
+        // Seen already: in another workspace's keys stream (each the key touches has it), or a look that overlapped.
+        if (byId.has(d.keyId)) return;
+        const createdBy = d.makerUserId ?? stored.metadata.actorUserId;
+        const createdByKeyId = d.makerKeyId ?? null;
+        // Its maker's user, and theirs in turn: a key counts as each of them in release control.
+        const maker = createdByKeyId === null ? undefined : callerById(createdByKeyId);
+        const makers = Object.freeze([createdBy, ...(maker?.makers ?? [])]);
         const record: ApiKeyRecord = {
           id: d.keyId,
           userId: d.userId,
@@ -81,7 +93,8 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
           scopes: d.scopes,
           workspaces: d.workspaces,
           createdAt: d.occurredAt,
-          createdBy: stored.metadata.actorUserId,
+          createdBy,
+          createdByKeyId,
           expiresAt: d.expiresAt === null ? null : new Date(d.expiresAt),
           revokedAt: null,
           revokedBy: null,
@@ -94,8 +107,10 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
           scopes: new Set(d.scopes),
           keyId: d.keySha256.slice(0, 12),
           apiKeyId: d.keyId,
+          makers,
         });
         byId.set(d.keyId, record);
+        callers.set(d.keyId, caller);
         byHash.set(d.keySha256.toLowerCase(), { record, caller });
       } else if (event.type === 'ApiKeyRevoked') {
         const record = byId.get(event.data.keyId);

@@ -27,6 +27,7 @@ const call = async (path: string, init: Init = {}) => {
 const paths = (body: { error: { metadata: { errors: { path: string }[] } } }): string[] =>
   body.error.metadata.errors.map((e: { path: string }) => e.path);
 const errorLines = () => svc.logs.filter((l) => JSON.parse(l).level >= 50);
+const storedCount = async () => (await svc.eventStore.readAll({ limit: 100_000 })).length;
 const preset = async (slug: string, key = KEYS.writer, temperature = 0.2) =>
   expect(
     (
@@ -148,6 +149,64 @@ describe('finding 2: a consumer group start past the largest position', () => {
     expect((await call('/api/v1/consumer-groups/broken')).status).toBe(200);
     expect((await call('/api/v1/consumer-groups/garbled', { method: 'DELETE' })).status).toBe(204);
     expect((await call('/api/v1/consumer-groups')).body.unreadable).toEqual([]);
+  });
+});
+
+describe('finding 4: key events belong to every workspace the key holds', () => {
+  it('a key made for B by a key acting in A is recorded in both; its revoke by B goes to B, not A', async () => {
+    const made = await makeKey({ workspaces: [WORKSPACE_B] });
+    const keysEvents = async (key: string) =>
+      (
+        (await call('/api/v1/keys/events?limit=1000', { key })).body.data as {
+          type: string;
+          data: { keyId: string };
+        }[]
+      )
+        .filter((e) => e.data.keyId === made.id)
+        .map((e) => e.type);
+    expect(await keysEvents(KEYS.otherWorkspace)).toEqual(['ApiKeyCreated']);
+    expect(await keysEvents(KEYS.writer)).toEqual(['ApiKeyCreated']);
+    // B's feed, audit export and report show it.
+    const feedB = (await call('/api/v1/events?limit=1000', { key: KEYS.otherWorkspace })).text;
+    expect(feedB).toContain(made.id);
+    const exportB = (await call('/api/v1/audit/export', { key: KEYS.otherWorkspace })).text;
+    expect(exportB).toContain(made.id);
+    const reportB = (await call('/api/v1/audit/report', { key: KEYS.otherWorkspace })).body.data as { event: string; to: string }[];
+    expect(reportB.some((r) => r.event === 'ApiKeyCreated' && r.to.includes(made.id))).toBe(true);
+
+    // Revoked by the admin acting in B: written to B (the key's and the revoker's workspace), not to A.
+    expect(
+      (
+        await call(`/api/v1/keys/${made.id}?workspace_id=${WORKSPACE_B}`, {
+          method: 'DELETE',
+          key: KEYS.admin,
+        })
+      ).status,
+    ).toBe(200);
+    expect(await keysEvents(KEYS.otherWorkspace)).toEqual(['ApiKeyCreated', 'ApiKeyRevoked']);
+    expect(await keysEvents(KEYS.writer)).toEqual(['ApiKeyCreated']);
+    expect((await call('/api/v1/presets', { key: made.key })).status).toBe(401);
+  });
+
+  it('a key holding A and B is recorded in each, and so is its revoke', async () => {
+    const made = await makeKey({ workspaces: [WORKSPACE_A, WORKSPACE_B] });
+    expect(
+      (
+        await call(`/api/v1/keys/${made.id}`, {
+          method: 'DELETE',
+          key: KEYS.admin,
+        })
+      ).status,
+    ).toBe(200);
+    for (const key of [KEYS.writer, KEYS.otherWorkspace]) {
+      const events = (await call('/api/v1/keys/events?limit=1000', { key })).body.data as { type: string; data: { keyId: string } }[];
+      expect(events.filter((e) => e.data.keyId === made.id).map((e) => e.type)).toEqual(['ApiKeyCreated', 'ApiKeyRevoked']);
+    }
+    // Listed once, in each workspace.
+    for (const ws of [WORKSPACE_A, WORKSPACE_B]) {
+      const listed = (await call(`/api/v1/keys?workspace_id=${ws}`, { key: KEYS.admin })).body.data as { id: string }[];
+      expect(listed.filter((k) => k.id === made.id)).toHaveLength(1);
+    }
   });
 });
 
@@ -290,6 +349,69 @@ describe('finding 6: the audit export carries no key hash', () => {
   });
 });
 
+describe('finding 7: key events name the acting key; user ids are printable text', () => {
+  it('puts the acting key id on ApiKeyCreated and ApiKeyRevoked, so the report can tell keys apart', async () => {
+    const made = await makeKey({ user_id: 'report-user' });
+    expect(
+      (
+        await call(`/api/v1/keys/${made.id}`, {
+          method: 'DELETE',
+          key: KEYS.admin,
+        })
+      ).status,
+    ).toBe(200);
+    const adminKeyId = hashApiKey(KEYS.admin).slice(0, 12);
+    const events = (await call('/api/v1/keys/events?limit=1000', { key: KEYS.admin })).body.data as {
+      type: string;
+      data: { keyId: string };
+      metadata: { keyId?: string };
+    }[];
+    expect(events.filter((e) => e.data.keyId === made.id).map((e) => [e.type, e.metadata.keyId])).toEqual([
+      ['ApiKeyCreated', adminKeyId],
+      ['ApiKeyRevoked', adminKeyId],
+    ]);
+    const rows = (await call('/api/v1/audit/report', { key: KEYS.admin })).body.data as {
+      event: string;
+      key_id: string | null;
+      to: string | null;
+      from: string | null;
+    }[];
+    const mine = rows.filter((r) => (r.to ?? '').includes(made.id) || (r.from ?? '').includes(made.id));
+    expect(mine.map((r) => [r.event, r.key_id])).toEqual([
+      ['ApiKeyCreated', adminKeyId],
+      ['ApiKeyRevoked', adminKeyId],
+    ]);
+  });
+
+  it.each([
+    ['a NUL', 'a\u0000b'],
+    ['a newline', 'alice\nadmin'],
+    ['markup', '<img src=x onerror=alert(1)>'],
+    ['a space', 'alice admin'],
+    ['201 characters', 'u'.repeat(201)],
+  ])('refuses a user_id with %s at $.user_id, storing nothing', async (_what, userId) => {
+    const before = await storedCount();
+    const res = await call('/api/v1/keys', {
+      method: 'POST',
+      json: {
+        user_id: userId,
+        scopes: ['presets:read'],
+        workspaces: [WORKSPACE_A],
+      },
+      key: KEYS.admin,
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual(['$.user_id']);
+    expect(await storedCount()).toBe(before);
+  });
+
+  it('takes ids such as an e-mail address or an identity provider subject', async () => {
+    for (const userId of ['ann@example.com', 'auth0|5f7c8ec7c33c6c004bbafe82', 'user_9b2e-01.x']) {
+      expect((await makeKey({ user_id: userId })).user_id).toBe(userId);
+    }
+  });
+});
+
 describe('finding 8: as_of never serves a preset that is not usable now', () => {
   const resolve = (slug: string, extra: Record<string, unknown> = {}) =>
     call('/api/v1/resolve/chat/completions', {
@@ -372,5 +494,46 @@ describe('finding 9: every audit route takes workspace_id', () => {
         })
       ).status,
     ).toBe(403);
+  });
+});
+describe('finding 10: the smaller ones', () => {
+  it('refuses a key whose workspaces repeat by letter case, storing nothing', async () => {
+    const before = await storedCount();
+    const res = await call('/api/v1/keys', {
+      method: 'POST',
+      json: {
+        user_id: 'user-admin',
+        scopes: ['presets:read'],
+        workspaces: [WORKSPACE_A, WORKSPACE_A.toUpperCase()],
+      },
+      key: KEYS.admin,
+    });
+    expect(res.status).toBe(400);
+    expect(paths(res.body)).toEqual(['$.workspaces[1]']);
+    expect(await storedCount()).toBe(before);
+    // One spelled in capitals is the same workspace, stored as the maker's key spells it.
+    const upper = await makeKey({ workspaces: [WORKSPACE_A.toUpperCase()] });
+    expect(upper.workspaces).toEqual([WORKSPACE_A]);
+  });
+
+  it('revoking a key leaves the keys it made working (they are listed with their maker)', async () => {
+    const parent = await makeKey({ scopes: ['keys:manage', 'presets:read'] });
+    const child = await makeKey({}, parent.key);
+    expect(child).toMatchObject({
+      created_by: 'user-admin',
+      created_by_key_id: parent.id,
+    });
+    expect(
+      (
+        await call(`/api/v1/keys/${parent.id}`, {
+          method: 'DELETE',
+          key: KEYS.admin,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('/api/v1/presets', { key: parent.key })).status).toBe(401);
+    expect((await call('/api/v1/presets', { key: child.key })).status).toBe(200);
+    const listed = (await call('/api/v1/keys', { key: KEYS.admin })).body.data as { id: string; created_by_key_id: string | null }[];
+    expect(listed.filter((k) => k.created_by_key_id === parent.id).map((k) => k.id)).toEqual([child.id]);
   });
 });

@@ -73,6 +73,7 @@ export interface ApiKey {
   workspaces: string[];
   created_at: string;
   created_by: string;
+  created_by_key_id: string | null;
   expires_at: string | null;
   last_used_at: string | null;
   revoked: boolean;

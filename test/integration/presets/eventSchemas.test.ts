@@ -186,8 +186,10 @@ const withdrawn = one(decide({ ...proposal, type: 'WithdrawProposal', note: 'not
 const keyMeta: KeyCommandMetadata = {
   requestId: 'r',
   actorUserId: 'admin',
+  actorKeyId: '0123456789ab',
   actorWorkspaces: ['w1', 'w2'],
   actorScopes: new Set(['presets:read']),
+  actorActsForOthers: true,
   now: new Date(0),
 };
 const keyData = {
