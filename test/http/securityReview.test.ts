@@ -496,6 +496,7 @@ describe('finding 9: every audit route takes workspace_id', () => {
     ).toBe(403);
   });
 });
+
 describe('finding 10: the smaller ones', () => {
   it('refuses a key whose workspaces repeat by letter case, storing nothing', async () => {
     const before = await storedCount();
@@ -514,6 +515,64 @@ describe('finding 10: the smaller ones', () => {
     // One spelled in capitals is the same workspace, stored as the maker's key spells it.
     const upper = await makeKey({ workspaces: [WORKSPACE_A.toUpperCase()] });
     expect(upper.workspaces).toEqual([WORKSPACE_A]);
+  });
+
+  it('lets no plain writer archive or disable a preset whose label or designation is protected', async () => {
+    for (const [slug, protection] of [
+      ['guarded-label', '/labels/production/protection'],
+      ['guarded-designation', '/designation/protection'],
+    ] as const) {
+      await preset(slug);
+      if (slug === 'guarded-label') {
+        expect(
+          (
+            await call(`/api/v1/presets/${slug}/labels/production`, {
+              method: 'PUT',
+              json: { version: 1 },
+            })
+          ).status,
+        ).toBe(200);
+      }
+      const protect = await call(`/api/v1/presets/${slug}${protection}`, {
+        method: 'PUT',
+        json: { protected: true, approvals: 0 },
+        key: KEYS.releaseAnn,
+      });
+      expect(protect.status).toBe(200);
+      const before = await storedCount();
+      for (const [method, json] of [
+        ['DELETE', undefined],
+        ['PATCH', { status: 'disabled' }],
+        ['PATCH', { status: 'archived' }],
+      ] as const) {
+        const res = await call(`/api/v1/presets/${slug}`, {
+          method,
+          json,
+          key: KEYS.writer,
+        });
+        expect([slug, method, res.status, res.body.error.metadata.reason]).toEqual([slug, method, 403, 'protected']);
+      }
+      expect(await storedCount()).toBe(before);
+      // A releaser may, under the rules of a move (here: at once, as approvals are 0).
+      expect(
+        (
+          await call(`/api/v1/presets/${slug}`, {
+            method: 'PATCH',
+            json: { status: 'disabled' },
+            key: KEYS.releaseAnn,
+          })
+        ).status,
+      ).toBe(200);
+      // A name or a description is no release.
+      expect(
+        (
+          await call(`/api/v1/presets/${slug}`, {
+            method: 'PATCH',
+            json: { description: 'still mine' },
+          })
+        ).status,
+      ).toBe(200);
+    }
   });
 
   it('revoking a key leaves the keys it made working (they are listed with their maker)', async () => {
