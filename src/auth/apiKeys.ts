@@ -23,11 +23,20 @@ export interface Caller {
   makers?: readonly string[];
 }
 
+/** Why a key that authenticated a request open now (a live stream, a long poll) is no longer honoured. */
+export type KeyGone = 'key_revoked' | 'key_expired' | 'keys_unavailable';
+
 export interface KeyRing {
   authenticate(token: string): Caller | null;
   /** The same, for a token already reduced to its digest (`tokenDigest`): a ring that holds other keys too hashes once, a connection's memo not at all. */
   byDigest(digest: Buffer): Caller | null;
   size: number;
+  /**
+   * Tells `onGone`, once, when the caller's key stops being honoured: revoked, expired, or the
+   * ring can no longer tell (src/keys/keyRing.ts). Returns what stops watching. A ring whose keys
+   * never change while it runs (the keys file's) has none: its keys stay good.
+   */
+  watch?(caller: Caller, onGone: (gone: KeyGone) => void): () => void;
 }
 
 /** A token's SHA-256, the one digest every ring looks a key up by. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { byToken, type Caller, type KeyRing } from '../auth/apiKeys';
+import { byToken, type Caller, type KeyGone, type KeyRing } from '../auth/apiKeys';
 import type { Scope } from '../auth/keysFile';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
@@ -41,7 +41,16 @@ export interface LiveKeyRing extends KeyRing {
   get(id: string): ApiKeyRecord | undefined;
   /** Following the keys streams fails: a revocation could go unseen, so the API's keys are refused while halted (the file's still work). */
   halt(halted: boolean): void;
+  /**
+   * Tells `onGone`, once, when an API key stops being honoured here: at the revoke this ring
+   * applies (made here, or read from the feed: on every replica within its look), at its expiry (a
+   * timer), or when the ring halts. What a key has open (a live stream, a long poll) ends with it.
+   */
+  watch(caller: Caller, onGone: (gone: KeyGone) => void): () => void;
 }
+
+/** setTimeout's longest wait; a later expiry is waited for in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 const MINUTE = 60_000;
 
@@ -49,6 +58,11 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
   const byId = new Map<string, ApiKeyRecord>();
   const byHash = new Map<string, { record: ApiKeyRecord; caller: Caller }>();
   const callers = new Map<string, Caller>();
+  /** Key id → what to tell when it goes (each told once, then dropped). */
+  const watchers = new Map<string, Set<(gone: KeyGone) => void>>();
+  const tell = (id: string, gone: KeyGone) => {
+    for (const watcher of [...(watchers.get(id) ?? [])]) watcher(gone);
+  };
   /** The caller of an API key by its id (a keys-file key is none). */
   const callerById = (id: string) => callers.get(id);
   let halted = false;
@@ -117,6 +131,7 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
         if (record && record.revokedAt === null) {
           record.revokedAt = event.data.occurredAt;
           record.revokedBy = stored.metadata.actorUserId;
+          tell(record.id, 'key_revoked');
         }
       }
     },
@@ -125,7 +140,43 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
     },
     get: (id) => byId.get(id),
     halt(value) {
+      const halting = value && !halted;
       halted = value;
+      if (halting) for (const id of [...watchers.keys()]) tell(id, 'keys_unavailable');
+    },
+    watch(caller, onGone) {
+      const id = caller.apiKeyId;
+      // A key of the keys file never changes while the process runs.
+      if (id === undefined) return () => undefined;
+      const record = byId.get(id);
+      const mine = watchers.get(id) ?? new Set<(gone: KeyGone) => void>();
+      watchers.set(id, mine);
+      let timer: NodeJS.Timeout | undefined;
+      let told = false;
+      const stop = () => {
+        clearTimeout(timer);
+        mine.delete(watcher);
+        if (mine.size === 0 && watchers.get(id) === mine) watchers.delete(id);
+      };
+      function watcher(gone: KeyGone) {
+        if (told) return;
+        told = true;
+        stop();
+        onGone(gone);
+      }
+      mine.add(watcher);
+      const expiry = () => {
+        if (!record?.expiresAt) return;
+        const left = record.expiresAt.getTime() - clock().getTime();
+        if (left <= 0) return void queueMicrotask(() => watcher('key_expired'));
+        timer = setTimeout(expiry, Math.min(left, LONGEST_TIMER_MS));
+        timer.unref();
+      };
+      // Gone between the request's authentication and now: told at once (after the caller has its stop).
+      if (!record || record.revokedAt !== null) queueMicrotask(() => watcher('key_revoked'));
+      else if (halted) queueMicrotask(() => watcher('keys_unavailable'));
+      else expiry();
+      return stop;
     },
   };
 };

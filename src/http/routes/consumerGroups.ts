@@ -20,7 +20,9 @@ import {
 import { unreadableRefusal, type Ack, type ConsumerGroups, type Refused, type Start } from '../../consumerGroups/consumerGroups';
 import type { ConsumerGroup } from '../../consumerGroups/group';
 import { isReadable, isUnreadable } from '../../consumerGroups/store';
+import type { KeyGone, KeyRing } from '../../auth/apiKeys';
 import { formatErrors } from '../../validation';
+import { keyGoneError, watchKey } from '../keyGone';
 import { ApiError, badRequest } from '../errors';
 import { fetchAnswer, fetchAnswerHead } from '../fetchAnswer';
 import { requireScope } from '../middleware/auth';
@@ -36,6 +38,8 @@ export interface ConsumerGroupRouteDeps {
   consumerGroups: ConsumerGroups;
   bodyLimitBytes: number;
   now?: () => Date;
+  /** Tells a long poll when its key is revoked or expires (src/keys/keyRing.ts); absent: keys never change. */
+  keyRing?: Pick<KeyRing, 'watch'>;
 }
 
 type Ctx = ParameterizedContext<AppState, AppContext>;
@@ -149,17 +153,26 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const n = name(ctx);
     const b = decode(FetchBody, ctx, 'a fetch: {"max"?: 1–1000, "wait_ms"?: 0–30000, "ack"?: {"lease_id"?, "position"?}}');
     const ack = b.ack === undefined ? undefined : ackOf(b.ack, '$.ack');
-    // The caller gone: the wait ends with it, and nothing is leased to nobody.
+    // The caller gone, or its key revoked or expired: the wait ends with it, and nothing is leased to nobody.
     const gone = new AbortController();
     const onClose = () => {
       if (!ctx.res.writableFinished) gone.abort();
     };
     ctx.res.once('close', onClose);
-    const fetched = unwrap(
-      await groups
-        .fetch(ctx.state.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal, ack })
-        .finally(() => ctx.res.off('close', onClose)),
-    );
+    let keyGone: KeyGone | undefined;
+    const unwatch = watchKey(deps.keyRing, ctx.state.caller, (why) => {
+      keyGone = why;
+      gone.abort();
+    });
+    const outcome = await groups
+      .fetch(ctx.state.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal, ack })
+      .finally(() => {
+        ctx.res.off('close', onClose);
+        unwatch();
+      });
+    // A batch leased as the key went is not handed to it: its lease expires and the events come again.
+    if (keyGone) throw keyGoneError(keyGone);
+    const fetched = unwrap(outcome);
     const lease: t.TypeOf<typeof FetchAnswer>['lease'] =
       fetched.events.length > 0 && fetched.group.lease ? leaseView(fetched.group.lease) : null;
     // A FetchAnswer written as bytes: the events' JSON from the store's own text where it can be

@@ -134,3 +134,42 @@ it('counts a key as each user up its chain of makers; a key made before makers w
     await store.close();
   }
 });
+
+it('tells a watcher once when its key is revoked, expires, or the ring halts; never for a key of the keys file', async () => {
+  const store = openMemoryEventStore();
+  const ring = createLiveKeyRing(createKeyRing([{ key: 'pk_file', user_id: 'f', workspace_id: WS, scopes: ['presets:read'] }]));
+  try {
+    const keys = createKeyCommandHandler({ eventStore: store, ring });
+    const context = { requestId: 'r', caller: admin, workspaceId: WS };
+    const make = (expiresAt: Date | null = null) =>
+      keys.create({ name: null, scopes: ['presets:read'], workspaces: [WS], expiresAt }, context);
+    const told: string[] = [];
+    const watchAs = async (name: string, key: string) => ring.watch(ring.authenticate(key)!, (gone) => told.push(`${name}:${gone}`));
+
+    const revoked = await make();
+    const stopUnrevoked = await watchAs('never', (await make()).key);
+    await watchAs('revoked', revoked.key);
+    await keys.revoke(revoked.record.id, context);
+    await keys.revoke(revoked.record.id, context); // revoked again: told once
+    expect(told).toEqual(['revoked:key_revoked']);
+
+    const soon = await make(new Date(Date.now() + 300));
+    await watchAs('expiring', soon.key);
+    expect(await until(() => told.includes('expiring:key_expired'))).toBe(true);
+
+    // Watched once it is gone already: told at once.
+    ring.watch({ ...ring.authenticate((await make()).key)!, apiKeyId: revoked.record.id }, (gone) => told.push(`late:${gone}`));
+    await Promise.resolve();
+    expect(told).toContain('late:key_revoked');
+
+    const halting = await make();
+    await watchAs('halted', halting.key);
+    ring.watch(ring.authenticate('pk_file')!, (gone) => told.push(`file:${gone}`));
+    stopUnrevoked(); // stopped watching: not told
+    ring.halt(true);
+    expect(told.filter((t) => t.endsWith('keys_unavailable'))).toEqual(['halted:keys_unavailable']);
+    ring.halt(false);
+  } finally {
+    await store.close();
+  }
+});
