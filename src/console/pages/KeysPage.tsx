@@ -150,7 +150,7 @@ export const KeysPage = () => {
             void create();
           }}
         >
-          <label for="key-user">User id (who will hold it; empty: you{me.data ? `, ${me.data.user_id}` : ''})</label>
+          <label for="key-user">User id (who will hold it)</label>
           <input
             id="key-user"
             type="text"
@@ -162,7 +162,8 @@ export const KeysPage = () => {
             onInput={(e) => setUserId(e.currentTarget.value)}
           />
           <p id="key-user-hint" class="muted">
-            A key is its maker&apos;s: another user only with a key of the keys file that may act for others.
+            Empty: yours{me.data ? ` (${me.data.user_id})` : ''}. A key is its maker&apos;s: another user only with a key of the keys file
+            that may act for others.
           </p>
           <label for="key-name">Name (optional)</label>
           <input id="key-name" type="text" maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />

@@ -18,9 +18,9 @@ import { answerWrite, type WriteDeps } from './writes';
 
 /**
  * Release control (docs/keys-and-release.md): protecting a label or the designated version
- * (scope presets:release), and deciding on the proposals that moves of a target protected with
- * approvals become. Every rule is the preset decider's (`guardProtected` and the proposal steps in
- * src/presets/decider.ts): these routes only say who asks.
+ * (scope presets:release), and deciding on the proposals that changes of a target protected with
+ * approvals become. Every rule is the preset decider's (src/presets/proposals.ts): these routes only
+ * say who asks, with the users up their key's chain of makers.
  */
 export const ProtectionBody = t.intersection([
   t.type({ protected: t.boolean }),
