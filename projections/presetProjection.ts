@@ -63,6 +63,24 @@ export const projectPresetEvent = (
   const view = current.view;
   // Documents projected before labels existed have none.
   const labels = view.labels ?? {};
+  /** The document with one more open proposal. */
+  const proposed = (
+    d: { proposalId: string; label: string | null; proposerUserId: string; approvalsRequired: number; occurredAt: string },
+    details: Partial<ProposalView>,
+  ): ProjectionChange => {
+    const proposal: ProposalView = {
+      id: d.proposalId,
+      label: d.label,
+      version: null,
+      previous_version: null,
+      proposer_user_id: d.proposerUserId,
+      approvals_required: d.approvalsRequired,
+      approved_by: [],
+      created_at: d.occurredAt,
+      ...details,
+    };
+    return at({ ...view, proposals: [...(view.proposals ?? []), proposal], updated_at: d.occurredAt });
+  };
   switch (event.type) {
     case 'PresetVersionAdded': {
       const d = event.data;
@@ -97,7 +115,14 @@ export const projectPresetEvent = (
       ];
     }
     case 'PresetStatusChanged':
-      return [at({ ...view, status: event.data.status, status_updated_at: event.data.occurredAt, updated_at: event.data.occurredAt })];
+      return [
+        at({
+          ...closed(view, event.data.proposalId),
+          status: event.data.status,
+          status_updated_at: event.data.occurredAt,
+          updated_at: event.data.occurredAt,
+        }),
+      ];
     case 'PresetLabelMoved':
       return [
         at({
@@ -108,7 +133,7 @@ export const projectPresetEvent = (
       ];
     case 'PresetLabelRemoved': {
       const { [event.data.label]: _removed, ...rest } = labels;
-      return [at({ ...view, labels: rest, updated_at: event.data.occurredAt })];
+      return [at({ ...closed(view, event.data.proposalId), labels: rest, updated_at: event.data.occurredAt })];
     }
     case 'PresetLabelSplit': {
       const split = event.data.versions.map((share) => ({ version: share.versionNumber, weight: share.weight }));
@@ -117,23 +142,26 @@ export const projectPresetEvent = (
     case 'PresetLabelProtected': {
       const d = event.data;
       const protection = d.protected ? { approvals: d.approvals } : null;
-      if (d.label === null) return [at({ ...view, designation_protection: protection, updated_at: d.occurredAt })];
+      const base = closed(view, d.proposalId);
+      if (d.label === null) return [at({ ...base, designation_protection: protection, updated_at: d.occurredAt })];
       const { [d.label]: _was, ...others } = view.protected_labels ?? {};
-      return [at({ ...view, protected_labels: protection ? { ...others, [d.label]: protection } : others, updated_at: d.occurredAt })];
+      return [at({ ...base, protected_labels: protection ? { ...others, [d.label]: protection } : others, updated_at: d.occurredAt })];
     }
     case 'LabelMoveProposed': {
       const d = event.data;
-      const proposal: ProposalView = {
-        id: d.proposalId,
-        label: d.label,
-        version: d.versionNumber,
-        previous_version: d.previousVersionNumber,
-        proposer_user_id: d.proposerUserId,
-        approvals_required: d.approvalsRequired,
-        approved_by: [],
-        created_at: d.occurredAt,
-      };
-      return [at({ ...view, proposals: [...(view.proposals ?? []), proposal], updated_at: d.occurredAt })];
+      return [proposed(d, { change: 'move', version: d.versionNumber, previous_version: d.previousVersionNumber })];
+    }
+    case 'PresetChangeProposed': {
+      const d = event.data;
+      const c = d.change;
+      const current = d.label === null ? (view.designated_version?.version ?? null) : labelNow(labels, d.label);
+      const details: Partial<ProposalView> =
+        c.kind === 'remove_label'
+          ? { change: c.kind, previous_version: c.versionNumber }
+          : c.kind === 'protect'
+            ? { change: c.kind, previous_version: current, protection: c.protected ? { approvals: c.approvals } : null }
+            : { change: c.kind, previous_version: null, new_status: c.status };
+      return [proposed(d, details)];
     }
     case 'LabelMoveApproved': {
       const d = event.data;
@@ -150,6 +178,12 @@ export const projectPresetEvent = (
       // A workspace's keys stream has no document (projectBatch never brings one here).
       return [];
   }
+};
+
+/** The version a label names, when it names one (not when it is split, or absent). */
+const labelNow = (labels: PresetView['labels'], label: string): number | null => {
+  const named = Object.hasOwn(labels, label) ? labels[label] : undefined;
+  return typeof named === 'number' ? named : null;
 };
 
 /** The document without the proposal a change applied, rejected or withdrew. */

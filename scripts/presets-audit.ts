@@ -70,6 +70,7 @@ const main = async (argv: string[]): Promise<number> => {
     }`,
     `actors (${s.actors.length}): ${s.actors.join(', ') || '-'}`,
     `last checkpoint: ${s.lastCheckpoint ? JSON.stringify(s.lastCheckpoint) : 'none'}`,
+    ...(s.redacted > 0 ? [`redacted: ${s.redacted} line(s) leave a key's SHA-256 out; their hashes are as signed, not recomputed`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;

@@ -239,7 +239,7 @@ export const composeService = async (
   const sse = createSseRegistry({ perKey: config.sseMaxPerKey, perProcess: config.sseMaxConnections });
   watchSse(metrics, sse);
   watchWebhooks(metrics, { store: webhooks, feed: eventStore });
-  watchConsumerGroups(metrics, { groups: consumerGroups, store: consumerGroupStore });
+  watchConsumerGroups(metrics, { groups: consumerGroups });
   watchProjector(metrics, {
     feed: eventStore,
     streamPrefix: PRESET_STREAM_PREFIX,

@@ -49,18 +49,33 @@ export type LabelSplitView = t.TypeOf<typeof LabelSplitView>;
 export const LabelView = t.union([integer, LabelSplitView]);
 export type LabelView = t.TypeOf<typeof LabelView>;
 
-/** A move of a protected label (`label` null: the designated version) that waits for approvals. */
-export const ProposalView = t.type(
-  {
-    id: uuid,
-    label: t.union([t.string, t.null]),
-    version: integer,
-    previous_version: t.union([integer, t.null]),
-    proposer_user_id: t.string,
-    approvals_required: integer,
-    approved_by: t.array(t.string),
-    created_at: timestamp,
-  },
+/**
+ * A change of a target protected with approvals that waits for them: a move of a label (`label`
+ * null: the designated version), or (`change`) a label's removal, a lower or lifted protection, or a
+ * change of the preset's status. `version` is a move's version (null for the other changes);
+ * `previous_version` what the label or designation names now. Documents projected before `change`
+ * existed hold moves only.
+ */
+export const ProposalView = t.intersection(
+  [
+    t.type({
+      id: uuid,
+      label: t.union([t.string, t.null]),
+      version: t.union([integer, t.null]),
+      previous_version: t.union([integer, t.null]),
+      proposer_user_id: t.string,
+      approvals_required: integer,
+      approved_by: t.array(t.string),
+      created_at: timestamp,
+    }),
+    t.partial({
+      change: t.keyof({ move: null, remove_label: null, protect: null, status: null }),
+      /** A `protect` change: the protection proposed. */
+      protection: t.union([t.type({ approvals: integer }, 'Protection'), t.null]),
+      /** A `status` change: the status proposed. */
+      new_status: PresetStatus,
+    }),
+  ],
   'Proposal',
 );
 export type ProposalView = t.TypeOf<typeof ProposalView>;

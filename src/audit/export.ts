@@ -44,6 +44,12 @@ export interface ExportEventLine {
   metadata: unknown;
   hash: string;
   previous_hash: string;
+  /**
+   * What was left out of the line, by its path in the event, with what is kept of it: an
+   * `ApiKeyCreated` line leaves out `data.keySha256` and keeps its first 12 hex digits (the key id
+   * of logs and of `metadata.keyId`). Such a line's `hash` cannot be recomputed from it.
+   */
+  redacted?: Record<string, string>;
 }
 
 export interface ExportEndLine {
@@ -92,7 +98,7 @@ export async function* exportLines(store: ExportStore, range: ExportRange, key: 
         position: e.position.toString(),
         type: e.type,
         recorded_at: e.recordedAt.toISOString(),
-        data: e.data,
+        ...withoutSecrets(e),
         metadata: e.metadata,
         hash: links[i] ?? '',
         previous_hash: previous,
@@ -130,6 +136,18 @@ export async function* exportLines(store: ExportStore, range: ExportRange, key: 
   const end: ExportEndLine = { ...unsigned, signature: key.sign(canonicalJson(unsigned)) };
   yield `${JSON.stringify(end)}\n`;
 }
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/**
+ * An event's data as an export shows it: a key's SHA-256 (ApiKeyCreated's `keySha256`) is left
+ * out, as every other answer leaves it out, and only its first 12 hex digits are kept.
+ */
+export const withoutSecrets = (e: Pick<RecordedEvent, 'type' | 'data'>): Pick<ExportEventLine, 'data' | 'redacted'> => {
+  if (e.type !== 'ApiKeyCreated' || !isObject(e.data) || typeof e.data.keySha256 !== 'string') return { data: e.data };
+  const { keySha256, ...data } = e.data;
+  return { data, redacted: { 'data.keySha256': keySha256.slice(0, 12).toLowerCase() } };
+};
 
 /** The link the event chains from: its stream's previous event's (GENESIS_HASH for a first event). */
 const linkBefore = async (store: ExportStore, e: RecordedEvent): Promise<string> => {

@@ -19,6 +19,8 @@ export interface ExportSummary {
   workspaceId: string;
   keyId: string;
   lastCheckpoint: unknown;
+  /** Lines that leave a secret out (`redacted`): their hash is taken as given, not recomputed (docs/audit.md). */
+  redacted: number;
 }
 
 export type ExportVerdict = { ok: true; summary: ExportSummary } | { ok: false; line: number; message: string };
@@ -41,6 +43,7 @@ export const verifyExport = async (lines: AsyncIterable<string>, publicKeyPem: s
   let firstAt: string | null = null;
   let lastAt: string | null = null;
   let events = 0;
+  let redactedLines = 0;
   let pending: { text: string; number: number } | undefined;
   let number = 0;
 
@@ -52,7 +55,7 @@ export const verifyExport = async (lines: AsyncIterable<string>, publicKeyPem: s
       throw new Refused(n, 'is not JSON');
     }
     if (!isRecord(line) || line.kind !== 'event') throw new Refused(n, 'is not an event line (only the last line may close the export)');
-    const { stream, revision, type, data, metadata, hash, previous_hash: previous, recorded_at: at } = line;
+    const { stream, revision, type, data, metadata, hash, previous_hash: previous, recorded_at: at, redacted } = line;
     if (typeof stream !== 'string' || typeof type !== 'string' || typeof hash !== 'string' || typeof previous !== 'string')
       throw new Refused(n, 'lacks stream, type, hash or previous_hash');
     if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) throw new Refused(n, 'has no valid revision');
@@ -63,7 +66,16 @@ export const verifyExport = async (lines: AsyncIterable<string>, publicKeyPem: s
         `${stream}@${revision} does not follow ${stream}@${before.revision} in this export (an event is missing, moved or changed)`,
       );
     }
-    if (!linksTo(previous, { type, data, metadata, stream, revision: BigInt(revision) }, hash))
+    if (redacted !== undefined) {
+      // Only what the export leaves out may be missing: a key's SHA-256 on ApiKeyCreated (export.ts).
+      if (type !== 'ApiKeyCreated' || !isRecord(redacted) || Object.keys(redacted).join() !== 'data.keySha256')
+        throw new Refused(n, `${stream}@${revision} says it leaves out what an export never leaves out`);
+      if (!isRecord(data) || 'keySha256' in data)
+        throw new Refused(n, `${stream}@${revision} is redacted but keeps what it says it leaves out`);
+      // Its hash cannot be recomputed without the SHA-256 left out: it is taken as given, and the
+      // stream's next line must chain from it; the signature covers its bytes.
+      redactedLines++;
+    } else if (!linksTo(previous, { type, data, metadata, stream, revision: BigInt(revision) }, hash))
       throw new Refused(n, `${stream}@${revision} does not match its chain hash: the line was changed`);
     links.set(stream, { revision, hash });
     digest.update(`${text}\n`, 'utf8');
@@ -122,6 +134,7 @@ export const verifyExport = async (lines: AsyncIterable<string>, publicKeyPem: s
         workspaceId: String(end.workspace_id),
         keyId: String(end.key_id),
         lastCheckpoint: end.last_checkpoint ?? null,
+        redacted: redactedLines,
       },
     };
   } catch (error) {

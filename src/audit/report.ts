@@ -68,6 +68,22 @@ export const changeOf = (event: WorkspaceEvent): { from: string | null; to: stri
           event.data.previousVersionNumber === null ? null : `${target(event.data.label)} → ${version(event.data.previousVersionNumber)}`,
         to: `proposed: ${target(event.data.label)} → ${version(event.data.versionNumber)} (proposal ${event.data.proposalId})`,
       };
+    case 'PresetChangeProposed': {
+      const { label, change, proposalId } = event.data;
+      const to =
+        change.kind === 'remove_label'
+          ? `remove ${label} (on ${version(change.versionNumber)})`
+          : change.kind === 'protect'
+            ? `${target(label)} ${change.protected ? `protected, ${change.approvals} approval(s)` : 'unprotected'}`
+            : `status ${change.status}`;
+      const from =
+        change.kind === 'protect'
+          ? `${target(label)} ${change.previousApprovals === null ? 'unprotected' : `protected, ${change.previousApprovals} approval(s)`}`
+          : change.kind === 'status'
+            ? `status ${change.previousStatus}`
+            : null;
+      return { from, to: `proposed: ${to} (proposal ${proposalId})` };
+    }
     case 'LabelMoveApproved':
       return { from: null, to: `approved by ${event.data.approverUserId} (proposal ${event.data.proposalId})` };
     case 'LabelMoveRejected':

@@ -14,13 +14,29 @@ export interface Caller {
   keyId: string;
   /** The id of a key made through the API (src/keys/); absent for a key of the keys file. */
   apiKeyId?: string;
+  /** Whether keys it makes may belong to other users: a keys file entry's `act_for_others`, never an API key's. */
+  actForOthers?: boolean;
+  /**
+   * The users of the keys that made this key, nearest first (its maker's, its maker's maker's, …):
+   * release control counts a key as each of them too (src/presets/proposals.ts). Empty for a key of the keys file.
+   */
+  makers?: readonly string[];
 }
+
+/** Why a key that authenticated a request open now (a live stream, a long poll) is no longer honoured. */
+export type KeyGone = 'key_revoked' | 'key_expired' | 'keys_unavailable';
 
 export interface KeyRing {
   authenticate(token: string): Caller | null;
   /** The same, for a token already reduced to its digest (`tokenDigest`): a ring that holds other keys too hashes once, a connection's memo not at all. */
   byDigest(digest: Buffer): Caller | null;
   size: number;
+  /**
+   * Tells `onGone`, once, when the caller's key stops being honoured: revoked, expired, or the
+   * ring can no longer tell (src/keys/keyRing.ts). Returns what stops watching. A ring whose keys
+   * never change while it runs (the keys file's) has none: its keys stay good.
+   */
+  watch?(caller: Caller, onGone: (gone: KeyGone) => void): () => void;
 }
 
 /** A token's SHA-256, the one digest every ring looks a key up by. */
@@ -32,8 +48,14 @@ export const byToken =
   (token) =>
     token.length === 0 ? null : byDigest(tokenDigest(token));
 
-/** Every workspace of a keys-file entry: `workspace_id` first, then any `workspaces` not already named. */
-export const entryWorkspaces = (e: KeyEntry): string[] => [...new Set([e.workspace_id, ...(e.workspaces ?? [])])];
+/**
+ * Every workspace of a keys-file entry: `workspace_id` first, then any `workspaces` not already
+ * named, in any letter case (a workspace id is a UUID: `ABC…` and `abc…` are one workspace).
+ */
+export const entryWorkspaces = (e: KeyEntry): string[] => {
+  const seen = new Set<string>();
+  return [e.workspace_id, ...(e.workspaces ?? [])].filter((w) => !seen.has(w.toLowerCase()) && seen.add(w.toLowerCase()));
+};
 
 /** Entries are expected to be validated (decodeKeysFile); an empty ring rejects everything. */
 export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
@@ -48,6 +70,7 @@ export const createKeyRing = (entries: readonly KeyEntry[]): KeyRing => {
       workspaces: Object.freeze(entryWorkspaces(e)),
       scopes: new Set(e.scopes),
       keyId: hex.slice(0, 12),
+      ...(e.act_for_others === true ? { actForOthers: true } : {}),
     });
     return { digest: Buffer.from(hex, 'hex'), caller };
   });

@@ -14,6 +14,12 @@ export interface KeyEntry {
   /** More workspaces the key may act in (by `workspace_id` in a request); `workspace_id` stays its default. */
   workspaces?: string[];
   scopes: Scope[];
+  /**
+   * Keys made through the API with this key may belong to another user (`user_id`): the right to
+   * make identities, which only the keys file grants (docs/keys-and-release.md). Without it, a key
+   * it makes is its own user's.
+   */
+  act_for_others?: boolean;
 }
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
@@ -78,6 +84,12 @@ const Entry: t.Type<KeyEntry, KeyEntry, unknown> = check(
         workspaces: t.array(
           str('uuid', (s) => UUID.test(s), 'must be a UUID'),
           'a list of workspace ids',
+        ),
+        act_for_others: new t.Type<boolean>(
+          'boolean',
+          (u): u is boolean => typeof u === 'boolean',
+          (u, c) => (typeof u === 'boolean' ? t.success(u) : t.failure(u, c, 'must be true or false')),
+          t.identity,
         ),
       },
       'an object',

@@ -14,8 +14,12 @@ export interface ClientApi {
   latestVersion(slug: string): Promise<VersionView | null>;
   /** The live feed's answer, to read as a stream. */
   openFeed(lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
-  /** Adds the resolutions this client answered to the service's usage counts (POST /api/v1/usage). */
-  reportUsage(counts: ReportedUsage[]): Promise<void>;
+  /**
+   * Adds the resolutions this client answered to the service's usage counts (POST /api/v1/usage).
+   * Counts the service refuses for good (a 400) are dropped, and the refusal is answered; any
+   * other failure rejects.
+   */
+  reportUsage(counts: ReportedUsage[]): Promise<PresetServiceError | undefined>;
 }
 
 /** One count of a usage report: resolutions of a preset's label and version answered in an hour. */
@@ -48,6 +52,25 @@ export interface ApiOptions {
 }
 
 const REVISION_ETAG = /^"(\d+)"$/;
+
+/** The counts a 400 to a usage report names (`$.counts[N]…`), and the refusal itself. */
+const refusedCounts = async (res: Response): Promise<{ named: Set<number>; error: PresetServiceError }> => {
+  const text = await res.text().catch(() => '');
+  let body: { error?: { message?: string; metadata?: { errors?: { path?: string; message?: string }[] } } } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // not JSON: nothing named
+  }
+  const named = new Set<number>();
+  for (const e of body.error?.metadata?.errors ?? []) {
+    const at = /^\$\.counts\[(\d+)\]/.exec(e.path ?? '');
+    if (at) named.add(Number(at[1]));
+  }
+  const problems = (body.error?.metadata?.errors ?? []).map((e) => `${e.path ?? ''}: ${e.message ?? ''}`);
+  const message = [body.error?.message ?? text.slice(0, 500), ...problems].join('; ');
+  return { named, error: new PresetServiceError(400, `POST /api/v1/usage: 400 ${message}; those counts were dropped`) };
+};
 
 export const clientApi = ({ baseUrl, apiKey, fetch }: ApiOptions): ClientApi => {
   const base = baseUrl.replace(/\/+$/, '');
@@ -102,14 +125,32 @@ export const clientApi = ({ baseUrl, apiKey, fetch }: ApiOptions): ClientApi => 
       return (await versionsPage(slug, first.total_count - 1))?.data[0] ?? null;
     },
     async reportUsage(counts) {
-      for (let i = 0; i < counts.length; i += REPORT_SIZE) {
-        const res = await fetch(`${base}/api/v1/usage`, {
+      const send = (rows: ReportedUsage[]) =>
+        fetch(`${base}/api/v1/usage`, {
           method: 'POST',
           headers: { authorization, 'content-type': 'application/json' },
-          body: JSON.stringify({ counts: counts.slice(i, i + REPORT_SIZE) }),
+          body: JSON.stringify({ counts: rows }),
         });
+      let refused: PresetServiceError | undefined;
+      for (let i = 0; i < counts.length; i += REPORT_SIZE) {
+        const rows = counts.slice(i, i + REPORT_SIZE);
+        let res = await send(rows);
+        if (res.status === 400) {
+          // Counts the service will never take (a label removed since, an hour past the window): the
+          // rest are sent again without them, and they are dropped, not kept for ever.
+          const { named, error } = await refusedCounts(res);
+          refused = error;
+          const kept = rows.filter((_, n) => !named.has(n));
+          if (named.size === 0 || kept.length === 0) continue;
+          res = await send(kept);
+          if (res.status === 400) {
+            refused = (await refusedCounts(res)).error;
+            continue;
+          }
+        }
         if (res.status !== 204) await fail(res, 'POST /api/v1/usage');
       }
+      return refused;
     },
     openFeed(lastEventId, signal) {
       return fetch(`${base}/api/v1/events`, {

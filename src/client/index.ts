@@ -79,6 +79,16 @@ export interface PresetClient {
   close(): Promise<void>;
 }
 
+/** The error a stream's last `event: error` frame carries (the service's error envelope). */
+const streamError = (data: string): PresetServiceError => {
+  try {
+    const { error } = JSON.parse(data) as { error: { code: number; message: string } };
+    return new PresetServiceError(error.code, `GET /api/v1/events ended: ${error.code} ${error.message}`);
+  } catch {
+    return new PresetServiceError(500, `GET /api/v1/events ended with an error: ${data.slice(0, 500)}`);
+  }
+};
+
 export const createPresetClient = (options: PresetClientOptions): PresetClient => {
   const api = clientApi({ baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: options.fetch ?? globalThis.fetch });
   const copy = createPresetCopy(api, { maxVersions: options.maxVersions ?? 10_000 });
@@ -93,10 +103,12 @@ export const createPresetClient = (options: PresetClientOptions): PresetClient =
   const usage: UsageCounters | undefined = options.usage
     ? startUsageCounters({
         store: {
-          add: (counts) =>
-            api.reportUsage(
+          add: async (counts) => {
+            const refused = await api.reportUsage(
               counts.map(({ presetId, label, version, hour, count }) => ({ slug: slugs.get(presetId)!, label, version, hour, count })),
-            ),
+            );
+            if (refused) report(refused);
+          },
         },
         flushEveryMs: options.usage.flushEveryMs,
         onError: report,
@@ -124,6 +136,8 @@ export const createPresetClient = (options: PresetClientOptions): PresetClient =
       open: (lastEventId, signal) => api.openFeed(lastEventId, signal),
       after: position,
       onEvent: async (message) => {
+        // The service ended the stream: its last frame says why (a revoked or expired key: 401).
+        if (message.event === 'error') throw streamError(message.data);
         if (message.data) await copy.apply(JSON.parse(message.data) as FeedEvent);
       },
       onOpen: feedUp,

@@ -95,12 +95,25 @@ export const describeEvent = (event: PresetEvent): Described => {
         note,
         version: numberOf(d.versionNumber),
       };
+    case 'PresetChangeProposed': {
+      const c = (d.change ?? {}) as { kind?: unknown; protected?: unknown; approvals?: unknown; status?: unknown };
+      const needed = `${String(d.approvalsRequired)} approval${d.approvalsRequired === 1 ? '' : 's'} needed`;
+      const what =
+        c.kind === 'remove_label'
+          ? `removing ${target(d.label)}`
+          : c.kind === 'protect'
+            ? c.protected
+              ? `protecting ${target(d.label)} with ${String(c.approvals)} approval${c.approvals === 1 ? '' : 's'}`
+              : `lifting the protection of ${target(d.label)}`
+            : `setting the status to ${String(c.status)}`;
+      return { what: `proposed ${what} (${needed})`, note };
+    }
     case 'LabelMoveApproved':
-      return { what: 'approved a proposed move', note };
+      return { what: 'approved a proposal', note };
     case 'LabelMoveRejected':
-      return { what: 'rejected a proposed move', note };
+      return { what: 'rejected a proposal', note };
     case 'LabelMoveWithdrawn':
-      return { what: 'withdrew their proposed move', note };
+      return { what: 'withdrew their proposal', note };
     case 'ApiKeyCreated':
       return {
         what: `made an API key${d.name ? ` ${quoted(d.name)}` : ''} for ${String(d.userId)} (${(d.scopes as string[] | undefined)?.join(', ') ?? ''})`,

@@ -76,7 +76,16 @@ export const ConsumerGroupView = t.type(
 );
 export type ConsumerGroupView = t.TypeOf<typeof ConsumerGroupView>;
 export const ConsumerGroupAnswer = t.type({ data: ConsumerGroupView }, 'ConsumerGroupAnswer');
-export const ConsumerGroupList = t.type({ data: t.array(ConsumerGroupView) }, 'ConsumerGroupList');
+/** A stored group that cannot be read (written by an earlier version, or damaged): why, and what repairs it. */
+export const UnreadableGroupView = t.type({ name: t.string, message: t.string }, 'UnreadableConsumerGroup');
+export const ConsumerGroupList = t.type(
+  {
+    data: t.array(ConsumerGroupView),
+    /** Groups that cannot be read, by name: a PUT with a `start` repairs one, a DELETE removes it. They take nothing else down. */
+    unreadable: t.array(UnreadableGroupView),
+  },
+  'ConsumerGroupList',
+);
 /** An acknowledgement's answer: where the group is now (its lag is GET's: counting it on every ack would cost a count of up to LAG_CAP events, a read of them on EventStoreDB). */
 export const AckAnswer = t.type(
   { data: t.type({ name: t.string, position: Nullable(Position), acknowledged_at: t.string }) },

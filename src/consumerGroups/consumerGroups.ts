@@ -16,7 +16,7 @@ import {
   type ConsumerGroup,
   type ConsumerGroupFilter,
 } from './group';
-import type { ConsumerGroupStore } from './store';
+import { isUnreadable, type ConsumerGroupStore, type StoredGroup, type UnreadableGroup } from './store';
 
 /**
  * The consumer groups' use cases over their store and the event feed: define, list, remove,
@@ -36,6 +36,8 @@ export interface GroupDefinition {
 
 export type Refused =
   | { kind: 'not_found'; message: string }
+  /** A stored group that cannot be read (store.ts): a PUT with a `start` repairs it, a DELETE removes it. */
+  | { kind: 'group_unreadable'; message: string }
   | { kind: 'too_many'; message: string }
   | { kind: 'lease_open'; message: string; retryAfterSeconds: number }
   | { kind: 'conflict'; message: string; retryAfterSeconds: number }
@@ -58,8 +60,13 @@ export interface ConsumerGroups {
     name: string,
     definition: GroupDefinition,
   ): Promise<E.Either<Refused, { group: ConsumerGroup; created: boolean }>>;
-  get(workspaceId: string, name: string): Promise<ConsumerGroup | null>;
-  list(workspaceId: string): Promise<ConsumerGroup[]>;
+  get(workspaceId: string, name: string): Promise<StoredGroup | null>;
+  /** The workspace's groups by name, those that cannot be read among them (named, with why). */
+  list(workspaceId: string): Promise<StoredGroup[]>;
+  /** Every workspace's groups (the operators' metrics). */
+  listAll(): Promise<StoredGroup[]>;
+  /** The largest position the feed holds: a `start` past it is refused. */
+  readonly maxPosition: bigint;
   remove(workspaceId: string, name: string): Promise<boolean>;
   /**
    * `signal`: the caller went away; a wait ends, and nothing is leased to nobody. `ack`: the lease
@@ -87,6 +94,12 @@ const FETCHED_TOO: Refused = {
   message: 'another consumer of this group fetched at the same time; retry',
   retryAfterSeconds: 1,
 };
+
+/** What a group that cannot be read answers, and what repairs it. */
+export const unreadableRefusal = (group: UnreadableGroup): Refused => ({
+  kind: 'group_unreadable',
+  message: `consumer group ${JSON.stringify(group.name)} cannot be read: ${group.unreadable}; PUT it with a "start" to repair it, or DELETE it`,
+});
 
 /** Next batches read ahead at once, over all groups (src/consumerGroups/consumerGroups.ts, readNext). */
 export const PREFETCHED = 8;
@@ -117,6 +130,21 @@ export const createConsumerGroups = ({
     kind: 'not_found',
     message: `no consumer group ${JSON.stringify(name)} in this workspace`,
   });
+  /** A group whose positions are past what the feed holds (stored by an earlier version) cannot be read from either. */
+  const past = (position: bigint | null | undefined) => position !== null && position !== undefined && position > feed.maxPosition;
+  const readable = (group: StoredGroup): StoredGroup => {
+    if (isUnreadable(group) || !(past(group.checkpoint) || past(group.lease?.first) || past(group.lease?.last))) return group;
+    const position = past(group.checkpoint) ? group.checkpoint : group.lease!.last;
+    return {
+      workspaceId: group.workspaceId,
+      name: group.name,
+      unreadable: `its position ${position} is past the largest this store holds (${feed.maxPosition})`,
+    };
+  };
+  const stored = async (workspaceId: string, name: string) => {
+    const group = await store.get(workspaceId, name);
+    return group && readable(group);
+  };
 
   const startPosition = async (workspaceId: string, start: Start): Promise<bigint | null> =>
     start === 'beginning' ? null : start === 'now' ? feed.headPosition({ streamPrefix: workspaceStreamPrefix(workspaceId) }) : start.after;
@@ -189,44 +217,58 @@ export const createConsumerGroups = ({
       );
     });
 
-  return {
-    async define(workspaceId, name, { filter, start, leaseMs }) {
-      const at = now();
-      const existing = await store.get(workspaceId, name);
-      if (!existing) {
-        if ((await store.list(workspaceId)).length >= MAX_GROUPS_PER_WORKSPACE) {
-          return E.left({ kind: 'too_many', message: `a workspace has at most ${MAX_GROUPS_PER_WORKSPACE} consumer groups` });
-        }
-        const group: ConsumerGroup = {
-          workspaceId,
-          name,
-          filter,
-          leaseMs: leaseMs ?? DEFAULT_LEASE_MS,
-          checkpoint: await startPosition(workspaceId, start ?? 'beginning'),
-          lease: null,
-          revision: 0,
-          createdAt: at.toISOString(),
-          updatedAt: at.toISOString(),
-        };
-        if (await store.insert(group)) return E.right({ group, created: true });
-        return E.left({ kind: 'conflict', message: 'the group was created by a concurrent request; retry', retryAfterSeconds: 1 });
+  const define: ConsumerGroups['define'] = async (workspaceId, name, { filter, start, leaseMs }) => {
+    if (typeof start === 'object' && start.after > feed.maxPosition) {
+      return E.left({ kind: 'out_of_range', message: `start must be an event position of at most ${feed.maxPosition}` });
+    }
+    const at = now();
+    const existing = await stored(workspaceId, name);
+    if (existing && isUnreadable(existing)) {
+      // Repaired by a new start: the group is made again, under its name.
+      if (start === undefined) return E.left(unreadableRefusal(existing));
+      await store.delete(workspaceId, name);
+      const made = await define(workspaceId, name, { filter, start, leaseMs });
+      return E.isLeft(made) ? made : E.right({ ...made.right, created: false });
+    }
+    if (!existing) {
+      if ((await store.list(workspaceId)).length >= MAX_GROUPS_PER_WORKSPACE) {
+        return E.left({ kind: 'too_many', message: `a workspace has at most ${MAX_GROUPS_PER_WORKSPACE} consumer groups` });
       }
-      const moved = start !== undefined;
       const group: ConsumerGroup = {
-        ...existing,
+        workspaceId,
+        name,
         filter,
-        leaseMs: leaseMs ?? existing.leaseMs,
-        checkpoint: moved ? await startPosition(workspaceId, start) : existing.checkpoint,
-        lease: moved ? null : existing.lease,
-        revision: existing.revision + 1,
+        leaseMs: leaseMs ?? DEFAULT_LEASE_MS,
+        checkpoint: await startPosition(workspaceId, start ?? 'beginning'),
+        lease: null,
+        revision: 0,
+        createdAt: at.toISOString(),
         updatedAt: at.toISOString(),
       };
-      if (await store.update(group, existing.revision)) return E.right({ group, created: false });
-      return E.left({ kind: 'conflict', message: 'the group was changed by a concurrent request; retry', retryAfterSeconds: 1 });
-    },
+      if (await store.insert(group)) return E.right({ group, created: true });
+      return E.left({ kind: 'conflict', message: 'the group was created by a concurrent request; retry', retryAfterSeconds: 1 });
+    }
+    const moved = start !== undefined;
+    const group: ConsumerGroup = {
+      ...existing,
+      filter,
+      leaseMs: leaseMs ?? existing.leaseMs,
+      checkpoint: moved ? await startPosition(workspaceId, start) : existing.checkpoint,
+      lease: moved ? null : existing.lease,
+      revision: existing.revision + 1,
+      updatedAt: at.toISOString(),
+    };
+    if (await store.update(group, existing.revision)) return E.right({ group, created: false });
+    return E.left({ kind: 'conflict', message: 'the group was changed by a concurrent request; retry', retryAfterSeconds: 1 });
+  };
 
-    get: (workspaceId, name) => store.get(workspaceId, name),
-    list: (workspaceId) => store.list(workspaceId),
+  return {
+    define,
+
+    get: stored,
+    list: async (workspaceId) => (await store.list(workspaceId)).map(readable),
+    listAll: async () => (await store.listAll()).map(readable),
+    maxPosition: feed.maxPosition,
     remove: (workspaceId, name) => store.delete(workspaceId, name),
 
     async fetch(workspaceId, name, { max, waitMs, signal, ack }) {
@@ -234,11 +276,12 @@ export const createConsumerGroups = ({
       const stop = signal ? AbortSignal.any([signal, closing.signal]) : closing.signal;
       let acking = ack;
       for (;;) {
-        const stored = await store.get(workspaceId, name);
-        if (!stored) return E.left(notFound(name));
-        let group = stored;
+        const found = await stored(workspaceId, name);
+        if (!found) return E.left(notFound(name));
+        if (isUnreadable(found)) return E.left(unreadableRefusal(found));
+        let group = found;
         if (acking) {
-          const next = acknowledged(stored, acking, now());
+          const next = acknowledged(found, acking, now());
           if (E.isLeft(next)) return next;
           group = next.right;
         }
@@ -255,7 +298,7 @@ export const createConsumerGroups = ({
         if (events.length > 0) {
           const last = events.at(-1)!.position;
           const next = leased(group, { id: newId(), first: events[0]!.position, last, count: events.length }, now());
-          if (await store.update(next, stored.revision)) {
+          if (await store.update(next, found.revision)) {
             if (events.length === max) prefetch(next, last, max);
             return E.right({ group: next, events, prepared });
           }
@@ -263,7 +306,7 @@ export const createConsumerGroups = ({
         }
         if (acking) {
           // Nothing new: the acknowledgement is saved before any wait.
-          if (!(await store.update(group, stored.revision))) return E.left(ACK_LOST);
+          if (!(await store.update(group, found.revision))) return E.left(ACK_LOST);
           acking = undefined;
         }
         const left = deadline - Date.now();
@@ -273,8 +316,9 @@ export const createConsumerGroups = ({
     },
 
     async ack(workspaceId, name, ack) {
-      const group = await store.get(workspaceId, name);
+      const group = await stored(workspaceId, name);
       if (!group) return E.left(notFound(name));
+      if (isUnreadable(group)) return E.left(unreadableRefusal(group));
       const next = acknowledged(group, ack, now());
       if (E.isLeft(next)) return next;
       if (await store.update(next.right, group.revision)) return next;

@@ -1,6 +1,6 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
 import { guardedByMongoUnavailable as guard, mongoUnavailable } from '../mongodb/unavailable';
-import { fromDocument, toDocument, type ConsumerGroupStore, type GroupDocument } from './store';
+import { decodeDocument, toDocument, type ConsumerGroupStore, type GroupDocument } from './store';
 
 /**
  * Consumer groups on MongoDB (with MONGODB_URL), beside the webhooks: one document per group,
@@ -13,7 +13,11 @@ type Stored = GroupDocument & { _id: string };
 const DUPLICATE_KEY = 11000;
 
 const idOf = (workspaceId: string, name: string) => `${workspaceId}/${name}`;
-const stripId = ({ _id: _, ...document }: Stored): GroupDocument => document;
+/** Each document on its own, named by its key: one that cannot be read is named as such. */
+const read = ({ _id, ...document }: Stored) => {
+  const slash = _id.indexOf('/');
+  return decodeDocument({ workspaceId: _id.slice(0, slash), name: _id.slice(slash + 1) }, document);
+};
 
 export const openMongoConsumerGroupStore = async (options: { url: string; database?: string }): Promise<ConsumerGroupStore> => {
   const client = new MongoClient(options.url);
@@ -30,12 +34,10 @@ export const openMongoConsumerGroupStore = async (options: { url: string; databa
   return {
     get: guard(async (workspaceId, name) => {
       const d = await groups.findOne({ _id: idOf(workspaceId, name) });
-      return d ? fromDocument(stripId(d)) : null;
+      return d ? read(d) : null;
     }),
-    list: guard(async (workspaceId) =>
-      (await groups.find({ workspace_id: workspaceId }).sort({ name: 1 }).toArray()).map((d) => fromDocument(stripId(d))),
-    ),
-    listAll: guard(async () => (await groups.find({}).toArray()).map((d) => fromDocument(stripId(d)))),
+    list: guard(async (workspaceId) => (await groups.find({ workspace_id: workspaceId }).sort({ name: 1 }).toArray()).map(read)),
+    listAll: guard(async () => (await groups.find({}).toArray()).map(read)),
     insert: guard(async (group) => {
       try {
         await groups.insertOne({ _id: idOf(group.workspaceId, group.name), ...toDocument(group) });

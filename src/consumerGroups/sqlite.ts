@@ -1,5 +1,5 @@
 import { guardedByStoreFault as guard, openDatabase } from '../sqlite/connection';
-import { fromDocument, toDocument, type ConsumerGroupStore, type GroupDocument } from './store';
+import { decodeDocumentText, toDocument, type ConsumerGroupStore } from './store';
 
 /**
  * Consumer groups in the embedded default: a table of the webhooks' SQLite file (webhooks.db),
@@ -15,26 +15,32 @@ CREATE TABLE IF NOT EXISTS consumer_groups (
   PRIMARY KEY (workspace_id, name)
 ) WITHOUT ROWID;`;
 
-const parse = (row: { document: string }) => fromDocument(JSON.parse(row.document) as GroupDocument);
+interface Row {
+  workspace_id: string;
+  name: string;
+  document: string;
+}
+/** Each row on its own: one that cannot be read is named as such, never a failure of the whole read. */
+const parse = (row: Row) => decodeDocumentText({ workspaceId: row.workspace_id, name: row.name }, row.document);
 
 export const openSqliteConsumerGroupStore = (options: { file: string }): ConsumerGroupStore => {
   const db = openDatabase(options.file, 'full');
   db.exec(SCHEMA);
   const q = {
-    get: db.prepare('SELECT document FROM consumer_groups WHERE workspace_id = ? AND name = ?'),
-    list: db.prepare('SELECT document FROM consumer_groups WHERE workspace_id = ? ORDER BY name'),
-    listAll: db.prepare('SELECT document FROM consumer_groups'),
+    get: db.prepare('SELECT workspace_id, name, document FROM consumer_groups WHERE workspace_id = ? AND name = ?'),
+    list: db.prepare('SELECT workspace_id, name, document FROM consumer_groups WHERE workspace_id = ? ORDER BY name'),
+    listAll: db.prepare('SELECT workspace_id, name, document FROM consumer_groups'),
     insert: db.prepare('INSERT OR IGNORE INTO consumer_groups (workspace_id, name, revision, document) VALUES (?, ?, ?, ?)'),
     update: db.prepare('UPDATE consumer_groups SET revision = ?, document = ? WHERE workspace_id = ? AND name = ? AND revision = ?'),
     delete: db.prepare('DELETE FROM consumer_groups WHERE workspace_id = ? AND name = ?'),
   };
   return {
     get: guard(async (workspaceId, name) => {
-      const row = q.get.get(workspaceId, name) as { document: string } | undefined;
+      const row = q.get.get(workspaceId, name) as Row | undefined;
       return row ? parse(row) : null;
     }),
-    list: guard(async (workspaceId) => (q.list.all(workspaceId) as { document: string }[]).map(parse)),
-    listAll: guard(async () => (q.listAll.all() as { document: string }[]).map(parse)),
+    list: guard(async (workspaceId) => (q.list.all(workspaceId) as Row[]).map(parse)),
+    listAll: guard(async () => (q.listAll.all() as Row[]).map(parse)),
     insert: guard(
       async (group) => q.insert.run(group.workspaceId, group.name, group.revision, JSON.stringify(toDocument(group))).changes === 1,
     ),

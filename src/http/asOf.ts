@@ -30,8 +30,12 @@ export interface PresetAsOf {
 /** How a preset is folded up to a moment (presetAsOf in projections/presetAt.ts, over the event store). */
 export type PresetAsOfReader = (workspaceId: string, slug: string, at: Date) => Promise<PresetAsOf | null>;
 
-/** The resolver's source at a moment: each preset folded from its events up to it. */
-export const asOfSource = (read: PresetAsOfReader, workspaceId: string, at: Date): PresetSource => {
+/**
+ * The resolver's source at a moment: each preset folded from its events up to it. A look at the
+ * past never serves what may not be used now: a preset archived or disabled since (an incident's
+ * disable) has its status of now, so it is refused as it is without `as_of`.
+ */
+export const asOfSource = (read: PresetAsOfReader, workspaceId: string, at: Date, now: Pick<PresetSource, 'preset'>): PresetSource => {
   const folded = new Map<string, Promise<PresetAsOf | null>>();
   const fold = (slug: string) => {
     let found = folded.get(slug);
@@ -40,7 +44,12 @@ export const asOfSource = (read: PresetAsOfReader, workspaceId: string, at: Date
   };
   const versionsOf = async (slug: string) => (await fold(slug))?.versions ?? [];
   return {
-    preset: async (slug) => (await fold(slug))?.record.view ?? null,
+    preset: async (slug) => {
+      const then = (await fold(slug))?.record.view ?? null;
+      if (!then) return null;
+      const status = (await now.preset(slug))?.status ?? 'active';
+      return status === 'active' ? then : { ...then, status };
+    },
     version: async (preset, number) => (await versionsOf(preset.slug)).find((v) => v.version === number) ?? null,
     latestVersion: async (preset) => (await versionsOf(preset.slug)).at(-1) ?? null,
   };

@@ -49,6 +49,7 @@ export const EventJson = t.intersection(
       ofType('LabelMoveApproved', eventDataCodecs.LabelMoveApproved),
       ofType('LabelMoveRejected', eventDataCodecs.LabelMoveRejected),
       ofType('LabelMoveWithdrawn', eventDataCodecs.LabelMoveWithdrawn),
+      ofType('PresetChangeProposed', eventDataCodecs.PresetChangeProposed),
     ]),
   ],
   'Event',

@@ -19,6 +19,12 @@ export interface SseConnection {
   position(scanned: () => string | undefined): void;
   /** Ends the response: the client sees the stream end and may reconnect with Last-Event-ID. */
   end(): void;
+  /**
+   * Ends the response with a last frame `event: error` whose data is `data` (an error envelope):
+   * the stream cannot go on (its key was revoked). It has no `id`, so a client's Last-Event-ID
+   * stays where it was.
+   */
+  fail(data: string): void;
   /** Resolves when the response is closed, ended here or dropped by the client. */
   readonly closed: Promise<void>;
 }
@@ -197,6 +203,11 @@ const connect = (res: ServerResponse, heartbeatMs: number): SseConnection => {
     },
     end() {
       if (!res.writableEnded && !res.destroyed) res.end();
+    },
+    fail(data) {
+      if (res.writableEnded || res.destroyed) return;
+      write(`event: error\ndata: ${data}\n\n`);
+      res.end();
     },
     closed,
   };

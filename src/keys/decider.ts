@@ -22,8 +22,9 @@ export const evolveKeys = (state: KeysState, event: WorkspaceEvent): KeysState =
     case 'ApiKeyCreated':
       return { keys: { ...state.keys, [event.data.keyId]: { revoked: false, workspaces: event.data.workspaces } } };
     case 'ApiKeyRevoked': {
-      const key = state.keys[event.data.keyId];
-      return key ? { keys: { ...state.keys, [event.data.keyId]: { ...key, revoked: true } } } : state;
+      // A key made in another workspace's stream is revoked here too (it held this one, or its revoker acted here).
+      const key = Object.hasOwn(state.keys, event.data.keyId) ? state.keys[event.data.keyId]! : { workspaces: [] };
+      return { keys: { ...state.keys, [event.data.keyId]: { ...key, revoked: true } } };
     }
     default:
       return state;
@@ -33,8 +34,12 @@ export const evolveKeys = (state: KeysState, event: WorkspaceEvent): KeysState =
 export interface KeyCommandMetadata {
   requestId: string;
   actorUserId: string;
+  /** The acting key's id: an API key's id, or a keys-file key's 12-hex key id. */
+  actorKeyId: string;
   actorWorkspaces: readonly string[];
   actorScopes: ReadonlySet<Scope>;
+  /** Whether the acting key may make keys for other users (a keys-file right: `act_for_others`). */
+  actorActsForOthers: boolean;
   now: Date;
 }
 
@@ -66,15 +71,26 @@ export const decideKeys = (command: KeyCommand, state: KeysState): E.Either<KeyR
   const { metadata } = command;
   const occurredAt = metadata.now.toISOString();
   if (command.type === 'RevokeApiKey') {
+    // The handler finds the key (a 404 otherwise) and revokes it in the stream of each workspace it
+    // holds and of the revoker's, some of which never recorded its creation (a key made before it was).
     const key = Object.hasOwn(state.keys, command.data.keyId) ? state.keys[command.data.keyId] : undefined;
-    if (!key) return E.left({ kind: 'not_found', message: `no key ${command.data.keyId} in this workspace` });
     // Revoking a revoked key changes nothing.
-    if (key.revoked) return E.right([]);
+    if (key?.revoked) return E.right([]);
     const note = command.data.note === undefined ? {} : { note: command.data.note };
     return E.right([{ type: 'ApiKeyRevoked', data: { keyId: command.data.keyId, occurredAt, ...note } }]);
   }
   const { data } = command;
   if (Object.hasOwn(state.keys, data.keyId)) return E.left({ kind: 'conflict', message: `key ${data.keyId} exists already` });
+  // A key is its maker's user's, unless the maker's key may act for others: no one makes identities but who the keys file lets.
+  if (data.userId !== metadata.actorUserId && !metadata.actorActsForOthers) {
+    return E.left({
+      kind: 'forbidden',
+      reason: 'user_not_own',
+      message:
+        `your key may make keys for its own user (${metadata.actorUserId}) only: leave user_id out, ` +
+        'or ask for a key of the keys file that may act for others (act_for_others)',
+    });
+  }
   const foreign = data.workspaces.filter((w) => !metadata.actorWorkspaces.includes(w));
   if (foreign.length > 0) {
     return E.left({
@@ -106,6 +122,8 @@ export const decideKeys = (command: KeyCommand, state: KeysState): E.Either<KeyR
         workspaces: data.workspaces,
         expiresAt: data.expiresAt === null ? null : data.expiresAt.toISOString(),
         occurredAt,
+        makerUserId: metadata.actorUserId,
+        makerKeyId: metadata.actorKeyId,
       },
     },
   ]);

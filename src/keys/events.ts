@@ -11,18 +11,32 @@ import { SCOPES, type Scope } from './scopes';
  */
 export const KeyScope = t.keyof(Object.fromEntries(SCOPES.map((s) => [s, null])) as Record<Scope, null>, 'Scope');
 
-export const ApiKeyCreatedData = t.type({
-  keyId: t.string,
-  keySha256: t.string,
-  userId: t.string,
-  name: t.union([t.string, t.null]),
-  scopes: t.array(KeyScope),
-  /** The first is where the key acts when a request names none; the stream is the first's. */
-  workspaces: t.array(t.string),
-  expiresAt: t.union([t.string, t.null]),
-  occurredAt: t.string,
-});
+/**
+ * Who made the key: the user of the key that made it, and that key's id (an API key's id, or a
+ * keys-file key's 12-hex key id). Optional: keys made before they were recorded have neither, and
+ * their maker's user is the event's `metadata.actorUserId`.
+ */
+const maker = t.partial({ makerUserId: t.string, makerKeyId: t.string });
 
+export const ApiKeyCreatedData = t.intersection([
+  t.type({
+    keyId: t.string,
+    keySha256: t.string,
+    userId: t.string,
+    name: t.union([t.string, t.null]),
+    scopes: t.array(KeyScope),
+    /**
+     * The first is where the key acts when a request names none. The event is in the keys stream of
+     * each (and of the workspace its maker acted in), the same event with the same `keyId`.
+     */
+    workspaces: t.array(t.string),
+    expiresAt: t.union([t.string, t.null]),
+    occurredAt: t.string,
+  }),
+  maker,
+]);
+
+/** In the keys stream of each workspace the key holds, and of the workspace its revoker acted in. */
 export const ApiKeyRevokedData = t.intersection([t.type({ keyId: t.string, occurredAt: t.string }), t.partial({ note: t.string })]);
 
 export type ApiKeyCreated = { type: 'ApiKeyCreated'; data: t.TypeOf<typeof ApiKeyCreatedData> };
@@ -38,12 +52,15 @@ export const keyEventDataCodecs = {
 export const KEY_EVENT_TYPES = Object.keys(keyEventDataCodecs) as KeyEventType[];
 
 /** An ApiKeyCreated as the API shows it: without the key's hash. */
-export const ApiKeyCreatedPublicData = t.type({
-  keyId: t.string,
-  userId: t.string,
-  name: t.union([t.string, t.null]),
-  scopes: t.array(KeyScope),
-  workspaces: t.array(t.string),
-  expiresAt: t.union([t.string, t.null]),
-  occurredAt: t.string,
-});
+export const ApiKeyCreatedPublicData = t.intersection([
+  t.type({
+    keyId: t.string,
+    userId: t.string,
+    name: t.union([t.string, t.null]),
+    scopes: t.array(KeyScope),
+    workspaces: t.array(t.string),
+    expiresAt: t.union([t.string, t.null]),
+    occurredAt: t.string,
+  }),
+  maker,
+]);

@@ -11,10 +11,13 @@ import type { ApiKeyRecord, LiveKeyRing } from './keyRing';
 import { keysStreamName } from './streamName';
 
 /**
- * The keys' side of the one command handler: a key is made in the keys stream of the workspace
- * the request acts in, and revoked in the stream it was made in. The new key is made here, shown
- * to the caller once, and only its SHA-256 goes into the event. This process's ring takes the
- * appended events at once (the others through the feed), so a new key works in the next request.
+ * The keys' side of the one command handler. A key's events belong to every workspace it touches:
+ * it is made, and revoked, in the keys stream of the workspace the request acts in and of each
+ * workspace the key holds (the same event, one command per stream, the acting workspace's first),
+ * so no key acts in a workspace without a trace there. The new key is made here, shown to the
+ * caller once (only after every stream has it), and only its SHA-256 goes into the event. This
+ * process's ring takes the appended events at once (the others through the feed), so a new key
+ * works in the next request.
  */
 export interface KeyRequestContext {
   requestId: string;
@@ -24,7 +27,8 @@ export interface KeyRequestContext {
 }
 
 export interface NewApiKey {
-  userId: string;
+  /** Absent: the maker's own user. */
+  userId?: string;
   name: string | null;
   scopes: Scope[];
   workspaces: string[];
@@ -49,11 +53,13 @@ export const createKeyCommandHandler = ({
   clock?: () => Date;
 }): KeyCommandHandler => {
   const states = foldFromStore(eventStore, { ...keysDecider, decode: (recorded) => decodeEvent(recorded).event });
-  const run = async (stream: string, command: KeyCommand) => {
+  const run = async (stream: string, command: KeyCommand, context: KeyRequestContext) => {
     const metadata: EventMetadata = {
       requestId: command.metadata.requestId,
       actorUserId: command.metadata.actorUserId,
       schemaVersion: CURRENT_SCHEMA_VERSION,
+      // The acting key's id, as on every preset event: the audit report's key column.
+      keyId: context.caller.keyId,
     };
     const outcome = await handleCommand(
       { eventStore, states, decider: keysDecider, toNewEvent: (event) => toNewEvent(newId(), event, metadata) },
@@ -68,25 +74,37 @@ export const createKeyCommandHandler = ({
   const metadataOf = (context: KeyRequestContext): KeyCommandMetadata => ({
     requestId: context.requestId,
     actorUserId: context.caller.userId,
+    actorKeyId: context.caller.apiKeyId ?? context.caller.keyId,
     actorWorkspaces: context.caller.workspaces,
     actorScopes: context.caller.scopes,
+    actorActsForOthers: context.caller.actForOthers === true,
     now: clock(),
   });
+  /** The acting workspace's keys stream first, then each of the key's that is another. */
+  const streamsOf = (acting: string, workspaces: readonly string[]) =>
+    [...new Set([acting, ...workspaces].map((w) => w.toLowerCase()))].map((w) =>
+      keysStreamName([acting, ...workspaces].find((x) => x.toLowerCase() === w)!),
+    );
   return {
     async create(input, context) {
       const key = generateApiKey();
       const keyId = newId();
-      await run(keysStreamName(context.workspaceId), {
-        type: 'CreateApiKey',
-        data: { keyId, keySha256: hashApiKey(key), ...input },
-        metadata: metadataOf(context),
-      });
+      const metadata = metadataOf(context);
+      // A workspace as the maker's key spells it (a UUID's letter case aside, one workspace is one stream).
+      const workspaces = input.workspaces.map((w) => context.caller.workspaces.find((held) => held.toLowerCase() === w.toLowerCase()) ?? w);
+      const data = { ...input, userId: input.userId ?? context.caller.userId, workspaces, keyId, keySha256: hashApiKey(key) };
+      for (const stream of streamsOf(context.workspaceId, workspaces)) {
+        await run(stream, { type: 'CreateApiKey', data, metadata }, context);
+      }
       return { key, record: ring.get(keyId)! };
     },
     async revoke(id, context) {
       const record = ring.get(id);
-      if (!record || !record.workspaces.includes(context.workspaceId)) return null;
-      await run(record.stream, { type: 'RevokeApiKey', data: { keyId: id }, metadata: metadataOf(context) });
+      if (!record || !record.workspaces.some((w) => w.toLowerCase() === context.workspaceId.toLowerCase())) return null;
+      const metadata = metadataOf(context);
+      for (const stream of streamsOf(context.workspaceId, record.workspaces)) {
+        await run(stream, { type: 'RevokeApiKey', data: { keyId: id }, metadata }, context);
+      }
       return ring.get(id)!;
     },
   };

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { byToken, type Caller, type KeyRing } from '../auth/apiKeys';
+import { byToken, type Caller, type KeyGone, type KeyRing } from '../auth/apiKeys';
 import type { Scope } from '../auth/keysFile';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
@@ -20,7 +20,10 @@ export interface ApiKeyRecord {
   scopes: Scope[];
   workspaces: string[];
   createdAt: string;
+  /** The user of the key that made it. */
   createdBy: string;
+  /** The key that made it (an API key's id, or a keys-file key's 12-hex key id); null when not recorded (older keys). */
+  createdByKeyId: string | null;
   expiresAt: Date | null;
   revokedAt: string | null;
   revokedBy: string | null;
@@ -38,13 +41,30 @@ export interface LiveKeyRing extends KeyRing {
   get(id: string): ApiKeyRecord | undefined;
   /** Following the keys streams fails: a revocation could go unseen, so the API's keys are refused while halted (the file's still work). */
   halt(halted: boolean): void;
+  /**
+   * Tells `onGone`, once, when an API key stops being honoured here: at the revoke this ring
+   * applies (made here, or read from the feed: on every replica within its look), at its expiry (a
+   * timer), or when the ring halts. What a key has open (a live stream, a long poll) ends with it.
+   */
+  watch(caller: Caller, onGone: (gone: KeyGone) => void): () => void;
 }
+
+/** setTimeout's longest wait; a later expiry is waited for in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 const MINUTE = 60_000;
 
 export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new Date()): LiveKeyRing => {
   const byId = new Map<string, ApiKeyRecord>();
   const byHash = new Map<string, { record: ApiKeyRecord; caller: Caller }>();
+  const callers = new Map<string, Caller>();
+  /** Key id → what to tell when it goes (each told once, then dropped). */
+  const watchers = new Map<string, Set<(gone: KeyGone) => void>>();
+  const tell = (id: string, gone: KeyGone) => {
+    for (const watcher of [...(watchers.get(id) ?? [])]) watcher(gone);
+  };
+  /** The caller of an API key by its id (a keys-file key is none). */
+  const callerById = (id: string) => callers.get(id);
   let halted = false;
   // Both rings asked by one digest: the token is hashed once (hashing is most of what authenticating a request costs).
   const byDigest = (digest: Buffer): Caller | null => {
@@ -73,7 +93,13 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
       const { event } = stored;
       if (event.type === 'ApiKeyCreated') {
         const d = event.data;
-        if (byId.has(d.keyId)) return; // seen already (catch-up and subscription overlap)
+        // Seen already: in another workspace's keys stream (each the key touches has it), or a look that overlapped.
+        if (byId.has(d.keyId)) return;
+        const createdBy = d.makerUserId ?? stored.metadata.actorUserId;
+        const createdByKeyId = d.makerKeyId ?? null;
+        // Its maker's user, and theirs in turn: a key counts as each of them in release control.
+        const maker = createdByKeyId === null ? undefined : callerById(createdByKeyId);
+        const makers = Object.freeze([createdBy, ...(maker?.makers ?? [])]);
         const record: ApiKeyRecord = {
           id: d.keyId,
           userId: d.userId,
@@ -81,7 +107,8 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
           scopes: d.scopes,
           workspaces: d.workspaces,
           createdAt: d.occurredAt,
-          createdBy: stored.metadata.actorUserId,
+          createdBy,
+          createdByKeyId,
           expiresAt: d.expiresAt === null ? null : new Date(d.expiresAt),
           revokedAt: null,
           revokedBy: null,
@@ -94,14 +121,17 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
           scopes: new Set(d.scopes),
           keyId: d.keySha256.slice(0, 12),
           apiKeyId: d.keyId,
+          makers,
         });
         byId.set(d.keyId, record);
+        callers.set(d.keyId, caller);
         byHash.set(d.keySha256.toLowerCase(), { record, caller });
       } else if (event.type === 'ApiKeyRevoked') {
         const record = byId.get(event.data.keyId);
         if (record && record.revokedAt === null) {
           record.revokedAt = event.data.occurredAt;
           record.revokedBy = stored.metadata.actorUserId;
+          tell(record.id, 'key_revoked');
         }
       }
     },
@@ -110,7 +140,43 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
     },
     get: (id) => byId.get(id),
     halt(value) {
+      const halting = value && !halted;
       halted = value;
+      if (halting) for (const id of [...watchers.keys()]) tell(id, 'keys_unavailable');
+    },
+    watch(caller, onGone) {
+      const id = caller.apiKeyId;
+      // A key of the keys file never changes while the process runs.
+      if (id === undefined) return () => undefined;
+      const record = byId.get(id);
+      const mine = watchers.get(id) ?? new Set<(gone: KeyGone) => void>();
+      watchers.set(id, mine);
+      let timer: NodeJS.Timeout | undefined;
+      let told = false;
+      const stop = () => {
+        clearTimeout(timer);
+        mine.delete(watcher);
+        if (mine.size === 0 && watchers.get(id) === mine) watchers.delete(id);
+      };
+      function watcher(gone: KeyGone) {
+        if (told) return;
+        told = true;
+        stop();
+        onGone(gone);
+      }
+      mine.add(watcher);
+      const expiry = () => {
+        if (!record?.expiresAt) return;
+        const left = record.expiresAt.getTime() - clock().getTime();
+        if (left <= 0) return void queueMicrotask(() => watcher('key_expired'));
+        timer = setTimeout(expiry, Math.min(left, LONGEST_TIMER_MS));
+        timer.unref();
+      };
+      // Gone between the request's authentication and now: told at once (after the caller has its stop).
+      if (!record || record.revokedAt !== null) queueMicrotask(() => watcher('key_revoked'));
+      else if (halted) queueMicrotask(() => watcher('keys_unavailable'));
+      else expiry();
+      return stop;
     },
   };
 };

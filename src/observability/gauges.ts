@@ -2,7 +2,7 @@ import type { EventFeed } from '../eventstore/eventFeed';
 import { workspaceStreamPrefix } from '../presets/streamName';
 import type { WebhookStore } from '../webhooks/webhookStore';
 import type { ConsumerGroups } from '../consumerGroups/consumerGroups';
-import type { ConsumerGroupStore } from '../consumerGroups/store';
+import { isReadable } from '../consumerGroups/store';
 import { LAG_COUNT_CAP, type Metrics } from './metrics';
 
 /**
@@ -70,13 +70,11 @@ export const watchWebhooks = (metrics: Metrics, { store, feed }: { store: Webhoo
   });
 
 /** Consumer groups of every workspace and their lag: summed, and the largest (a group's name is no label). */
-export const watchConsumerGroups = (
-  metrics: Metrics,
-  { groups, store }: { groups: Pick<ConsumerGroups, 'lag'>; store: Pick<ConsumerGroupStore, 'listAll'> },
-) =>
+export const watchConsumerGroups = (metrics: Metrics, { groups }: { groups: Pick<ConsumerGroups, 'lag' | 'listAll'> }) =>
   metrics.onScrape(async () => {
-    const all = await store.listAll();
-    const lags = await Promise.all(all.map(async (group) => (await groups.lag(group, LAG_COUNT_CAP)).events));
+    const all = await groups.listAll();
+    // A group that cannot be read (store.ts) is counted, and has no lag: it never stops the others'.
+    const lags = await Promise.all(all.filter(isReadable).map(async (group) => (await groups.lag(group, LAG_COUNT_CAP)).events));
     metrics.consumerGroups.set(all.length);
     metrics.consumerGroupLag.set(lags.reduce((sum, n) => sum + n, 0));
     metrics.consumerGroupMaxLag.set(Math.max(0, ...lags));

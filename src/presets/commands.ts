@@ -9,6 +9,13 @@ export interface CommandBase {
   actorUserId: string;
   /** Whether the actor's key holds presets:release: only such a key may change what is protected. */
   mayRelease?: boolean;
+  /**
+   * The users up the chain of makers of the actor's key (src/keys/keyRing.ts), nearest first: in
+   * release control the actor counts as each of them too. Absent: none (a key of the keys file).
+   */
+  actorMakers?: readonly string[];
+  /** The id a proposal gets if the change needs approvals (the handler chooses it). */
+  newProposalId?: string;
   /** Time is chosen by the caller, so `decide` stays pure and repeatable. */
   now: Date;
   /** Why, in the actor's words; stored on the events the command makes. */
@@ -28,8 +35,6 @@ export interface AddPresetVersion extends CommandBase {
 export interface DesignateVersion extends CommandBase {
   type: 'DesignateVersion';
   version: number;
-  /** The id a proposal gets if the designation is protected with approvals (the handler chooses it). */
-  newProposalId?: string;
 }
 
 /** Change any of the preset's name, description and status; what is already so changes nothing. */
@@ -55,8 +60,6 @@ export interface MoveLabel extends CommandBase {
   type: 'MoveLabel';
   label: string;
   version: number;
-  /** The id a proposal gets if the label is protected with approvals (the handler chooses it). */
-  newProposalId?: string;
 }
 
 export interface RemoveLabel extends CommandBase {

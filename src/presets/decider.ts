@@ -5,8 +5,6 @@ import type {
   AddPresetVersion,
   ArchivePreset,
   ChangePreset,
-  CommandBase,
-  DecideProposal,
   Decision,
   DecisionError,
   DesignateVersion,
@@ -19,10 +17,12 @@ import type {
 } from './commands';
 import { currentOf, evolve, initialState, labelledVersion, labelSplit, protectionOf, targetName } from './state';
 import type { Existing, PresetState } from './state';
-import { archived, disabled, existingVersion, moved, noted, statusChanged } from './outcomes';
+import { archived, disabled, existingVersion, moved, noted } from './outcomes';
+import { changeStatus, decideProposal, guardProtected, proposeChange, proposeMove } from './proposals';
 
 export * from './commands';
 export * from './state';
+export { guardProtected, samePerson } from './proposals';
 
 /**
  * The write side of a preset, as pure functions (`presetDecider` at the end): `evolve` (./state.ts)
@@ -57,32 +57,6 @@ export const decide = (command: PresetCommand, state: PresetState): Decision => 
     case 'WithdrawProposal':
       return decideProposal(command, state);
   }
-};
-
-/**
- * The one rule over every change of a protected label or of the protected designation (a move, a
- * removal, an unprotection, and any label change to come, such as a split): only a key with
- * presets:release may make it, and a move of a target protected with approvals becomes a proposal.
- * Answers what to do: apply the change now, or propose it (with the approvals it needs).
- */
-export const guardProtected = (
-  state: Existing,
-  label: string | null,
-  change: 'move' | 'remove' | 'protect',
-  command: Pick<CommandBase, 'mayRelease'>,
-): E.Either<DecisionError, { propose: false } | { propose: true; approvals: number }> => {
-  const approvals = protectionOf(state, label);
-  if (approvals === undefined) return E.right({ propose: false });
-  if (command.mayRelease !== true) {
-    const what = { move: 'moving', remove: 'removing', protect: 'changing the protection of' }[change];
-    return E.left({
-      type: 'Protected',
-      kind: 'forbidden',
-      reason: 'protected',
-      message: `${targetName(label)} of preset ${JSON.stringify(state.slug)} is protected: ${what} it needs a key with the presets:release scope`,
-    });
-  }
-  return change === 'move' && approvals > 0 ? E.right({ propose: true, approvals }) : E.right({ propose: false });
 };
 
 const versionOf = (command: AddPresetVersion, number: number) => ({
@@ -133,28 +107,8 @@ const move = (command: MoveLabel | DesignateVersion, state: Existing, label: str
   if (previous === command.version) return E.right([]);
   const guard = guardProtected(state, label, 'move', command);
   if (E.isLeft(guard)) return guard;
+  if (guard.right.propose) return proposeMove(command, state, label, versionId.right, guard.right.approvals);
   const occurredAt = command.now.toISOString();
-  if (guard.right.propose) {
-    if (command.newProposalId === undefined)
-      return E.left({ type: 'PresetInconsistent', kind: 'internal', message: 'a proposal needs an id' });
-    return E.right([
-      {
-        type: 'LabelMoveProposed',
-        data: {
-          presetId: state.presetId,
-          proposalId: command.newProposalId,
-          label,
-          versionNumber: command.version,
-          versionId: versionId.right,
-          previousVersionNumber: previous,
-          proposerUserId: command.actorUserId,
-          approvalsRequired: guard.right.approvals,
-          occurredAt,
-          ...noted(command.note),
-        },
-      },
-    ]);
-  }
   return E.right([moved(state, label, command.version, versionId.right, occurredAt, command.note)]);
 };
 
@@ -173,14 +127,17 @@ const change = (command: ChangePreset, state: Existing): Decision => {
     });
   }
   if (command.status !== undefined && command.status !== state.status) {
-    events.push(statusChanged(command, state, command.status));
+    // What protected labels serve changes with the status: release control's rule (a refusal stores nothing).
+    const status = changeStatus(command, state, command.status);
+    if (E.isLeft(status)) return status;
+    events.push(...status.right);
   }
   return E.right(events);
 };
 
 const archive = (command: ArchivePreset, state: Existing): Decision => {
   if (state.status === 'disabled') return disabled(state, 'deleting it');
-  return E.right(state.status === 'archived' ? [] : [statusChanged(command, state, 'archived')]);
+  return state.status === 'archived' ? E.right([]) : changeStatus(command, state, 'archived');
 };
 
 const sameSplit = (a: SplitShare[], b: SplitShare[]) =>
@@ -233,7 +190,7 @@ const splitLabel = (command: SplitLabel, state: Existing): Decision => {
 
 const restore = (command: RestorePreset, state: Existing): Decision => {
   if (state.status === 'disabled') return disabled(state, 'restoring it');
-  return E.right(state.status === 'active' ? [] : [statusChanged(command, state, 'active')]);
+  return state.status === 'active' ? E.right([]) : changeStatus(command, state, 'active');
 };
 
 const moveLabel = (command: MoveLabel, state: Existing): Decision => move(command, state, command.label, 'moving a label');
@@ -257,6 +214,9 @@ const removeLabel = (command: RemoveLabel, state: Existing): Decision => {
   if (state.status === 'archived') return archived(state, 'removing a label');
   const guard = guardProtected(state, command.label, 'remove', command);
   if (E.isLeft(guard)) return guard;
+  if (guard.right.propose) {
+    return proposeChange(command, state, command.label, { kind: 'remove_label', versionNumber: current }, guard.right.approvals);
+  }
   return E.right([
     {
       type: 'PresetLabelRemoved',
@@ -275,7 +235,7 @@ const protect = (command: ProtectLabel, state: Existing): Decision => {
   const approvals = command.protected ? command.approvals : 0;
   const current = protectionOf(state, command.label);
   // Unprotecting or changing the approvals is a change of a protected target; protecting needs the scope too.
-  const guard = guardProtected(state, command.label, 'protect', command);
+  const guard = guardProtected(state, command.label, { protected: command.protected, approvals }, command);
   if (E.isLeft(guard)) return guard;
   if (command.mayRelease !== true) {
     return E.left({
@@ -287,6 +247,11 @@ const protect = (command: ProtectLabel, state: Existing): Decision => {
   }
   if (state.status === 'archived') return archived(state, 'changing a protection');
   if (command.protected ? current === approvals : current === undefined) return E.right([]);
+  // Lowering or lifting a protection with approvals needs them too; raising it does not.
+  if (guard.right.propose) {
+    const change = { kind: 'protect' as const, protected: command.protected, approvals, previousApprovals: current ?? null };
+    return proposeChange(command, state, command.label, change, guard.right.approvals);
+  }
   return E.right([
     {
       type: 'PresetLabelProtected',
@@ -300,49 +265,6 @@ const protect = (command: ProtectLabel, state: Existing): Decision => {
       },
     },
   ]);
-};
-
-const decideProposal = (command: DecideProposal, state: Existing): Decision => {
-  const { proposalId } = command;
-  const proposal = Object.hasOwn(state.proposals, proposalId) ? state.proposals[proposalId] : undefined;
-  if (!proposal) {
-    return Object.hasOwn(state.closedProposals, proposalId)
-      ? E.left({ type: 'ProposalClosed', kind: 'conflict', reason: 'proposal_closed', message: `proposal ${proposalId} is closed` })
-      : E.left({
-          type: 'ProposalNotFound',
-          kind: 'not_found',
-          message: `preset ${JSON.stringify(state.slug)} has no proposal ${proposalId}`,
-        });
-  }
-  const step = { presetId: state.presetId, proposalId, occurredAt: command.now.toISOString(), ...noted(command.note) };
-  const forbidden = (message: string): Decision => E.left({ type: 'Protected', kind: 'forbidden', reason: 'not_allowed', message });
-  if (command.type === 'WithdrawProposal') {
-    if (command.actorUserId !== proposal.proposerUserId) return forbidden('only the proposer may withdraw a proposal');
-    return E.right([{ type: 'LabelMoveWithdrawn', data: step }]);
-  }
-  if (command.mayRelease !== true) return forbidden('deciding on a proposal needs a key with the presets:release scope');
-  if (command.type === 'RejectProposal') return E.right([{ type: 'LabelMoveRejected', data: step }]);
-  if (command.actorUserId === proposal.proposerUserId) return forbidden('the proposer may not approve their own proposal');
-  if (proposal.approvedBy.includes(command.actorUserId)) {
-    return E.left({
-      type: 'ProposalClosed',
-      kind: 'conflict',
-      reason: 'already_approved',
-      message: 'you have approved this proposal already',
-    });
-  }
-  if (state.status === 'archived') return archived(state, 'approving a proposal');
-  if (currentOf(state, proposal.label) !== proposal.base) {
-    return E.left({
-      type: 'ProposalClosed',
-      kind: 'conflict',
-      reason: 'proposal_stale',
-      message: `${targetName(proposal.label)} has moved since proposal ${proposalId} was made; propose the move again`,
-    });
-  }
-  const approved: PresetEvent = { type: 'LabelMoveApproved', data: { ...step, approverUserId: command.actorUserId } };
-  if (proposal.approvedBy.length + 1 < proposal.required) return E.right([approved]);
-  return E.right([approved, moved(state, proposal.label, proposal.version, proposal.versionId, step.occurredAt, undefined, proposalId)]);
 };
 
 export const presetDecider: Decider<PresetState, PresetCommand, PresetEvent, DecisionError> = { decide, evolve, initialState };

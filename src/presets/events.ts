@@ -38,6 +38,8 @@ const versionFields = { id: t.string, number: t.number, config: Config, systemPr
 export const MAX_NOTE_CHARS = 1000;
 /** Why a change was made, in the words of whoever made it; optional on every event that carries one. */
 const withNote = t.partial({ note: t.string });
+/** A change made by a proposal (release control) names it; absent on a direct one. */
+const byProposal = t.partial({ proposalId: t.string });
 
 export const VersionData = t.intersection([t.type({ ...versionFields, creatorId: t.string }), withNote]);
 export type VersionData = t.TypeOf<typeof VersionData>;
@@ -57,8 +59,6 @@ const presetVersionAddedOf = <V extends t.Mixed>(version: V) => t.type({ presetI
 export const PresetCreatedData = presetCreatedOf(VersionData);
 /** `designated: false` when the designated version is protected, so the new version does not become it; absent: it does. */
 export const PresetVersionAddedData = t.intersection([presetVersionAddedOf(VersionData), t.partial({ designated: t.literal(false) })]);
-/** A label change made by a proposal names it; absent on a direct one. */
-const byProposal = t.partial({ proposalId: t.string });
 
 const presetVersionDesignatedFields = {
   presetId: t.string,
@@ -82,6 +82,7 @@ export const PresetDetailsChangedData = t.intersection([
 export const PresetStatusChangedData = t.intersection([
   t.type({ presetId: t.string, status: PresetStatus, previousStatus: PresetStatus, occurredAt: t.string }),
   withNote,
+  byProposal,
 ]);
 
 /** One version's share of a split label: a relative weight (the weights need not add up to 100). */
@@ -128,6 +129,7 @@ export const PresetLabelSplitData = t.intersection([
 export const PresetLabelRemovedData = t.intersection([
   t.type({ presetId: t.string, label: t.string, versionNumber: t.number, occurredAt: t.string }),
   withNote,
+  byProposal,
 ]);
 
 /**
@@ -139,7 +141,14 @@ const Target = t.union([t.string, t.null]);
 export const PresetLabelProtectedData = t.intersection([
   t.type({ presetId: t.string, label: Target, protected: t.boolean, approvals: t.number, occurredAt: t.string }),
   withNote,
+  byProposal,
 ]);
+/**
+ * Who else a proposer or an approver counts as: the users up the chain of makers of their key
+ * (src/keys/keyRing.ts), nearest first. Absent on events made before it was recorded, and for keys
+ * of the keys file: none.
+ */
+const proposerMakers = t.partial({ proposerMakers: t.array(t.string) });
 /** `previousVersionNumber`: what the label (or the designation) named when proposed; approving it later than a change of that is refused. */
 export const LabelMoveProposedData = t.intersection([
   t.type({
@@ -154,11 +163,39 @@ export const LabelMoveProposedData = t.intersection([
     occurredAt: t.string,
   }),
   withNote,
+  proposerMakers,
+]);
+/**
+ * The other changes of a target protected with approvals, which wait for approvals as a move does:
+ * removing the label, lowering or lifting its protection, and changing the preset's status (which
+ * makes every protected label unusable, or usable again). `label` is null for the designation, and
+ * for a status change (the preset's). Applied by the ordinary event of the change, naming the proposal.
+ */
+export const ProposedChange = t.union([
+  t.type({ kind: t.literal('remove_label'), versionNumber: t.number }),
+  t.type({ kind: t.literal('protect'), protected: t.boolean, approvals: t.number, previousApprovals: t.union([t.number, t.null]) }),
+  t.type({ kind: t.literal('status'), status: PresetStatus, previousStatus: PresetStatus }),
+]);
+export type ProposedChange = t.TypeOf<typeof ProposedChange>;
+export const PresetChangeProposedData = t.intersection([
+  t.type({
+    presetId: t.string,
+    proposalId: t.string,
+    label: Target,
+    change: ProposedChange,
+    proposerUserId: t.string,
+    approvalsRequired: t.number,
+    occurredAt: t.string,
+  }),
+  withNote,
+  proposerMakers,
 ]);
 const proposalStep = t.intersection([t.type({ presetId: t.string, proposalId: t.string, occurredAt: t.string }), withNote]);
+/** An approval of any proposal (a move's, or another change's: PresetChangeProposed), by a user other than its proposer. */
 export const LabelMoveApprovedData = t.intersection([
   t.type({ presetId: t.string, proposalId: t.string, approverUserId: t.string, occurredAt: t.string }),
   withNote,
+  t.partial({ approverMakers: t.array(t.string) }),
 ]);
 export const LabelMoveRejectedData = proposalStep;
 export const LabelMoveWithdrawnData = proposalStep;
@@ -176,6 +213,7 @@ export type LabelMoveProposed = { type: 'LabelMoveProposed'; data: t.TypeOf<type
 export type LabelMoveApproved = { type: 'LabelMoveApproved'; data: t.TypeOf<typeof LabelMoveApprovedData> };
 export type LabelMoveRejected = { type: 'LabelMoveRejected'; data: t.TypeOf<typeof LabelMoveRejectedData> };
 export type LabelMoveWithdrawn = { type: 'LabelMoveWithdrawn'; data: t.TypeOf<typeof LabelMoveWithdrawnData> };
+export type PresetChangeProposed = { type: 'PresetChangeProposed'; data: t.TypeOf<typeof PresetChangeProposedData> };
 export type PresetEvent =
   | PresetCreated
   | PresetVersionAdded
@@ -189,7 +227,8 @@ export type PresetEvent =
   | LabelMoveProposed
   | LabelMoveApproved
   | LabelMoveRejected
-  | LabelMoveWithdrawn;
+  | LabelMoveWithdrawn
+  | PresetChangeProposed;
 /** Every event of a workspace's log: its presets' and its keys' (src/keys/events.ts). */
 export type WorkspaceEvent = PresetEvent | KeyEvent;
 export type PresetEventType = WorkspaceEvent['type'];
@@ -209,6 +248,7 @@ export const eventDataCodecs = {
   LabelMoveApproved: LabelMoveApprovedData,
   LabelMoveRejected: LabelMoveRejectedData,
   LabelMoveWithdrawn: LabelMoveWithdrawnData,
+  PresetChangeProposed: PresetChangeProposedData,
 } as const satisfies Record<PresetEventType, t.Mixed>;
 
 /** Every event type, in the order they were introduced. */

@@ -40,6 +40,17 @@ export type PresetCommandRequest =
   | Request<ProtectLabel>
   | Request<DecideProposal>;
 
+/** The commands that may become a proposal: each change of what is protected with approvals (src/presets/proposals.ts). */
+const MAY_PROPOSE = new Set<PresetCommand['type']>([
+  'DesignateVersion',
+  'MoveLabel',
+  'RemoveLabel',
+  'ProtectLabel',
+  'ChangePreset',
+  'ArchivePreset',
+  'RestorePreset',
+]);
+
 export interface CommandContext {
   requestId: string;
   /** The API key that made the request (its id, never the key): the audit report's key column. */
@@ -77,7 +88,7 @@ export const createPresetCommandHandler = ({
       ...request,
       now: clock(),
       ...(request.type === 'AddPresetVersion' ? { newPresetId: newId(), newVersionId: newId() } : {}),
-      ...(request.type === 'MoveLabel' || request.type === 'DesignateVersion' ? { newProposalId: newId() } : {}),
+      ...(MAY_PROPOSE.has(request.type) ? { newProposalId: newId() } : {}),
     } as PresetCommand;
     const metadata: EventMetadata = {
       requestId: context.requestId,

@@ -31,17 +31,30 @@ export type PresetState =
       closedProposals: Record<string, true>;
     };
 
-/** A move of a protected label (or of the designation: `label` null) waiting for approvals. */
+/**
+ * A change of a target protected with approvals, waiting for them: a move of a label (or of the
+ * designation: `label` null), or another change (events.ts's ProposedChange). Each says what held
+ * when it was proposed: if that has changed since, the proposal is stale (./proposals.ts).
+ */
+export type ProposalChange =
+  | { kind: 'move'; version: number; versionId: string; previous: number | null }
+  | { kind: 'remove_label'; versionNumber: number }
+  | { kind: 'protect'; protected: boolean; approvals: number; previousApprovals: number | null }
+  | { kind: 'status'; status: PresetStatus; previousStatus: PresetStatus };
+
+/** Someone who proposed or approved: their user, and the users up their key's chain of makers, who count as them. */
+export interface Person {
+  userId: string;
+  makers: readonly string[];
+}
+
 export interface Proposal {
   id: string;
   label: string | null;
-  version: number;
-  versionId: string;
-  /** What the label named when proposed: if it names something else now, the proposal is stale. */
-  base: number | null;
-  proposerUserId: string;
+  change: ProposalChange;
+  proposer: Person;
   required: number;
-  approvedBy: string[];
+  approvers: Person[];
 }
 
 export const initialState = (): PresetState => ({ exists: false });
@@ -82,7 +95,7 @@ export const evolve = (state: PresetState, event: WorkspaceEvent): PresetState =
       return { ...state, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
     }
     case 'PresetStatusChanged':
-      return { ...state, status: event.data.status };
+      return { ...closeProposal(state, event.data.proposalId), status: event.data.status };
     case 'PresetLabelMoved': {
       // Moving a split label to one version ends its split.
       const { [event.data.label]: _ended, ...splits } = state.splits ?? {};
@@ -91,7 +104,7 @@ export const evolve = (state: PresetState, event: WorkspaceEvent): PresetState =
     }
     case 'PresetLabelRemoved': {
       const { [event.data.label]: _removed, ...labels } = state.labels;
-      return { ...state, labels };
+      return { ...closeProposal(state, event.data.proposalId), labels };
     }
     case 'PresetLabelSplit': {
       const { [event.data.label]: _split, ...labels } = state.labels;
@@ -99,31 +112,24 @@ export const evolve = (state: PresetState, event: WorkspaceEvent): PresetState =
     }
     case 'PresetLabelProtected': {
       const { label, approvals } = event.data;
-      if (label === null) return { ...state, designationApprovals: event.data.protected ? approvals : null };
+      const closed = closeProposal(state, event.data.proposalId);
+      if (label === null) return { ...closed, designationApprovals: event.data.protected ? approvals : null };
       const { [label]: _was, ...others } = state.protectedLabels;
-      return { ...state, protectedLabels: event.data.protected ? { ...others, [label]: approvals } : others };
+      return { ...closed, protectedLabels: event.data.protected ? { ...others, [label]: approvals } : others };
     }
     case 'LabelMoveProposed': {
       const d = event.data;
-      const proposal: Proposal = {
-        id: d.proposalId,
-        label: d.label,
-        version: d.versionNumber,
-        versionId: d.versionId,
-        base: d.previousVersionNumber,
-        proposerUserId: d.proposerUserId,
-        required: d.approvalsRequired,
-        approvedBy: [],
-      };
-      return { ...state, proposals: { ...state.proposals, [d.proposalId]: proposal } };
+      const change: ProposalChange = { kind: 'move', version: d.versionNumber, versionId: d.versionId, previous: d.previousVersionNumber };
+      return opened(state, d, change);
     }
+    case 'PresetChangeProposed':
+      return opened(state, event.data, event.data.change);
     case 'LabelMoveApproved': {
-      const proposal = state.proposals[event.data.proposalId];
+      const d = event.data;
+      const proposal = Object.hasOwn(state.proposals, d.proposalId) ? state.proposals[d.proposalId] : undefined;
       if (!proposal) return state;
-      return {
-        ...state,
-        proposals: { ...state.proposals, [proposal.id]: { ...proposal, approvedBy: [...proposal.approvedBy, event.data.approverUserId] } },
-      };
+      const approver: Person = { userId: d.approverUserId, makers: d.approverMakers ?? [] };
+      return { ...state, proposals: { ...state.proposals, [proposal.id]: { ...proposal, approvers: [...proposal.approvers, approver] } } };
     }
     case 'LabelMoveRejected':
     case 'LabelMoveWithdrawn':
@@ -132,6 +138,23 @@ export const evolve = (state: PresetState, event: WorkspaceEvent): PresetState =
       // A workspace's keys stream is not a preset's: its events never reach a preset's state.
       return state;
   }
+};
+
+/** The state with a proposal opened: by a LabelMoveProposed or a PresetChangeProposed. */
+const opened = (
+  state: Existing,
+  d: { proposalId: string; label: string | null; proposerUserId: string; proposerMakers?: string[]; approvalsRequired: number },
+  change: ProposalChange,
+): Existing => {
+  const proposal: Proposal = {
+    id: d.proposalId,
+    label: d.label,
+    change,
+    proposer: { userId: d.proposerUserId, makers: d.proposerMakers ?? [] },
+    required: d.approvalsRequired,
+    approvers: [],
+  };
+  return { ...state, proposals: { ...state.proposals, [d.proposalId]: proposal } };
 };
 
 const closeProposal = (state: Existing, id: string | undefined): Existing => {

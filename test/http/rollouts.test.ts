@@ -413,6 +413,33 @@ describe('GET /api/v1/presets/{slug}/usage', () => {
     expect((await svc.request('/api/v1/presets/usage/usage', { key: KEYS.otherWorkspace })).status).toBe(404);
   });
 
+  it('presets/client drops the counts the service refuses for good (a label removed since), and reports the rest', async () => {
+    await withVersions('dropped', 1);
+    await putLabel('dropped', 'gone', { version: 1 });
+    const errors: unknown[] = [];
+    const client = createPresetClient({
+      baseUrl: svc.url,
+      apiKey: KEYS.readerOnly,
+      usage: {},
+      fetch: svc.fetch,
+      onError: (e) => errors.push(e),
+    });
+    try {
+      for (let i = 0; i < 2; i++) await client.resolve('chat_completions', { model: '@preset/dropped@gone', messages: [] });
+      for (let i = 0; i < 3; i++) await client.resolve('chat_completions', { model: '@preset/dropped', messages: [] });
+      expect((await svc.request('/api/v1/presets/dropped/labels/gone', { method: 'DELETE' })).status).toBe(200);
+      await client.flushUsage();
+      expect(errors).toEqual([expect.objectContaining({ status: 400, message: expect.stringContaining('no label "gone"') })]);
+      // Dropped, not kept for the next flush: that one sends nothing and fails nothing.
+      await client.flushUsage();
+      expect(errors).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+    const { data } = await (await svc.request('/api/v1/presets/dropped/usage')).json();
+    expect(data.totals).toEqual([{ label: null, version: 1, count: 3 }]);
+  });
+
   it('refuses a usage report naming what cannot be counted, counting nothing of it', async () => {
     const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
     const before = (await (await svc.request('/api/v1/presets/usage/usage')).json()).data.totals;

@@ -139,6 +139,9 @@ export const startApiSpecification = async (
     const url = new URL(input instanceof Request ? input.url : String(input), ORIGIN);
     const method = (init.method ?? 'GET').toUpperCase();
     const { body, signal } = init;
+    // A turn of the event loop, as a request over a socket takes: a test that polls in a loop must
+    // not starve the service's timers (the key ring's look, the projector's) of their turn.
+    await new Promise((resolve) => setImmediate(resolve));
     if (signal?.aborted) throw signal.reason;
     // The app's side of the exchange: a client that aborts is a connection closed, as the app sees one.
     let served: ServerResponse | undefined;

@@ -155,12 +155,22 @@ export const releaseHistory = async (eventStore: EventStoreAdapter) => {
   });
   await run({ ...as('lead'), type: 'ProtectLabel', label: 'staging', protected: true, approvals: 0 });
   await run({ ...as('lead'), type: 'ProtectLabel', label: 'staging', protected: false, approvals: 0 });
-  await run({ ...as('writer', false), type: 'ArchivePreset' });
-  await run({ ...as('writer', false), type: 'RestorePreset' });
+  // With protected labels, archiving and restoring the preset, lowering a protection and removing a
+  // protected label are proposals too (PresetChangeProposed), each applied by two other people.
+  const approvedByTwo = async (proposal: { events: readonly { type: string; data: unknown }[] }) => {
+    const proposalId = (proposal.events.find((e) => e.type === 'PresetChangeProposed')!.data as { proposalId: string }).proposalId;
+    for (const user of ['ann', 'bob']) await run({ ...as(user), type: 'ApproveProposal', proposalId });
+  };
+  await approvedByTwo(await run({ ...as('lead'), type: 'ArchivePreset' }));
+  await approvedByTwo(await run({ ...as('lead'), type: 'RestorePreset' }));
+  await approvedByTwo(await run({ ...as('lead'), type: 'ProtectLabel', label: 'production', protected: true, approvals: 1 }));
+  const removal = await run({ ...as('lead'), type: 'RemoveLabel', label: 'production' });
+  const removalId = (removal.events[0] as { data: { proposalId: string } }).data.proposalId;
+  await run({ ...as('ann'), type: 'ApproveProposal', proposalId: removalId });
   // Keys in both workspaces' keys streams.
   const ring = createLiveKeyRing(createKeyRing([]));
   const keys = createKeyCommandHandler({ eventStore, ring, clock });
-  const admin: Caller = { userId: 'admin', workspaces: [A, B], scopes: new Set(SCOPES), keyId: 'x' };
+  const admin: Caller = { userId: 'admin', workspaces: [A, B], scopes: new Set(SCOPES), keyId: 'x', actForOthers: true };
   const made = await keys.create(
     { userId: 'ci', name: 'CI', scopes: ['presets:read'], workspaces: [A, B], expiresAt: null },
     { requestId: 'r', caller: admin, workspaceId: A },

@@ -22,8 +22,10 @@ export const KEYS = {
   writerOnly: 'pk_test_writeonly_a',
   otherWorkspace: 'pk_test_writer_b',
   webhooksOnly: 'pk_test_webhooks_a',
-  /** Every scope, in workspaces A and B: makes keys. */
+  /** Every scope, in workspaces A and B: makes keys, for other users too (`act_for_others`). */
   admin: 'pk_test_admin_ab',
+  /** presets:read, presets:write, presets:release and keys:manage in workspace A, without `act_for_others`: the insider of issue 54. */
+  insider: 'pk_test_insider_a',
   /** presets:read, presets:write and presets:release in workspace A, each a different user. */
   releaseAnn: 'pk_test_release_ann',
   releaseBob: 'pk_test_release_bob',
@@ -47,7 +49,20 @@ export const testKeyEntries = () => {
     { key: KEYS.writerOnly, user_id: 'user-writeonly', workspace_id: WORKSPACE_A, scopes: ['presets:write'] },
     { key: KEYS.webhooksOnly, user_id: 'user-webhooks', workspace_id: WORKSPACE_A, scopes: ['webhooks:manage'] },
     { key: KEYS.otherWorkspace, user_id: 'user-b', workspace_id: WORKSPACE_B, scopes: all },
-    { key: KEYS.admin, user_id: 'user-admin', workspace_id: WORKSPACE_A, workspaces: [WORKSPACE_B], scopes: SCOPES },
+    {
+      key: KEYS.admin,
+      user_id: 'user-admin',
+      workspace_id: WORKSPACE_A,
+      workspaces: [WORKSPACE_B],
+      scopes: SCOPES,
+      act_for_others: true,
+    },
+    {
+      key: KEYS.insider,
+      user_id: 'user-insider',
+      workspace_id: WORKSPACE_A,
+      scopes: ['presets:read', 'presets:write', 'presets:release', 'keys:manage'],
+    },
     ...(['ann', 'bob', 'cid'] as const).map((name) => ({
       key: `pk_test_release_${name}`,
       user_id: `user-${name}`,

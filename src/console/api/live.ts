@@ -54,8 +54,17 @@ export const followEvents = (options: LiveOptions): (() => void) => {
       heard();
       options.onState('live');
       options.onOpen();
+      let denied: ApiFailure | undefined;
       const parser = createParser({
         onEvent: (message) => {
+          // The service ended the stream: its key was revoked or expired (401, in the error envelope).
+          if (message.event === 'error') {
+            const body = JSON.parse(message.data) as { error?: { code?: number; message?: string; metadata?: Record<string, unknown> } };
+            const code = body.error?.code ?? 401;
+            const metadata = body.error?.metadata ?? {};
+            denied = new ApiFailure(code, explain(code, body.error?.message ?? '', metadata), metadata);
+            return;
+          }
           if (message.id) lastId = message.id;
           if (message.data) options.onEvent(JSON.parse(message.data) as PresetEvent);
         },
@@ -67,7 +76,11 @@ export const followEvents = (options: LiveOptions): (() => void) => {
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) return 'ended';
+        if (done) {
+          if (!denied) return 'ended';
+          options.onDenied(denied);
+          return 'denied';
+        }
         heard();
         parser.feed(value);
       }

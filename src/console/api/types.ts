@@ -52,12 +52,17 @@ export interface Usage {
   totals: Array<{ label: string | null; version: number; count: number }>;
 }
 
-/** A move of a protected label (`label` null: the designated version) waiting for approvals. */
+/** A change of a protected label (`label` null: the designated version) or of the preset's status, waiting for approvals. */
 export interface Proposal {
   id: string;
   label: string | null;
-  version: number;
+  /** A move's version; null for the other changes. */
+  version: number | null;
   previous_version: number | null;
+  /** Absent on proposals made before other changes were: a move. */
+  change?: 'move' | 'remove_label' | 'protect' | 'status';
+  protection?: { approvals: number } | null;
+  new_status?: string;
   proposer_user_id: string;
   approvals_required: number;
   approved_by: string[];
@@ -73,6 +78,7 @@ export interface ApiKey {
   workspaces: string[];
   created_at: string;
   created_by: string;
+  created_by_key_id: string | null;
   expires_at: string | null;
   last_used_at: string | null;
   revoked: boolean;
@@ -126,6 +132,7 @@ export const EVENT_TYPES = [
   'LabelMoveWithdrawn',
   'ApiKeyCreated',
   'ApiKeyRevoked',
+  'PresetChangeProposed',
 ] as const;
 
 /** The three create-or-version routes, by the request format each takes. */

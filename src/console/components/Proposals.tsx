@@ -3,9 +3,20 @@ import type { Proposal } from '../api/types';
 import { Time } from './Time';
 
 /** What a proposal would do, in words. */
-export const proposalWords = (p: Proposal) =>
-  `${p.label === null ? 'designate' : `move the label ${p.label} to`} version ${p.version}` +
-  (p.previous_version === null ? '' : ` (now version ${p.previous_version})`);
+export const proposalWords = (p: Proposal): string => {
+  const now = p.previous_version === null ? '' : ` (now version ${p.previous_version})`;
+  const target = p.label === null ? 'the designated version' : `the label ${p.label}`;
+  switch (p.change ?? 'move') {
+    case 'remove_label':
+      return `remove ${target}${now}`;
+    case 'protect':
+      return p.protection ? `protect ${target} with ${p.protection.approvals} approval(s)` : `lift the protection of ${target}`;
+    case 'status':
+      return `set the preset's status to ${p.new_status ?? '?'}`;
+    default:
+      return `${p.label === null ? 'designate' : `move the label ${p.label} to`} version ${p.version ?? '?'}${now}`;
+  }
+};
 
 /**
  * Open proposals of presets, with what the signed-in user may do about each: approve or reject a

@@ -45,7 +45,12 @@ export const KeysPage = () => {
       const chosen = workspaces.trim() === '' ? [me.data?.workspace_id ?? ''] : workspaces.split(/[\s,]+/).filter(Boolean);
       const answer = await call<{ data: ApiKey & { key: string } }>('/api/v1/keys', {
         method: 'POST',
-        json: { user_id: userId.trim(), scopes, workspaces: chosen, ...(name.trim() ? { name: name.trim() } : {}) },
+        json: {
+          ...(userId.trim() ? { user_id: userId.trim() } : {}),
+          scopes,
+          workspaces: chosen,
+          ...(name.trim() ? { name: name.trim() } : {}),
+        },
       });
       setMade({ name: answer.body.data.name ?? answer.body.data.user_id, key: answer.body.data.key });
       setUserId('');
@@ -146,7 +151,20 @@ export const KeysPage = () => {
           }}
         >
           <label for="key-user">User id (who will hold it)</label>
-          <input id="key-user" type="text" required maxLength={200} value={userId} onInput={(e) => setUserId(e.currentTarget.value)} />
+          <input
+            id="key-user"
+            type="text"
+            maxLength={200}
+            spellcheck={false}
+            value={userId}
+            placeholder={me.data?.user_id}
+            aria-describedby="key-user-hint"
+            onInput={(e) => setUserId(e.currentTarget.value)}
+          />
+          <p id="key-user-hint" class="muted">
+            Empty: yours{me.data ? ` (${me.data.user_id})` : ''}. A key is its maker&apos;s: another user only with a key of the keys file
+            that may act for others.
+          </p>
           <label for="key-name">Name (optional)</label>
           <input id="key-name" type="text" maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <fieldset>
@@ -173,7 +191,7 @@ export const KeysPage = () => {
             placeholder={me.data?.workspace_id}
             onInput={(e) => setWorkspaces(e.currentTarget.value)}
           />
-          <button type="submit" disabled={busy || scopes.length === 0 || userId.trim() === ''}>
+          <button type="submit" disabled={busy || scopes.length === 0}>
             Make the key
           </button>
         </form>

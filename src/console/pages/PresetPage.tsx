@@ -36,6 +36,13 @@ const revisionOf = (etag: string | null) => {
  * ETag of what the page shows: if someone else changed the preset meanwhile, the service refuses
  * it (412) and the page says so, without reloading by itself.
  */
+/** What a change answered 202 waits for approval of, in words (its `change`). */
+const PROPOSED_CHANGES: Record<string, string> = {
+  remove_label: 'the removal',
+  protect: 'the change of protection',
+  status: 'the change of status',
+};
+
 export const PresetPage = ({ slug }: { slug: string }) => {
   const { call } = useSession();
   const me = useMe();
@@ -148,10 +155,11 @@ export const PresetPage = ({ slug }: { slug: string }) => {
     try {
       const answer = await call<{ data: Preset }>(path, { ...options, ifMatch: shown.etag, note: note.trim() || undefined });
       setNote('');
-      const proposed = (answer.body as unknown as { data?: { proposal_id?: string; approvals_required?: number } }).data;
+      const proposed = (answer.body as unknown as { data?: { proposal_id?: string; approvals_required?: number; change?: string } }).data;
       if (answer.status === 202 && proposed?.proposal_id) {
         await load();
-        setMessage(`The label is protected: the move is proposed and waits for ${proposed.approvals_required} approval(s).`);
+        const what = PROPOSED_CHANGES[proposed.change ?? ''] ?? 'the move';
+        setMessage(`This is protected: ${what} is proposed and waits for ${proposed.approvals_required} approval(s) by other people.`);
       } else if (answer.status === 200) {
         setShown({ preset: answer.body.data, etag: answer.etag });
         // Said once the page shows the change everywhere, history included.

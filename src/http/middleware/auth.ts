@@ -5,7 +5,7 @@ import { ApiError } from '../errors';
 import type { AppContext, AppState } from '../types';
 import { actInWorkspace, WORKSPACE_PARAMETER } from './workspace';
 
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="presets"' };
+export const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="presets"' };
 
 /**
  * Every API request needs a known bearer key; the caller it names goes on `ctx.state.caller`.

@@ -15,6 +15,7 @@ import type { ValidationProblem } from '../../validation';
 import { isProblem, parseMoment } from '../asOf';
 import { ApiError, badRequest } from '../errors';
 import { requireScope } from '../middleware/auth';
+import { WORKSPACE_PARAMETER } from '../middleware/workspace';
 import type { AppContext, AppState } from '../types';
 
 /** Streams whose last link a verify over HTTP keeps (src/audit/verify.ts): 16,384 of about 244 bytes. */
@@ -61,8 +62,10 @@ const rangeQuery = (query: Record<string, string | string[] | undefined>, allowe
   const from = moment('from');
   const to = moment('to');
   if (from && to && from > to) problems.push({ path: 'to', message: 'must not be before from' });
+  // workspace_id chooses the workspace (the auth middleware took it): every route takes it.
   for (const name of Object.keys(query))
-    if (!['from', 'to', ...allowed].includes(name)) problems.push({ path: name, message: 'is not a parameter of this endpoint' });
+    if (!['from', 'to', WORKSPACE_PARAMETER, ...allowed].includes(name))
+      problems.push({ path: name, message: 'is not a parameter of this endpoint' });
   return { from, to, problems };
 };
 

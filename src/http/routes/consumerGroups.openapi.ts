@@ -10,6 +10,7 @@ import {
   LAG_CAP,
   LeaseView,
   PutConsumerGroupBody,
+  UnreadableGroupView,
   WAIT_MS_MAX,
 } from '../../consumerGroups/codecs';
 import { API_ERRORS, json, type Operation, type Parameters, type Schemas, type Status } from '../operations';
@@ -28,7 +29,8 @@ export const CONSUMER_GROUP_OPERATIONS: Operation[] = [
     description:
       "A durable, server-side position in the workspace's events, shared by the consumers that fetch from it. `filter` narrows the events (types, slug prefix); " +
       '`start` is where a new group begins ("beginning", the default; "now"; or after an event position) and, on an existing group, moves it there and drops its lease; ' +
-      '`lease_ms` (default 30000) is how long a fetched batch is held before it is handed out again.',
+      '`lease_ms` (default 30000) is how long a fetched batch is held before it is handed out again. A `start` past the largest position the store holds is a 400 ' +
+      '(`$.start`), and nothing is stored. A group that cannot be read (`group_unreadable`) is repaired by a PUT with a `start`; without one it is a 409.',
     parameters: ['consumerGroupName'],
     requestBody: 'ConsumerGroupRequest',
     answers: {
@@ -44,7 +46,9 @@ export const CONSUMER_GROUP_OPERATIONS: Operation[] = [
     tag: 'Events',
     scope: 'events:consume',
     summary: "The workspace's consumer groups",
-    description: `Each with its position, the head of its events and its lag (events not yet acknowledged, counted up to ${LAG_CAP}).`,
+    description:
+      `Each with its position, the head of its events and its lag (events not yet acknowledged, counted up to ${LAG_CAP}). ` +
+      'A stored group that cannot be read (written so by an earlier version, or damaged) is listed in `unreadable` with why, and takes nothing else down.',
     answers: { '200': { description: 'Every group of the workspace, by name.', content: json('ConsumerGroupList') } },
     errors: API_ERRORS,
   },
@@ -55,10 +59,10 @@ export const CONSUMER_GROUP_OPERATIONS: Operation[] = [
     tag: 'Events',
     scope: 'events:consume',
     summary: 'A consumer group',
-    description: 'Its filter, position, head, lag and open lease.',
+    description: 'Its filter, position, head, lag and open lease. A group that cannot be read is a 409 (`group_unreadable`).',
     parameters: ['consumerGroupName'],
     answers: { '200': { description: 'The group.', content: json('ConsumerGroupAnswer') } },
-    errors: [...API_ERRORS, '404'],
+    errors: [...API_ERRORS, '404', '409'],
   },
   {
     method: 'delete',
@@ -113,6 +117,7 @@ export const CONSUMER_GROUP_SCHEMAS: Schemas = [
   ['ConsumerGroupLease', LeaseView],
   ['ConsumerGroupAnswer', ConsumerGroupAnswer],
   ['ConsumerGroupList', ConsumerGroupList],
+  ['UnreadableConsumerGroup', UnreadableGroupView],
   ['ConsumerGroupBatch', FetchAnswer],
   ['ConsumerGroupAcknowledged', AckAnswer],
 ];

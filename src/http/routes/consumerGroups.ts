@@ -17,9 +17,12 @@ import {
   type ConsumerGroupList,
   type FetchAnswer,
 } from '../../consumerGroups/codecs';
-import type { Ack, ConsumerGroups, Refused, Start } from '../../consumerGroups/consumerGroups';
+import { unreadableRefusal, type Ack, type ConsumerGroups, type Refused, type Start } from '../../consumerGroups/consumerGroups';
 import { filterFromJson, type ConsumerGroup } from '../../consumerGroups/group';
+import { isReadable, isUnreadable } from '../../consumerGroups/store';
+import type { KeyGone, KeyRing } from '../../auth/apiKeys';
 import { formatErrors } from '../../validation';
+import { keyGoneError, watchKey } from '../keyGone';
 import { ApiError, badRequest } from '../errors';
 import { fetchAnswer, fetchAnswerHead } from '../fetchAnswer';
 import { requireScope } from '../middleware/auth';
@@ -35,6 +38,8 @@ export interface ConsumerGroupRouteDeps {
   consumerGroups: ConsumerGroups;
   bodyLimitBytes: number;
   now?: () => Date;
+  /** Tells a long poll when its key is revoked or expires (src/keys/keyRing.ts); absent: keys never change. */
+  keyRing?: Pick<KeyRing, 'watch'>;
 }
 
 type Ctx = ParameterizedContext<AppState, AppContext>;
@@ -49,6 +54,7 @@ const STATUS: Record<Refused['kind'], number> = {
   no_lease: 409,
   lease_lost: 409,
   out_of_range: 400,
+  group_unreadable: 409,
 };
 
 const refused = (r: Refused): ApiError => {
@@ -98,6 +104,12 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const b = decode(PutConsumerGroupBody, ctx, 'a consumer group: {"filter"?: {"types"?, "slug_prefix"?}, "start"?, "lease_ms"?}');
     const start: Start | undefined =
       b.start === undefined || b.start === 'beginning' || b.start === 'now' ? b.start : { after: BigInt(b.start) };
+    // As ?after= on the feed: a position past any the store can hold is refused, and nothing is stored.
+    if (typeof start === 'object' && start.after > groups.maxPosition) {
+      throw badRequest('the body is not a consumer group', [
+        { path: '$.start', message: `must be an event position of at most ${groups.maxPosition} (this store holds none larger)` },
+      ]);
+    }
     const { group, created } = unwrap(
       await groups.define(ctx.state.workspaceId, n, {
         filter: filterFromJson(b.filter),
@@ -113,7 +125,11 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
 
   router.get('/api/v1/consumer-groups', consume, async (ctx) => {
     const list = await groups.list(ctx.state.workspaceId);
-    const answer: t.TypeOf<typeof ConsumerGroupList> = { data: await Promise.all(list.map(view)) };
+    const answer: t.TypeOf<typeof ConsumerGroupList> = {
+      data: await Promise.all(list.filter(isReadable).map(view)),
+      unreadable: list.filter(isUnreadable).map((g) => ({ name: g.name, message: unreadableRefusal(g).message })),
+    };
+    if (answer.unreadable.length > 0) ctx.state.log.warn({ unreadable: answer.unreadable }, 'consumer groups that cannot be read');
     ctx.body = answer;
   });
 
@@ -121,6 +137,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const n = name(ctx);
     const group = await groups.get(ctx.state.workspaceId, n);
     if (!group) throw refused({ kind: 'not_found', message: `no consumer group ${JSON.stringify(n)} in this workspace` });
+    if (isUnreadable(group)) throw refused(unreadableRefusal(group));
     const answer: t.TypeOf<typeof ConsumerGroupAnswer> = { data: await view(group) };
     ctx.body = answer;
   });
@@ -136,17 +153,26 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const n = name(ctx);
     const b = decode(FetchBody, ctx, 'a fetch: {"max"?: 1–1000, "wait_ms"?: 0–30000, "ack"?: {"lease_id"?, "position"?}}');
     const ack = b.ack === undefined ? undefined : ackOf(b.ack, '$.ack');
-    // The caller gone: the wait ends with it, and nothing is leased to nobody.
+    // The caller gone, or its key revoked or expired: the wait ends with it, and nothing is leased to nobody.
     const gone = new AbortController();
     const onClose = () => {
       if (!ctx.res.writableFinished) gone.abort();
     };
     ctx.res.once('close', onClose);
-    const fetched = unwrap(
-      await groups
-        .fetch(ctx.state.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal, ack })
-        .finally(() => ctx.res.off('close', onClose)),
-    );
+    let keyGone: KeyGone | undefined;
+    const unwatch = watchKey(deps.keyRing, ctx.state.caller, (why) => {
+      keyGone = why;
+      gone.abort();
+    });
+    const outcome = await groups
+      .fetch(ctx.state.workspaceId, n, { max: b.max ?? FETCH_MAX.default, waitMs: b.wait_ms ?? 0, signal: gone.signal, ack })
+      .finally(() => {
+        ctx.res.off('close', onClose);
+        unwatch();
+      });
+    // A batch leased as the key went is not handed to it: its lease expires and the events come again.
+    if (keyGone) throw keyGoneError(keyGone);
+    const fetched = unwrap(outcome);
     const lease: t.TypeOf<typeof FetchAnswer>['lease'] =
       fetched.events.length > 0 && fetched.group.lease ? leaseView(fetched.group.lease) : null;
     // A FetchAnswer written as bytes: the events' JSON from the store's own text where it can be

@@ -40,7 +40,7 @@ export const designateRoutes = (router: Router<AppState, AppContext>, deps: Writ
     );
     if (!outcome.state.exists) throw new Error('a designated version was decided for an absent preset');
     // A protected designation with approvals: the move is a proposal (202).
-    if (outcome.events[0]?.type === 'LabelMoveProposed') return answerMoveOrProposal(ctx, deps, slug, outcome);
+    if (outcome.events.some((e) => e.type === 'LabelMoveProposed')) return answerMoveOrProposal(ctx, deps, slug, outcome);
     await answerWrite(ctx, deps, {
       slug,
       revision: outcome.revision,

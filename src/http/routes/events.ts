@@ -9,6 +9,8 @@ import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamNam
 import { ApiError, notFound } from '../errors';
 import { eventJson, eventJsonText, revisionNumber } from '../eventJson';
 import { requireScope } from '../middleware/auth';
+import type { KeyRing } from '../../auth/apiKeys';
+import { keyGoneEnvelope, watchKey } from '../keyGone';
 import type { SseRegistry } from '../sse';
 import { queryReader } from '../query';
 import type { EventsBackwardsPage, EventsPage, PresetEventsPage } from '../schemas';
@@ -27,6 +29,8 @@ export interface EventRouteDeps {
   feed: EventFeed;
   sse: SseRegistry;
   sseHeartbeatMs: number;
+  /** Tells a live stream when its key is revoked or expires (src/keys/keyRing.ts); absent: keys never change. */
+  keyRing?: Pick<KeyRing, 'watch'>;
 }
 
 export const EVENTS_DEFAULT_LIMIT = 100;
@@ -156,8 +160,14 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   );
   const scanned = (subscription as Partial<TailSubscription>).scanned;
   if (scanned) connection.position(() => String(scanned()));
+  // A revoked or expired key gets nothing more: its stream ends with an error frame, on every replica.
+  const unwatch = watchKey(deps.keyRing, ctx.state.caller, (gone) => {
+    log.info({ reason: gone }, 'event stream ended: its key is no longer honoured');
+    connection.fail(JSON.stringify(keyGoneEnvelope(gone)));
+  });
   // The request stays in flight (and its log line waits) until the stream closes.
   await connection.closed;
+  unwatch();
   await subscription.stop();
 };
 

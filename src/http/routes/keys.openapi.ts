@@ -36,9 +36,11 @@ export const KEY_OPERATIONS: Operation[] = [
     scope: 'keys:manage',
     summary: 'Make an API key',
     description:
-      'A key for `user_id` with these scopes in these workspaces (the first is its default), optionally named and expiring. The key is in this answer ' +
-      'only: the service keeps its SHA-256. It works at once, on every replica within a second. A workspace or a scope your own key lacks is a 403. ' +
-      'Stored as the event ApiKeyCreated in the keys stream of the workspace the request acts in.',
+      "A key with these scopes in these workspaces (the first is its default), optionally named and expiring. It is your own user's: " +
+      '`user_id` may name another user only when your key may act for others (a keys-file right, `act_for_others`; else a 403 `user_not_own`). ' +
+      'The key is in this answer only: the service keeps its SHA-256. It works at once, on every replica within a second. ' +
+      'A workspace or a scope your own key lacks is a 403. Stored as the event ApiKeyCreated, with who made it (`makerUserId`, `makerKeyId`), ' +
+      'in the keys stream of the workspace the request acts in and of each workspace the key holds.',
     requestBody: 'ApiKeyRequest',
     answers: { '201': { description: 'Made, with the key (shown this once).', content: json('ApiKeyCreated'), headers: ['Location'] } },
     errors: ['400', '401', '403', '409', '413', '415', '429', '500', '503'],
@@ -78,7 +80,9 @@ export const KEY_OPERATIONS: Operation[] = [
     scope: 'keys:manage',
     summary: 'Revoke an API key',
     description:
-      'Refused (401) from the answer on, on every replica within a second. Revoking a revoked key answers it unchanged. ' +
+      'Refused (401) from the answer on, on every replica within a second, and its open event streams and long polls end. ' +
+      'Revoking a revoked key answers it unchanged. The keys it made are not revoked with it (each is listed with `created_by_key_id`). ' +
+      'Stored as ApiKeyRevoked in the keys stream of the workspace the request acts in and of each workspace the key holds. ' +
       'A key of the keys file is not revoked here: remove it from the file.',
     parameters: ['keyId'],
     answers: { '200': { description: 'The key, revoked.', content: json('ApiKeyAnswer') } },

@@ -50,7 +50,7 @@ export const keyRoutes = (router: Router<AppState, AppContext>, deps: KeyRouteDe
     const decoded = CreateKeyBody.decode(ctx.state.body);
     if (E.isLeft(decoded)) {
       throw badRequest(
-        'the body must be a key: {"user_id": "…", "scopes": [...], "workspaces": [uuid, ...], "name"?: "…", "expires_at"?: "RFC 3339 date-time"}',
+        'the body must be a key: {"scopes": [...], "workspaces": [uuid, ...], "user_id"?: "…", "name"?: "…", "expires_at"?: "RFC 3339 date-time"}',
         formatErrors(decoded.left),
       );
     }
@@ -61,10 +61,10 @@ export const keyRoutes = (router: Router<AppState, AppContext>, deps: KeyRouteDe
     }
     const { key, record } = await keys().handler.create(
       {
-        userId: body.user_id,
+        ...(body.user_id === undefined ? {} : { userId: body.user_id }),
         name: body.name ?? null,
         scopes: body.scopes,
-        workspaces: body.workspaces.map((w) => w.toLowerCase()),
+        workspaces: body.workspaces,
         expiresAt,
       },
       { requestId: ctx.state.requestId, caller: ctx.state.caller, workspaceId: ctx.state.workspaceId },

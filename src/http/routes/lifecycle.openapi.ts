@@ -1,4 +1,4 @@
-import { movedOrProposed, WRITE_ERRORS, written, type Operation, type Parameters, type Schemas } from '../operations';
+import { movedOrProposed, WRITE_ERRORS, type Operation, type Parameters, type Schemas } from '../operations';
 import { LABEL, PatchBody, PutLabelBody, RESERVED_LABELS } from './lifecycle';
 
 /** The operations of ./lifecycle.ts: a preset's name, description and status, archiving, and its labels. */
@@ -12,10 +12,12 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
     summary: "Change a preset's name, description or status",
     description:
       'Any of name, description and status; another field is a 400. Only what differs is stored (PresetDetailsChanged, PresetStatusChanged); ' +
-      'a change that changes nothing stores nothing. `archived` hides the preset from the default list and freezes it until it is set back.',
+      'a change that changes nothing stores nothing. `archived` hides the preset from the default list and freezes it until it is set back. ' +
+      'A status change of a preset with a protected label or designation needs presets:release (else 403, metadata.reason "protected"), and ' +
+      'becomes a proposal (202, PresetChangeProposed) when any of them is protected with approvals: it needs the most approvals any of them needs.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     requestBody: 'PresetChanges',
-    answers: written('Changed'),
+    answers: movedOrProposed('Changed'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
@@ -27,9 +29,10 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
     summary: 'Archive a preset',
     description:
       "OpenRouter's delete: archives (events are never erased, and the slug stays taken); the preset is then hidden from the get and the list. " +
-      'Deleting an archived preset answers 200 again; deleting a disabled one is a 409 (metadata.reason "preset_disabled").',
+      'Deleting an archived preset answers 200 again; deleting a disabled one is a 409 (metadata.reason "preset_disabled"). ' +
+      'A preset with a protected label or designation is archived only with presets:release, and as a proposal (202) when any is protected with approvals.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
-    answers: written('Archived'),
+    answers: movedOrProposed('Archived'),
     errors: [...WRITE_ERRORS, '404'],
   },
   {
@@ -56,9 +59,11 @@ export const LIFECYCLE_OPERATIONS: Operation[] = [
     tag: 'Presets',
     scope: 'presets:write',
     summary: 'Remove a label',
-    description: 'PresetLabelRemoved names the version the label named. Refused (409) while the preset is archived.',
+    description:
+      'PresetLabelRemoved names the version the label named. Refused (409) while the preset is archived. A protected label is removed only with ' +
+      'presets:release (else 403); protected with approvals, the removal is a proposal (202, PresetChangeProposed) needing those approvals.',
     parameters: ['slug', 'label', 'If-Match', 'Preset-Note'],
-    answers: written('Removed'),
+    answers: movedOrProposed('Removed'),
     errors: [...WRITE_ERRORS, '404'],
   },
 ];

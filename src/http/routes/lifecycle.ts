@@ -89,7 +89,7 @@ export const checkLabel = (label: string): void => {
 /** A command of this router, without what the path and the caller say. */
 type Command = PresetCommandRequest extends infer C
   ? C extends { type: 'ChangePreset' | 'ArchivePreset' | 'RestorePreset' | 'MoveLabel' | 'RemoveLabel' | 'SplitLabel' }
-    ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId' | 'mayRelease'>
+    ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId' | 'mayRelease' | 'actorMakers'>
     : never
   : never;
 

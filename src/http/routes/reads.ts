@@ -56,6 +56,10 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     ctx.body = body;
   });
 
+  const archivedNow = (slug: string) =>
+    new ApiError(404, `preset ${JSON.stringify(slug)} is archived; restore it, or read it with ?include_archived=true`, {
+      reason: 'preset_archived',
+    });
   const noSuchPreset = (slug: string) => notFound(`no preset ${JSON.stringify(slug)} in this workspace`);
   const presetOf = async (workspaceId: string, slug: string) => {
     const record = await readModel.getPreset(workspaceId, slug);
@@ -70,6 +74,8 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const includeArchived = q.oneOf('include_archived', ['true', 'false'], 'false') === 'true';
     q.done();
     if (at) {
+      // Archived now: hidden unless asked for, whatever the preset was then.
+      if (!includeArchived && (await readModel.getPreset(ctx.state.workspaceId, slug))?.view.status === 'archived') throw archivedNow(slug);
       // From the events, not the read model: what the preset was then (its labels included).
       const { record, json } = await presetThen(ctx.state.workspaceId, slug, at);
       if (answeredNotModified(ctx, etagOf(record.revision))) return;
@@ -79,11 +85,7 @@ export const readRoutes = (router: Router<AppState, AppContext>, { readModel, pr
     const preset = await readModel.getPresetJson(ctx.state.workspaceId, slug);
     if (!preset) throw noSuchPreset(slug);
     // As OpenRouter answers: an archived preset is hidden from the get unless asked for.
-    if (!includeArchived && statusOfJson(preset.json) === 'archived') {
-      throw new ApiError(404, `preset ${JSON.stringify(slug)} is archived; restore it, or read it with ?include_archived=true`, {
-        reason: 'preset_archived',
-      });
-    }
+    if (!includeArchived && statusOfJson(preset.json) === 'archived') throw archivedNow(slug);
     // The revision the read model reflects: If-Match with it fails (412) if the stream has moved on.
     if (answeredNotModified(ctx, etagOf(preset.revision))) return;
     sendDocument(ctx, preset);

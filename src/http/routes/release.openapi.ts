@@ -23,8 +23,9 @@ const protection = (path: string, operationId: string, what: string): Operation 
   scope: 'presets:release',
   summary: `Protect ${what}`,
   description:
-    `{"protected": true, "approvals": 0, 1 or 2}: from now on only a key with presets:release may change ${what}, and with approvals N > 0 a move ` +
-    'becomes a proposal that N users other than the proposer must approve. {"protected": false} lifts it. Stored as PresetLabelProtected.',
+    `{"protected": true, "approvals": 0, 1 or 2}: from now on only a key with presets:release may change ${what}, and with approvals N > 0 a move, ` +
+    'a removal and a status change of its preset become proposals that N other people must approve. {"protected": false} lifts it. Stored as ' +
+    'PresetLabelProtected. Raising a protection applies at once; lowering or lifting one that needs approvals is itself a proposal (202) needing them.',
   parameters: path.includes('{label}') ? ['slug', 'label', 'If-Match', 'Preset-Note'] : ['slug', 'If-Match', 'Preset-Note'],
   requestBody: 'ProtectionRequest',
   answers: written('Protected'),
@@ -54,7 +55,8 @@ export const RELEASE_OPERATIONS: Operation[] = [
     summary: 'Restore an archived preset',
     description:
       "OpenRouter's restore: archived → active, with no new version and the designated version unchanged. An active preset answers unchanged; " +
-      'a disabled one is a 409 (metadata.reason "preset_disabled").',
+      'a disabled one is a 409 (metadata.reason "preset_disabled"). Under release control as any status change: presets:release, and a proposal (202) ' +
+      'when a label or the designation is protected with approvals.',
     parameters: ['slug', 'If-Match', 'Preset-Note'],
     answers: written('Restored'),
     errors: [...WRITE_ERRORS],
@@ -64,8 +66,10 @@ export const RELEASE_OPERATIONS: Operation[] = [
   step(
     'approve',
     'Approve a proposal',
-    'Counts one approval of a user other than the proposer (the proposer is a 403, a second approval of one user a 409); the last approval needed ' +
-      'moves the label (PresetLabelMoved naming the proposal). A proposal whose label moved since it was made is a 409 (metadata.reason "proposal_stale").',
+    "Counts one approval of a person other than the proposer: a key the proposer made (or one made from it), and the key that made the proposer's, " +
+      'count as the proposer (403); a second approval of one person is a 409. The last approval needed applies the change (PresetLabelMoved, ' +
+      'PresetVersionDesignated, PresetLabelRemoved, PresetLabelProtected or PresetStatusChanged, naming the proposal). A proposal whose target changed ' +
+      'since it was made is a 409 (metadata.reason "proposal_stale").',
   ),
   step('reject', 'Reject a proposal', 'Closes the proposal (LabelMoveRejected); the label stays.'),
   step('withdraw', 'Withdraw a proposal', "The proposer's own: closes it (LabelMoveWithdrawn). Anyone else is a 403."),

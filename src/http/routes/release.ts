@@ -4,6 +4,8 @@ import * as E from 'fp-ts/Either';
 import type { ParameterizedContext } from 'koa';
 import { integerBetween } from '../../formats/codecs';
 import type { CommandOutcome, PresetCommandRequest } from '../../presets/handler';
+import { currentOf, type PresetState } from '../../presets/state';
+import { PresetStatus, type PresetChangeProposed, type PresetEvent } from '../../presets/events';
 import { formatErrors } from '../../validation';
 import { badRequest, notFound } from '../errors';
 import { parseIfMatch } from '../etag';
@@ -16,29 +18,42 @@ import { answerWrite, type WriteDeps } from './writes';
 
 /**
  * Release control (docs/keys-and-release.md): protecting a label or the designated version
- * (scope presets:release), and deciding on the proposals that moves of a target protected with
- * approvals become. Every rule is the preset decider's (`guardProtected` and the proposal steps in
- * src/presets/decider.ts): these routes only say who asks.
+ * (scope presets:release), and deciding on the proposals that changes of a target protected with
+ * approvals become. Every rule is the preset decider's (src/presets/proposals.ts): these routes only
+ * say who asks, with the users up their key's chain of makers.
  */
 export const ProtectionBody = t.intersection([
   t.type({ protected: t.boolean }),
   t.partial({ approvals: integerBetween(0, 2), note: NoteField }),
 ]);
 
-/** A move that waits for approvals: the 202 answer of a move of a protected label (or designation). */
+/**
+ * A change that waits for approvals: the 202 answer of a change of a target protected with
+ * approvals (a move, a removal, a lower or lifted protection, a status change of its preset).
+ */
 export const ProposalAnswer = t.type(
   {
-    data: t.type({
-      proposal_id: t.string,
-      preset_id: t.string,
-      slug: t.string,
-      /** Null: the designated version. */
-      label: t.union([t.string, t.null]),
-      version: t.number,
-      previous_version: t.union([t.number, t.null]),
-      approvals_required: t.number,
-      status: t.literal('proposed'),
-    }),
+    data: t.intersection([
+      t.type({
+        proposal_id: t.string,
+        preset_id: t.string,
+        slug: t.string,
+        /** Null: the designated version (or, for a status change, the preset). */
+        label: t.union([t.string, t.null]),
+        /** A move's version; null for the other changes. */
+        version: t.union([t.number, t.null]),
+        previous_version: t.union([t.number, t.null]),
+        approvals_required: t.number,
+        status: t.literal('proposed'),
+        change: t.keyof({ move: null, remove_label: null, protect: null, status: null }),
+      }),
+      t.partial({
+        /** A `protect` change: the protection proposed (null: lifted). */
+        protection: t.union([t.type({ approvals: t.number }), t.null]),
+        /** A `status` change: the status proposed. */
+        new_status: PresetStatus,
+      }),
+    ]),
   },
   'ProposalAnswer',
 );
@@ -50,7 +65,16 @@ export const actor = (ctx: Ctx) => ({
   workspaceId: ctx.state.workspaceId,
   actorUserId: ctx.state.caller.userId,
   mayRelease: ctx.state.caller.scopes.has('presets:release'),
+  // Who else the caller counts as in release control: the users up their key's chain of makers.
+  actorMakers: ctx.state.caller.makers ?? [],
 });
+
+/** The proposal a command made, if it made one. */
+const proposalOf = (events: readonly PresetEvent[]) =>
+  events.find(
+    (e): e is Extract<PresetEvent, { type: 'LabelMoveProposed' | 'PresetChangeProposed' }> =>
+      e.type === 'LabelMoveProposed' || e.type === 'PresetChangeProposed',
+  );
 
 /**
  * The answer of a command that may have become a proposal: 202 with the proposal, else the preset
@@ -58,8 +82,8 @@ export const actor = (ctx: Ctx) => ({
  */
 export const answerMoveOrProposal = async (ctx: Ctx, deps: WriteDeps, slug: string, outcome: CommandOutcome) => {
   if (!outcome.state.exists) throw new Error('a move was decided for an absent preset');
-  const proposed = outcome.events[0];
-  if (proposed?.type === 'LabelMoveProposed') {
+  const proposed = proposalOf(outcome.events);
+  if (proposed) {
     const d = proposed.data;
     // Read your writes: once answered, the preset's document lists the proposal (or, past the
     // wait's bound, soon will: the 202 is the same either way).
@@ -67,17 +91,18 @@ export const answerMoveOrProposal = async (ctx: Ctx, deps: WriteDeps, slug: stri
     ctx.status = 202;
     // The preset's document lists its open proposals (there is no resource of a proposal's own).
     ctx.set('Location', presetLocation(slug));
+    const common = { proposal_id: d.proposalId, preset_id: d.presetId, slug, label: d.label, approvals_required: d.approvalsRequired };
     const answer: t.TypeOf<typeof ProposalAnswer> = {
-      data: {
-        proposal_id: d.proposalId,
-        preset_id: d.presetId,
-        slug,
-        label: d.label,
-        version: d.versionNumber,
-        previous_version: d.previousVersionNumber,
-        approvals_required: d.approvalsRequired,
-        status: 'proposed',
-      },
+      data:
+        proposed.type === 'LabelMoveProposed'
+          ? {
+              ...common,
+              version: proposed.data.versionNumber,
+              previous_version: proposed.data.previousVersionNumber,
+              status: 'proposed',
+              change: 'move',
+            }
+          : { ...common, version: null, ...changeAnswer(outcome.state, proposed.data), status: 'proposed' },
     };
     ctx.body = answer;
     return;
@@ -88,6 +113,14 @@ export const answerMoveOrProposal = async (ctx: Ctx, deps: WriteDeps, slug: stri
     presetId: outcome.state.presetId,
     pendingLocation: presetLocation(slug),
   });
+};
+
+/** What a proposal other than a move answers: what the target names now, and the change. */
+const changeAnswer = (state: Extract<PresetState, { exists: true }>, d: PresetChangeProposed['data']) => {
+  const c = d.change;
+  if (c.kind === 'remove_label') return { change: c.kind, previous_version: c.versionNumber };
+  if (c.kind === 'status') return { change: c.kind, previous_version: null, new_status: c.status };
+  return { change: c.kind, previous_version: currentOf(state, d.label), protection: c.protected ? { approvals: c.approvals } : null };
 };
 
 const PROPOSAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

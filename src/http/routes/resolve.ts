@@ -51,7 +51,7 @@ export const resolveRoutes = (router: Router<AppState, AppContext>, deps: Resolv
         if (isProblem(at)) throw badRequest('the body is not a valid request', [at]);
         if (!deps.presetAsOf) throw badRequest('the body is not a valid request', [{ path: '$.as_of', message: 'not available here' }]);
         body = rest;
-        source = asOfSource(deps.presetAsOf, workspaceId, at);
+        source = asOfSource(deps.presetAsOf, workspaceId, at, source);
       }
       const resolved = await resolveRequest(format, body, source, { splitKey });
       deps.countResolution?.(format, E.isLeft(resolved) ? statusClass(resolved.left.status) : 'resolved');

@@ -5,7 +5,7 @@ import { ServedVersion } from '../../resolve/codecs';
 import type { Operation } from '../operations';
 import { SplitLabelBody } from './lifecycle';
 import { SPLIT_KEY_HEADER } from './resolve';
-import { MAX_USAGE_DAYS, UsageAnswer, UsageReport } from './usage';
+import { MAX_COUNTS_PER_PRESET_HOUR, MAX_REPORT_AGE_HOURS, MAX_REPORTED_COUNTS, MAX_USAGE_DAYS, UsageAnswer, UsageReport } from './usage';
 
 /**
  * The OpenAPI side of rollouts (split labels, the served version, usage): its operations, schemas
@@ -66,7 +66,9 @@ export const ROLLOUT_OPERATIONS: Operation[] = [
     summary: 'Report resolutions answered in a gateway',
     description:
       "What presets/client's flushUsage() sends: counts per preset slug, label, version and hour, added to the service's. " +
-      'A count naming a preset not in the workspace, or an hour in the future, refuses the whole report (400, nothing counted).',
+      `Each count must name a preset of the workspace, one of its versions, and one of its labels (or \`latest\`, or null), in an hour that starts at most ${MAX_REPORT_AGE_HOURS} hours ago and not in the future; ` +
+      `at most ${MAX_REPORTED_COUNTS} counts a report, and at most ${MAX_COUNTS_PER_PRESET_HOUR} distinct (label, version) counts of a preset in an hour, over all reports. ` +
+      'Anything else refuses the whole report (400 naming each count at fault, nothing counted).',
     requestBody: 'UsageReport',
     answers: { '204': { description: 'Counted.' } },
     errors: ['400', '401', '403', '413', '415', '429', '500', '503'],

@@ -3,7 +3,7 @@ import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import type { ReadModelQueries } from '../../../projections/readmodel/readModel';
 import { integer, refine } from '../../formats/codecs';
-import { LABEL, SLUG } from '../../presets/names';
+import { LABEL, RESERVED_LABELS, SLUG } from '../../presets/names';
 import type { UsageCount, UsageStore } from '../../usage/usageStore';
 import { formatErrors, type ValidationProblem } from '../../validation';
 import { badRequest, notFound } from '../errors';
@@ -19,7 +19,7 @@ import type { AppContext, AppState } from '../types';
  */
 export interface UsageDeps {
   usage: Pick<UsageStore, 'add' | 'query'>;
-  readModel: Pick<ReadModelQueries, 'getPreset'>;
+  readModel: Pick<ReadModelQueries, 'getPreset' | 'getLatestVersion'>;
   bodyLimitBytes: number;
   clock?: () => Date;
 }
@@ -29,6 +29,10 @@ const HOUR_MS = 3_600_000;
 export const MAX_USAGE_DAYS = 31;
 /** At most this many counts in one report. */
 export const MAX_REPORTED_COUNTS = 1000;
+/** A report adds to the hours that start at most this long ago (and to the current one). */
+export const MAX_REPORT_AGE_HOURS = 48;
+/** At most this many distinct (label, version) counts of one preset in one hour, over all reports. */
+export const MAX_COUNTS_PER_PRESET_HOUR = 100;
 
 const HOUR = /^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z$/;
 const hourStart = refine(
@@ -68,6 +72,28 @@ export const UsageAnswer = t.type(
 export const usageRoutes = (router: Router<AppState, AppContext>, deps: UsageDeps) => {
   const read = requireScope('presets:read');
   const clock = deps.clock ?? (() => new Date());
+
+  /** Refuses a report that would make more than MAX_COUNTS_PER_PRESET_HOUR distinct counts of a preset in an hour. */
+  const capRows = async (workspaceId: string, counts: UsageCount[]) => {
+    const reported = new Map<string, Set<string>>();
+    for (const c of counts) {
+      const at = `${c.presetId}\n${c.hour}`;
+      if (!reported.has(at)) reported.set(at, new Set());
+      reported.get(at)!.add(`${c.label ?? ''}\n${c.version}`);
+    }
+    for (const [at, rows] of reported) {
+      const [presetId, hour] = at.split('\n') as [string, string];
+      const start = new Date(hour);
+      const held = await deps.usage.query(workspaceId, presetId, start, new Date(start.getTime() + HOUR_MS));
+      const all = new Set([...held.map((c) => `${c.label ?? ''}\n${c.version}`), ...rows]);
+      if (all.size > MAX_COUNTS_PER_PRESET_HOUR) {
+        throw badRequest(
+          `a preset has at most ${MAX_COUNTS_PER_PRESET_HOUR} distinct (label, version) counts in an hour; this report would make ${all.size} in ${hour}; nothing was counted`,
+          [{ path: '$.counts', message: `at most ${MAX_COUNTS_PER_PRESET_HOUR} distinct (label, version) counts per preset and hour` }],
+        );
+      }
+    }
+  };
 
   router.get('/api/v1/presets/:slug/usage', read, async (ctx) => {
     const query = queryReader(ctx.query);
@@ -109,18 +135,42 @@ export const usageRoutes = (router: Router<AppState, AppContext>, deps: UsageDep
       throw badRequest('the body must be {"counts": [{"slug", "label", "version", "hour", "count"}, …]}', formatErrors(decoded.left));
     }
     const { workspaceId } = ctx.state;
-    const latestHour = Math.floor(clock().getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
+    // These counts drive promote and abort (docs/rollouts.md): only what exists, in a window, in bounded numbers.
+    const currentHour = Math.floor(clock().getTime() / HOUR_MS) * HOUR_MS;
+    const earliestHour = currentHour - MAX_REPORT_AGE_HOURS * HOUR_MS;
     const problems: ValidationProblem[] = [];
-    const ids = new Map<string, string | null>();
+    const presets = new Map<string, { id: string; labels: Record<string, unknown>; latest: number } | null>();
+    const presetOf = async (slug: string) => {
+      if (!presets.has(slug)) {
+        const record = await deps.readModel.getPreset(workspaceId, slug);
+        const latest = record ? ((await deps.readModel.getLatestVersion(record.view.id))?.version ?? 0) : 0;
+        presets.set(slug, record ? { id: record.view.id, labels: record.view.labels ?? {}, latest } : null);
+      }
+      return presets.get(slug)!;
+    };
     const counts: UsageCount[] = [];
     for (const [i, c] of decoded.right.counts.entries()) {
-      if (Date.parse(c.hour) > latestHour) problems.push({ path: `$.counts[${i}].hour`, message: 'is in the future' });
-      if (!ids.has(c.slug)) ids.set(c.slug, (await deps.readModel.getPreset(workspaceId, c.slug))?.view.id ?? null);
-      const presetId = ids.get(c.slug);
-      if (!presetId) problems.push({ path: `$.counts[${i}].slug`, message: `no preset ${JSON.stringify(c.slug)} in this workspace` });
-      else counts.push({ workspaceId, presetId, label: c.label, version: c.version, hour: c.hour, count: c.count });
+      const at = `$.counts[${i}]`;
+      const preset = await presetOf(c.slug);
+      if (!preset) {
+        problems.push({ path: `${at}.slug`, message: `no preset ${JSON.stringify(c.slug)} in this workspace` });
+        continue;
+      }
+      const hour = Date.parse(c.hour);
+      if (c.version > preset.latest)
+        problems.push({ path: `${at}.version`, message: `preset ${JSON.stringify(c.slug)} has no version ${c.version}` });
+      else if (c.label !== null && !RESERVED_LABELS.includes(c.label) && !Object.hasOwn(preset.labels, c.label))
+        problems.push({ path: `${at}.label`, message: `preset ${JSON.stringify(c.slug)} has no label ${JSON.stringify(c.label)}` });
+      else if (hour > currentHour + HOUR_MS) problems.push({ path: `${at}.hour`, message: 'is in the future' });
+      else if (hour < earliestHour)
+        problems.push({
+          path: `${at}.hour`,
+          message: `is more than ${MAX_REPORT_AGE_HOURS} hours ago: a report adds to the last ${MAX_REPORT_AGE_HOURS} hours only`,
+        });
+      else counts.push({ workspaceId, presetId: preset.id, label: c.label, version: c.version, hour: c.hour, count: c.count });
     }
     if (problems.length > 0) throw badRequest('the usage report names what cannot be counted; nothing was counted', problems);
+    await capRows(workspaceId, counts);
     await deps.usage.add(counts);
     ctx.status = 204;
   });

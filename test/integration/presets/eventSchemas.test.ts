@@ -169,9 +169,48 @@ const protectedDesignation = one(
   decide({ ...release, type: 'ProtectLabel', label: null, protected: true, approvals: 0, note: 'release only' }, history),
 );
 const unprotected = one(
-  decide({ ...release, type: 'ProtectLabel', label: 'production', protected: false, approvals: 0 }, evolve(history, protectedLabel)),
+  decide(
+    { ...release, type: 'ProtectLabel', label: 'production', protected: false, approvals: 0 },
+    evolve(history, one(decide({ ...release, type: 'ProtectLabel', label: 'production', protected: true, approvals: 0 }, history))),
+  ),
 );
 const guarded = evolve(history, protectedLabel);
+// With approvals, lifting the protection, removing the label and changing the status are proposals (by a key made by 'lead').
+const changeProposals = [
+  { type: 'ProtectLabel' as const, label: 'production', protected: false, approvals: 0 },
+  { type: 'ProtectLabel' as const, label: 'production', protected: true, approvals: 1 },
+  { type: 'ChangePreset' as const, status: 'archived' as const },
+].map((c, i) => one(decide({ ...release, ...c, newProposalId: `pc${i}`, actorMakers: ['lead'] }, guarded)));
+const labelledGuarded = [labelled, protectedLabel].reduce(evolve, history);
+const removalProposed = one(decide({ ...release, type: 'RemoveLabel', label: 'production', newProposalId: 'pr9' }, labelledGuarded));
+const removalApprovals = all(
+  decide(
+    { ...release, type: 'ApproveProposal', proposalId: 'pr9', actorUserId: 'a2', actorMakers: ['admin'] },
+    [
+      removalProposed,
+      one(decide({ ...release, type: 'ApproveProposal', proposalId: 'pr9', actorUserId: 'a1' }, evolve(labelledGuarded, removalProposed))),
+    ].reduce(evolve, labelledGuarded),
+  ),
+);
+const removedByProposal = removalApprovals[1]!;
+const liftedByProposal = all(
+  decide(
+    { ...release, type: 'ApproveProposal', proposalId: 'pc0', actorUserId: 'a2' },
+    [
+      changeProposals[0]!,
+      one(decide({ ...release, type: 'ApproveProposal', proposalId: 'pc0', actorUserId: 'a1' }, evolve(guarded, changeProposals[0]!))),
+    ].reduce(evolve, guarded),
+  ),
+)[1]!;
+const archivedByProposal = all(
+  decide(
+    { ...release, type: 'ApproveProposal', proposalId: 'pc2', actorUserId: 'a2' },
+    [
+      changeProposals[2]!,
+      one(decide({ ...release, type: 'ApproveProposal', proposalId: 'pc2', actorUserId: 'a1' }, evolve(guarded, changeProposals[2]!))),
+    ].reduce(evolve, guarded),
+  ),
+)[1]!;
 const proposed = one(
   decide({ ...release, type: 'MoveLabel', label: 'production', version: 2, newProposalId: 'pr1', note: 'ship' }, guarded),
 );
@@ -186,8 +225,10 @@ const withdrawn = one(decide({ ...proposal, type: 'WithdrawProposal', note: 'not
 const keyMeta: KeyCommandMetadata = {
   requestId: 'r',
   actorUserId: 'admin',
+  actorKeyId: '0123456789ab',
   actorWorkspaces: ['w1', 'w2'],
   actorScopes: new Set(['presets:read']),
+  actorActsForOthers: true,
   now: new Date(0),
 };
 const keyData = {
@@ -239,13 +280,14 @@ const samples: Record<number, Record<string, unknown[]>> = {
       one(decide({ ...add, type: 'DesignateVersion', version: 1, note: 'roll back' }, history)).data,
     ],
     PresetDetailsChanged: [renamed!.data, undescribed!.data],
-    PresetStatusChanged: [disabled!.data],
+    PresetStatusChanged: [disabled!.data, archivedByProposal.data],
     PresetLabelMoved: [labelled.data, relabelled.data, promoted.data, movedByProposal!.data],
-    PresetLabelRemoved: [unlabelled.data],
+    PresetLabelRemoved: [unlabelled.data, removedByProposal.data],
     PresetLabelSplit: [split.data, resplit.data],
-    PresetLabelProtected: [protectedLabel.data, protectedDesignation.data, unprotected.data],
+    PresetLabelProtected: [protectedLabel.data, protectedDesignation.data, unprotected.data, liftedByProposal.data],
     LabelMoveProposed: [proposed.data],
-    LabelMoveApproved: [approvedOnce.data, approvedTwice!.data],
+    LabelMoveApproved: [approvedOnce.data, approvedTwice!.data, removalApprovals[0]!.data],
+    PresetChangeProposed: [...changeProposals.map((e) => e.data), removalProposed.data],
     LabelMoveRejected: [rejected.data],
     LabelMoveWithdrawn: [withdrawn.data],
     ApiKeyCreated: [keyCreated.data, keyCreatedNamed.data],

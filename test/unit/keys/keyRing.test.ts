@@ -14,7 +14,7 @@ import { createLiveKeyRing, followKeys } from '../../../src/keys/keyRing';
  */
 const silent = pino({ level: 'silent' });
 const WS = randomUUID();
-const admin = { userId: 'admin', workspaces: [WS], scopes: new Set(SCOPES), keyId: 'adm' };
+const admin = { userId: 'admin', workspaces: [WS], scopes: new Set(SCOPES), keyId: 'adm', actForOthers: true };
 const until = async (check: () => boolean, ms = 2000) => {
   const deadline = Date.now() + ms;
   while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
@@ -91,4 +91,85 @@ it('refuses an expired key from the moment it expires, and a token that is no ke
   expect(ring.authenticate('pk_unknown')).toBeNull();
   now = new Date('2026-01-01T01:00:00Z'); // the moment it expires
   expect(ring.authenticate(TOKEN)).toBeNull();
+});
+
+it('counts a key as each user up its chain of makers; a key made before makers were recorded, as its event’s actor', async () => {
+  const store = openMemoryEventStore();
+  const ring = createLiveKeyRing(createKeyRing([]));
+  try {
+    const keys = createKeyCommandHandler({ eventStore: store, ring });
+    const context = (caller: Parameters<typeof keys.create>[1]['caller']) => ({ requestId: 'r', caller, workspaceId: WS });
+    const manage = { name: null, scopes: ['presets:read' as const, 'keys:manage' as const], workspaces: [WS], expiresAt: null };
+    // A keys-file key that may act for others makes a key for ci; ci's key makes one in turn (ci's own).
+    const forCi = await keys.create({ ...manage, userId: 'ci' }, context(admin));
+    const ciCaller = ring.authenticate(forCi.key)!;
+    expect(ciCaller).toMatchObject({ userId: 'ci', makers: ['admin'] });
+    const byCi = await keys.create(manage, context(ciCaller));
+    expect(ring.authenticate(byCi.key)).toMatchObject({ userId: 'ci', makers: ['ci', 'admin'] });
+    expect(byCi.record).toMatchObject({ createdBy: 'ci', createdByKeyId: forCi.record.id });
+    expect(forCi.record).toMatchObject({ createdBy: 'admin', createdByKeyId: 'adm' });
+    // Made by an earlier version, for any user: its maker is the event's actor.
+    ring.apply({
+      id: randomUUID(),
+      type: 'ApiKeyCreated',
+      stream: `preset-${WS}-~keys`,
+      revision: 9n,
+      position: 99n,
+      recordedAt: new Date(),
+      data: {
+        keyId: 'old',
+        keySha256: hashApiKey('pk_old_ghost'),
+        userId: 'ghost',
+        name: null,
+        scopes: ['presets:read'],
+        workspaces: [WS],
+        expiresAt: null,
+        occurredAt: new Date().toISOString(),
+      },
+      metadata: { requestId: 'r', actorUserId: 'insider', schemaVersion: 2 },
+    });
+    expect(ring.authenticate('pk_old_ghost')).toMatchObject({ userId: 'ghost', makers: ['insider'] });
+    expect(ring.get('old')).toMatchObject({ createdBy: 'insider', createdByKeyId: null });
+  } finally {
+    await store.close();
+  }
+});
+
+it('tells a watcher once when its key is revoked, expires, or the ring halts; never for a key of the keys file', async () => {
+  const store = openMemoryEventStore();
+  const ring = createLiveKeyRing(createKeyRing([{ key: 'pk_file', user_id: 'f', workspace_id: WS, scopes: ['presets:read'] }]));
+  try {
+    const keys = createKeyCommandHandler({ eventStore: store, ring });
+    const context = { requestId: 'r', caller: admin, workspaceId: WS };
+    const make = (expiresAt: Date | null = null) =>
+      keys.create({ name: null, scopes: ['presets:read'], workspaces: [WS], expiresAt }, context);
+    const told: string[] = [];
+    const watchAs = async (name: string, key: string) => ring.watch(ring.authenticate(key)!, (gone) => told.push(`${name}:${gone}`));
+
+    const revoked = await make();
+    const stopUnrevoked = await watchAs('never', (await make()).key);
+    await watchAs('revoked', revoked.key);
+    await keys.revoke(revoked.record.id, context);
+    await keys.revoke(revoked.record.id, context); // revoked again: told once
+    expect(told).toEqual(['revoked:key_revoked']);
+
+    const soon = await make(new Date(Date.now() + 300));
+    await watchAs('expiring', soon.key);
+    expect(await until(() => told.includes('expiring:key_expired'))).toBe(true);
+
+    // Watched once it is gone already: told at once.
+    ring.watch({ ...ring.authenticate((await make()).key)!, apiKeyId: revoked.record.id }, (gone) => told.push(`late:${gone}`));
+    await Promise.resolve();
+    expect(told).toContain('late:key_revoked');
+
+    const halting = await make();
+    await watchAs('halted', halting.key);
+    ring.watch(ring.authenticate('pk_file')!, (gone) => told.push(`file:${gone}`));
+    stopUnrevoked(); // stopped watching: not told
+    ring.halt(true);
+    expect(told.filter((t) => t.endsWith('keys_unavailable'))).toEqual(['halted:keys_unavailable']);
+    ring.halt(false);
+  } finally {
+    await store.close();
+  }
 });

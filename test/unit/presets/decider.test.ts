@@ -6,10 +6,12 @@ import {
   type ChangePreset,
   type DesignateVersion,
   type MoveLabel,
+  type ProtectLabel,
   type RemoveLabel,
   type SplitLabel,
 } from '../../../src/presets/decider';
 import type {
+  PresetChangeProposed,
   LabelMoveApproved,
   LabelMoveProposed,
   LabelMoveWithdrawn,
@@ -647,6 +649,162 @@ describe('release control (given / when / then)', () => {
     );
     expect(event).toMatchObject({ type: 'PresetVersionAdded', data: { designated: false } });
     expect([...threeVersions, protectedAt(null, 0), event!].reduce(evolve, initialState())).toMatchObject({ designatedVersion: 3 });
+  });
+
+  describe('what one person cannot do alone', () => {
+    const approve = (actor: string, makers: string[] = []): DecideProposal => ({
+      ...decideOn('ApproveProposal', actor),
+      actorMakers: makers,
+    });
+    const madeBy = (makers: string[]): LabelMoveProposed => ({
+      ...proposedBy('ann'),
+      data: { ...proposedBy('ann').data, proposerMakers: makers },
+    });
+    const approvedWith = (user: string, makers: string[]): LabelMoveApproved => ({
+      ...approvedBy(user),
+      data: { ...approvedBy(user).data, approverMakers: makers },
+    });
+    const changeProposed = (change: PresetChangeProposed['data']['change'], label: string | null = 'production'): PresetChangeProposed => ({
+      type: 'PresetChangeProposed',
+      data: {
+        presetId: 'preset-1',
+        proposalId: 'p-1',
+        label,
+        change,
+        proposerUserId: 'ann',
+        approvalsRequired: 2,
+        occurredAt: at.toISOString(),
+      },
+    });
+
+    it('counts a key the proposer made (however far down) as the proposer, and the key that made the proposer’s too', () => {
+      // A key made by ann's key (for ghost, by a key that may act for others) cannot approve ann's proposal.
+      given([...guarded, proposedBy('ann')])
+        .when(approve('ghost', ['ann']))
+        .thenRejects({ type: 'Protected', kind: 'forbidden' });
+      given([...guarded, proposedBy('ann')])
+        .when(approve('ghost', ['someone', 'ann']))
+        .thenRejects({ type: 'Protected', kind: 'forbidden' });
+      // Nor may the user whose key made the proposer's.
+      given([...guarded, madeBy(['admin'])])
+        .when(approve('admin'))
+        .thenRejects({ type: 'Protected', kind: 'forbidden' });
+      // Two keys an admin made for two other users are two people: neither made the other.
+      given([...guarded, madeBy(['admin'])])
+        .when(approve('bob', ['admin']))
+        .then([approvedWith('bob', ['admin'])]);
+    });
+
+    it('counts one person once: an approver, and keys made from theirs (or theirs from it), are one approval', () => {
+      given([...guarded, proposedBy('ann'), approvedBy('bob')])
+        .when(approve('ghost', ['bob']))
+        .thenRejects({ kind: 'conflict', reason: 'already_approved' });
+      given([...guarded, proposedBy('ann'), approvedWith('ghost', ['bob'])])
+        .when(approve('bob'))
+        .thenRejects({ kind: 'conflict', reason: 'already_approved' });
+    });
+
+    it('makes lowering or lifting a protection with approvals a proposal; raising one applies at once', () => {
+      const protect = (approvals: number, isProtected = true): ProtectLabel => ({
+        ...base,
+        type: 'ProtectLabel',
+        actorUserId: 'ann',
+        mayRelease: true,
+        label: 'production',
+        protected: isProtected,
+        approvals,
+        newProposalId: 'p-1',
+      });
+      given(guarded)
+        .when(protect(0, false))
+        .then([changeProposed({ kind: 'protect', protected: false, approvals: 0, previousApprovals: 2 })]);
+      given(guarded)
+        .when(protect(1))
+        .then([changeProposed({ kind: 'protect', protected: true, approvals: 1, previousApprovals: 2 })]);
+      given([...threeVersions, production1, protectedAt('production', 1)])
+        .when(protect(2))
+        .then([protectedAt('production', 2)]);
+      // Applied by the last approval; stale once the protection changed otherwise.
+      const lift = changeProposed({ kind: 'protect', protected: false, approvals: 0, previousApprovals: 2 });
+      given([...guarded, lift, approvedBy('bob')])
+        .when(approve('cid'))
+        .then([
+          approvedBy('cid'),
+          {
+            type: 'PresetLabelProtected',
+            data: {
+              presetId: 'preset-1',
+              label: 'production',
+              protected: false,
+              approvals: 0,
+              occurredAt: at.toISOString(),
+              proposalId: 'p-1',
+            },
+          },
+        ]);
+      given([...guarded, lift, protectedAt('production', 1)])
+        .when(approve('cid'))
+        .thenRejects({ kind: 'conflict', reason: 'proposal_stale' });
+    });
+
+    it('makes removing a label with approvals a proposal, applied by the last approval', () => {
+      given(guarded)
+        .when({ ...base, type: 'RemoveLabel', actorUserId: 'ann', mayRelease: true, label: 'production', newProposalId: 'p-1' })
+        .then([changeProposed({ kind: 'remove_label', versionNumber: 1 })]);
+      given([...guarded, changeProposed({ kind: 'remove_label', versionNumber: 1 }), approvedBy('bob')])
+        .when(approve('cid'))
+        .then([
+          approvedBy('cid'),
+          {
+            type: 'PresetLabelRemoved',
+            data: { presetId: 'preset-1', label: 'production', versionNumber: 1, occurredAt: at.toISOString(), proposalId: 'p-1' },
+          },
+        ]);
+    });
+
+    it('lets only a releaser archive or disable a preset with a protected target, under the rules of a move', () => {
+      const status = (actor: string, mayRelease: boolean, to: PresetStatus): ChangePreset => ({
+        ...base,
+        type: 'ChangePreset',
+        actorUserId: actor,
+        mayRelease,
+        status: to,
+        newProposalId: 'p-1',
+      });
+      given(guarded)
+        .when(status('w', false, 'disabled'))
+        .thenRejects({ type: 'Protected', kind: 'forbidden', reason: 'protected' });
+      given(guarded)
+        .when({ ...base, type: 'ArchivePreset', actorUserId: 'w', mayRelease: false })
+        .thenRejects({ type: 'Protected', kind: 'forbidden', reason: 'protected' });
+      given(guarded)
+        .when(status('ann', true, 'disabled'))
+        .then([changeProposed({ kind: 'status', status: 'disabled', previousStatus: 'active' }, null)]);
+      // With approvals 0 a releaser changes it at once, as a move.
+      given([...threeVersions, protectedAt(null, 0)])
+        .when(status('ann', true, 'disabled'))
+        .then([
+          {
+            type: 'PresetStatusChanged',
+            data: { presetId: 'preset-1', status: 'disabled', previousStatus: 'active', occurredAt: at.toISOString() },
+          },
+        ]);
+      // Restoring an archived preset is a status change too, approved though the preset is archived.
+      const archivedNow: PresetStatusChanged = {
+        type: 'PresetStatusChanged',
+        data: { presetId: 'preset-1', status: 'archived', previousStatus: 'active', occurredAt: at.toISOString() },
+      };
+      const restore = changeProposed({ kind: 'status', status: 'active', previousStatus: 'archived' }, null);
+      given([...guarded, archivedNow, restore, approvedBy('bob')])
+        .when(approve('cid'))
+        .then([
+          approvedBy('cid'),
+          {
+            type: 'PresetStatusChanged',
+            data: { presetId: 'preset-1', status: 'active', previousStatus: 'archived', occurredAt: at.toISOString(), proposalId: 'p-1' },
+          },
+        ]);
+    });
   });
 
   const labelMoved2 = (): PresetLabelMoved => ({

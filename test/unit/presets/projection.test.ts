@@ -158,6 +158,79 @@ describe('the lifecycle in the preset document', () => {
     expect(cleared.view).toMatchObject({ name: 'Support bot', description: null, status_updated_at: t(5), updated_at: t(6) });
   });
 
+  it('lists a proposed removal, protection change or status change with what it would do, and drops it once applied', () => {
+    const proposal = (
+      proposalId: string,
+      label: string | null,
+      change: Extract<PresetEvent, { type: 'PresetChangeProposed' }>['data']['change'],
+    ) =>
+      ({
+        type: 'PresetChangeProposed',
+        data: { presetId: 'p1', proposalId, label, change, proposerUserId: 'ann', approvalsRequired: 2, occurredAt: t(2) },
+      }) satisfies PresetEvent;
+    const record = apply([
+      {
+        type: 'PresetLabelMoved',
+        data: { presetId: 'p1', label: 'production', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: t(1) },
+      },
+      proposal('00000000-0000-4000-8000-000000000001', 'production', { kind: 'remove_label', versionNumber: 1 }),
+      proposal('00000000-0000-4000-8000-000000000002', 'production', {
+        kind: 'protect',
+        protected: true,
+        approvals: 1,
+        previousApprovals: 2,
+      }),
+      proposal('00000000-0000-4000-8000-000000000003', null, { kind: 'status', status: 'disabled', previousStatus: 'active' }),
+    ]);
+    const common = { proposer_user_id: 'ann', approvals_required: 2, approved_by: [], created_at: t(2), version: null };
+    expect(record.view.proposals).toEqual([
+      { ...common, id: '00000000-0000-4000-8000-000000000001', label: 'production', change: 'remove_label', previous_version: 1 },
+      {
+        ...common,
+        id: '00000000-0000-4000-8000-000000000002',
+        label: 'production',
+        change: 'protect',
+        previous_version: 1,
+        protection: { approvals: 1 },
+      },
+      {
+        ...common,
+        id: '00000000-0000-4000-8000-000000000003',
+        label: null,
+        change: 'status',
+        previous_version: null,
+        new_status: 'disabled',
+      },
+    ]);
+    const applied = apply(
+      [
+        {
+          type: 'PresetStatusChanged',
+          data: {
+            presetId: 'p1',
+            status: 'disabled',
+            previousStatus: 'active',
+            occurredAt: t(3),
+            proposalId: '00000000-0000-4000-8000-000000000003',
+          },
+        },
+        {
+          type: 'PresetLabelRemoved',
+          data: {
+            presetId: 'p1',
+            label: 'production',
+            versionNumber: 1,
+            occurredAt: t(4),
+            proposalId: '00000000-0000-4000-8000-000000000001',
+          },
+        },
+      ],
+      record,
+    );
+    expect(applied.view.proposals!.map((p) => p.id)).toEqual(['00000000-0000-4000-8000-000000000002']);
+    expect(applied.view).toMatchObject({ status: 'disabled', labels: {} });
+  });
+
   it('shows a version’s note on the version, null when none was given', () => {
     const noted: PresetEvent = { ...added, data: { ...added.data, version: { ...added.data.version, note: 'cheaper' } } } as PresetEvent;
     const [version, preset] = projectPresetEvent(start, stored(noted, 1n));

@@ -26,7 +26,8 @@ describe('release control and keys through the projector, rebuild and verify', (
 
   it('stores every new event type, and a key only as its hash', async () => {
     await makeHistory(store, { extraPresets: 2 });
-    const { key } = await releaseHistory(store);
+    const made = await releaseHistory(store);
+    const { key } = made;
     const all = await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
     const types = new Set(all.map((e) => e.type));
     for (const type of [
@@ -37,16 +38,24 @@ describe('release control and keys through the projector, rebuild and verify', (
       'LabelMoveApproved',
       'LabelMoveRejected',
       'LabelMoveWithdrawn',
+      'PresetChangeProposed',
     ]) {
       expect(types).toContain(type);
     }
     expect(JSON.stringify(all.map((e) => [e.data, e.metadata]))).not.toContain(key);
-    // Revoked from workspace B, in the stream the key was made in (A's).
-    const keyEvents = (await store.read(keysStreamName(A))).map((e) => decodeEvent(e));
-    expect(keyEvents.map((e) => [e.event.type, e.metadata.actorUserId])).toEqual([
-      ['ApiKeyCreated', 'admin'],
-      ['ApiKeyRevoked', 'admin'],
-    ]);
+    // Made acting in A and revoked acting in B, for A and B: in both workspaces' keys streams.
+    for (const ws of WORKSPACES) {
+      const keyEvents = (await store.read(keysStreamName(ws)))
+        .map((e) => decodeEvent(e))
+        .filter((e) => (e.event.data as { keyId?: string }).keyId === made.record.id);
+      expect(keyEvents.map((e) => [e.event.type, e.metadata.actorUserId])).toEqual([
+        ['ApiKeyCreated', 'admin'],
+        ['ApiKeyRevoked', 'admin'],
+      ]);
+    }
+    // The preset ends as its proposals left it: restored, production removed.
+    const folded = (await store.read(`preset-${A}-release-bot`)).map((e) => decodeEvent(e).event.type);
+    expect(folded.slice(-3)).toEqual(['PresetChangeProposed', 'LabelMoveApproved', 'PresetLabelRemoved']);
   });
 
   it.each([1, 7, 5000])('rebuilds what the live projector built, and verify finds no difference (pages of %i)', async (pageSize) => {
@@ -61,15 +70,19 @@ describe('release control and keys through the projector, rebuild and verify', (
     await rebuildInto(store, rebuilt, { log: () => undefined, pageSize });
     const expected = await dump(live);
     expect(await dump(rebuilt)).toEqual(expected);
-    // What the release history leaves: production moved by the approved proposal, one proposal open, the designation by approval.
+    // What the release history leaves: production moved by the approved proposal, then removed by
+    // one, its protection lowered by one; the designation by approval; archived and restored by
+    // proposals; one move proposal left open (stale now).
     const bot = expected.find((p) => p.record?.view.slug === 'release-bot')!.record!.view;
     expect(bot).toMatchObject({
       status: 'active',
-      labels: { production: 2 },
-      protected_labels: { production: { approvals: 2 } },
+      labels: {},
+      protected_labels: { production: { approvals: 1 } },
       designation_protection: { approvals: 1 },
       designated_version: { version: 5 },
     });
-    expect(bot.proposals).toEqual([expect.objectContaining({ label: 'production', version: 3, previous_version: 2, approved_by: [] })]);
+    expect(bot.proposals).toEqual([
+      expect.objectContaining({ label: 'production', change: 'move', version: 3, previous_version: 2, approved_by: [] }),
+    ]);
   });
 });

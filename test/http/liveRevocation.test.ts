@@ -1,0 +1,135 @@
+import { createPresetClient, PresetServiceError } from '../../src/client';
+import { KEYS, WORKSPACE_A, chatBody, startTestService, useTestService } from '../support/service';
+import { openSse, type SseClient, type SseFrame } from '../support/sse';
+import { until } from '../support/until';
+
+/**
+ * Finding 1 of the security review (issue 54): a key revoked or expired while it holds a live
+ * stream open gets nothing more through it. The event stream (and with it `presets/client`'s
+ * feed) ends within a second with a final `error` event; a consumer group's long poll answers 401;
+ * on the process that took the revoke and on a replica that learns of it from the log.
+ */
+const svc = useTestService();
+
+/** The bound the issue sets: a revoked or expired key's stream ends within a second. */
+const WITHIN_MS = 1000;
+
+const makeKey = async (extra: Record<string, unknown> = {}) => {
+  const res = await svc.request('/api/v1/keys', {
+    method: 'POST',
+    json: { user_id: 'user-admin', scopes: ['presets:read', 'events:consume'], workspaces: [WORKSPACE_A], ...extra },
+    key: KEYS.admin,
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()).data as { id: string; key: string };
+};
+const revoke = async (id: string) =>
+  expect((await svc.request(`/api/v1/keys/${id}`, { method: 'DELETE', key: KEYS.admin })).status).toBe(200);
+const write = async (slug: string) =>
+  expect((await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody() })).status).toBe(200);
+const head = async () => (await svc.eventStore.headPosition())?.toString() ?? '0';
+
+/** Reads frames until the stream ends; the event frames it had, and the last one. */
+const drain = async (client: SseClient, timeoutMs: number) => {
+  const frames: SseFrame[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const frame = await client.next(Math.max(1, deadline - Date.now()));
+    if (frame === null) return frames;
+    frames.push(frame);
+  }
+};
+const expectEndedByError = (frames: SseFrame[], reason: string) => {
+  const last = frames.at(-1)!;
+  expect(last.event).toBe('error');
+  expect(last.id).toBeUndefined();
+  expect(JSON.parse(last.data!)).toEqual({ error: { code: 401, message: expect.any(String), metadata: { reason } } });
+};
+
+describe('the live event stream of a key', () => {
+  it('ends within a second of its revoke, with a final error event, and carries nothing written after it', async () => {
+    const key = await makeKey();
+    const client = await openSse(`${svc.url}/api/v1/events?after=${await head()}`, { authorization: `Bearer ${key.key}` });
+    await write('before-revoke');
+    expect((await client.events(1))[0]!.event).toBe('PresetCreated');
+    await revoke(key.id);
+    const ended = drain(client, WITHIN_MS);
+    await write('after-revoke');
+    const frames = await ended;
+    expectEndedByError(frames, 'key_revoked');
+    expect(frames.filter((f) => f.data?.includes('after-revoke'))).toEqual([]);
+  });
+
+  it('ends within a second of its expiry', async () => {
+    const expiresAt = Date.now() + 1500;
+    const key = await makeKey({ expires_at: new Date(expiresAt).toISOString() });
+    const client = await openSse(`${svc.url}/api/v1/events?after=${await head()}`, { authorization: `Bearer ${key.key}` });
+    const frames = await drain(client, expiresAt - Date.now() + WITHIN_MS);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expectEndedByError(frames, 'key_expired');
+  });
+
+  it('ends on a replica within a second of a revoke made on another process', async () => {
+    const replica = await startTestService({ PROJECTOR: 'off', WEBHOOKS: 'off' }, svc.dataDir);
+    try {
+      const key = await makeKey();
+      // The replica learns of the key from the log.
+      let opened: SseClient | undefined;
+      const deadline = Date.now() + 5000;
+      while (!opened && Date.now() < deadline) {
+        const probe = await replica.request('/api/v1/me', { key: key.key });
+        if (probe.status === 200)
+          opened = await openSse(`${replica.url}/api/v1/events?after=${await head()}`, { authorization: `Bearer ${key.key}` });
+      }
+      expect(opened).toBeDefined();
+      await revoke(key.id);
+      expectEndedByError(await drain(opened!, WITHIN_MS), 'key_revoked');
+    } finally {
+      await replica.stop();
+    }
+  });
+});
+
+describe("a consumer group's long poll", () => {
+  it('answers 401 within a second of its key’s revoke, instead of waiting out wait_ms', async () => {
+    const key = await makeKey();
+    const group = `revoked-${key.id.slice(0, 8)}`;
+    expect((await svc.request(`/api/v1/consumer-groups/${group}`, { method: 'PUT', json: { start: 'now' }, key: key.key })).status).toBe(
+      201,
+    );
+    const started = Date.now();
+    const poll = svc.request(`/api/v1/consumer-groups/${group}/fetch`, { method: 'POST', json: { wait_ms: 20_000 }, key: key.key });
+    await new Promise((r) => setTimeout(r, 100)); // the poll is waiting
+    await revoke(key.id);
+    const revokedAt = Date.now();
+    const res = await poll;
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.metadata).toEqual({ reason: 'key_revoked' });
+    expect(Date.now() - revokedAt).toBeLessThan(WITHIN_MS);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
+
+describe('presets/client', () => {
+  it('is told its key was revoked: its feed ends with the error, and reconnecting is refused', async () => {
+    const key = await makeKey();
+    await write('client-revoked');
+    const errors: unknown[] = [];
+    const client = createPresetClient({
+      baseUrl: svc.url,
+      apiKey: key.key,
+      reconnect: { initialMs: 50, maxMs: 200 },
+      revalidateAfterMs: 60_000,
+      onError: (error) => errors.push(error),
+    });
+    try {
+      await client.ready();
+      await revoke(key.id);
+      await until(() => errors.some((e) => e instanceof PresetServiceError && e.status === 401), WITHIN_MS * 2);
+      expect(errors[0]).toBeInstanceOf(PresetServiceError);
+      expect((errors[0] as PresetServiceError).status).toBe(401);
+    } finally {
+      await client.close();
+    }
+  });
+});
