@@ -17,6 +17,9 @@ import { main as rebuild } from '../../scripts/rebuild';
 import { main as verify } from '../../scripts/verify';
 import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '../support/presetHistory';
 
+/** A dump's text, key order included (revisions are bigints). */
+const asText = (value: unknown) => JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+
 /** The two commands as an operator runs them, on the embedded stores, against the live projector's result. */
 const [A] = WORKSPACES;
 const run = async (main: (argv: string[], io: CliIo) => Promise<number>, dataDir: string, argv: string[] = []) => {
@@ -81,6 +84,12 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
       const expected = await dump(before);
       expect(expected).toHaveLength(16);
       expect(await dump(after)).toEqual(expected);
+      // The same text, key order included: a config as it was sent (integer-like keys in JavaScript's order).
+      expect(asText(await dump(after))).toBe(asText(expected));
+      const bot = expected.find((p) => p.record?.view.slug === 'support-bot' && p.versions.length === 3)!;
+      expect(JSON.stringify(bot.versions[1]!.config)).toBe(
+        '{"model":"openai/gpt-4o","temperature":0.5,"tools":[{"type":"function","function":{"name":"f"}}],"logit_bias":{"9":1,"1234":5,"50256":-100}}',
+      );
       expect(await after.checkpoint('presets')).toBe(await before.checkpoint('presets'));
     } finally {
       await before.close();
@@ -133,6 +142,7 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
       const [live, built] = [openSqliteReadModel({ file: liveCopy() }), openSqliteReadModel({ file: join(copy, READ_MODEL_FILE) })];
       try {
         expect(await dump(built)).toEqual(await dump(live));
+        expect(asText(await dump(built))).toBe(asText(await dump(live)));
         expect((await built.listVersions(old, { offset: 0, limit: 10 })).items.map((v) => v.creator_id)).toEqual(['alice', 'bob']);
         expect((await built.getPreset(old, 'legacy'))?.view.designated_version.creator_id).toBe('bob');
       } finally {

@@ -1,29 +1,29 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { createPresetClient } from '../../src/client';
-import { main as auditMain } from '../../scripts/audit';
-import { main as rebuild } from '../../scripts/rebuild';
-import { main as verify } from '../../scripts/verify';
-import type { CliIo } from '../../scripts/cli';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { openSse } from '../support/sse';
 import { until } from '../support/until';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * What you store is what you get: a version's config comes back with its keys in the order the
- * client sent them, at every depth, through every path that gives it back, across a restart and a
- * rebuild, and in the audit export that the offline verifier accepts (issue 53). Bodies of the
+ * client sent them, at every depth, through every path that gives it back, across a restart, and
+ * in the audit export that the offline verifier accepts (issue 53). The same order through the
+ * embedded store's files, a restart of the real service and a rebuild: test/http/persistence.test.ts
+ * and test/e2e/rebuild.test.ts. Bodies of the
  * three formats are generated with random key orders at several depths (fast-check); each
  * path's text of a config is held to JSON.stringify of what was sent. Integer-like keys are left
  * out of the generated objects: JavaScript orders those first, as docs/formats.md says.
  */
 jest.setTimeout(240_000);
 
-const svc = useTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100' });
+const svc = useApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100' });
 const VERIFIER = join(__dirname, '..', '..', 'dist', 'scripts', 'presets-audit.js');
 
 type Json = Record<string, unknown>;
@@ -207,12 +207,6 @@ const resolvesTo = async ({ slug, format, config }: Saved) => {
   return answers;
 };
 
-const cli = () => {
-  const lines: string[] = [];
-  const io: CliIo = { out: (l) => lines.push(l), err: (l) => lines.push(l), env: { DATA_DIR: svc.dataDir, LOG_LEVEL: 'silent' } };
-  return { lines, io };
-};
-
 beforeAll(async () => {
   receiver = await startReceiver();
   expect((await svc.request('/api/v1/webhooks', { method: 'POST', json: { url: receiver.url } })).status).toBe(201);
@@ -261,7 +255,7 @@ describe('a config comes back as it was sent, keys in their order at every depth
       expect(fromEvents(own.data).get(slug)).toBe(configs.get(slug));
     }
 
-    const sse = await openSse(`${svc.url}/api/v1/events?after=0`, { authorization: `Bearer ${KEYS.writer}` });
+    const sse = await openSse(`${svc.url}/api/v1/events?after=0`, { authorization: `Bearer ${KEYS.writer}` }, svc.fetch);
     const frames = await sse.events(feed.data.length, 10_000);
     sse.close();
     expect(fromEvents(frames.map((f) => JSON.parse(f.data!)))).toEqual(configs);
@@ -273,7 +267,7 @@ describe('a config comes back as it was sent, keys in their order at every depth
     const batch = await json('/api/v1/consumer-groups/order/fetch', { method: 'POST', json: { max: 1000 } });
     expect(fromEvents(batch.data)).toEqual(configs);
 
-    const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.writer });
+    const client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.writer, fetch: svc.fetch });
     try {
       for (const entry of saved.slice(0, 9)) {
         const over = await resolvesTo(entry);
@@ -306,27 +300,20 @@ describe('a config comes back as it was sent, keys in their order at every depth
       expect(text(((line.data as Json).version as Json).config)).toBe(text(config));
     }
     const key = await json('/api/v1/audit/public-key');
-    const [file, pem] = [join(svc.dataDir, 'order.ndjson'), join(svc.dataDir, 'order.pem')];
-    writeFileSync(file, exported);
-    writeFileSync(pem, key.data.public_key_pem);
-    const { stdout } = await promisify(execFile)(process.execPath, [VERIFIER, 'verify', file, '--public-key', pem]);
-    expect(stdout).toMatch(/^VALID/);
+    const dir = mkdtempSync(join(tmpdir(), 'presets-order-export-'));
+    try {
+      const [file, pem] = [join(dir, 'order.ndjson'), join(dir, 'order.pem')];
+      writeFileSync(file, exported);
+      writeFileSync(pem, key.data.public_key_pem);
+      const { stdout } = await promisify(execFile)(process.execPath, [VERIFIER, 'verify', file, '--public-key', pem]);
+      expect(stdout).toMatch(/^VALID/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
-  it('the same texts after a restart, and after a rebuild that verify and audit:verify then find sound', async () => {
+  it('the same texts after a restart', async () => {
     expect(saved).toHaveLength(3 * 12);
-    await svc.restart();
-    for (const entry of saved) await readsBack(entry);
-    await svc.stop();
-    const rebuilt = cli();
-    expect(await rebuild([], rebuilt.io)).toBe(0);
-    const verified = cli();
-    expect({ code: await verify([], verified.io), last: verified.lines.at(-1) }).toEqual({
-      code: 0,
-      last: expect.stringMatching(/no differences$/),
-    });
-    const audited = cli();
-    expect({ code: await auditMain(['verify'], audited.io), out: audited.lines.join('\n') }).toEqual({ code: 0, out: expect.any(String) });
     await svc.restart();
     for (const entry of saved) {
       await readsBack(entry);

@@ -5,8 +5,13 @@ describe('persistence and read-your-writes', () => {
     let svc = await startTestService();
     try {
       const first = await (await svc.request('/api/v1/presets/durable/chat/completions', { method: 'POST', json: chatBody() })).json();
-      await svc.request('/api/v1/presets/durable/chat/completions', { method: 'POST', json: chatBody({ temperature: 1 }) });
+      // Keys in an order that is not sorted, at several depths: they come back so from the files.
+      const schema = { type: 'object', properties: { reasoning: { type: 'string' }, answer: { type: 'string' } }, required: ['answer'] };
+      const ordered = { temperature: 1, response_format: { type: 'json_schema', json_schema: { strict: true, name: 'a', schema } } };
+      await svc.request('/api/v1/presets/durable/chat/completions', { method: 'POST', json: chatBody(ordered) });
       svc = await svc.restart();
+      const second = await (await svc.request('/api/v1/presets/durable/versions/2')).json();
+      expect(JSON.stringify(second.data.config)).toBe(JSON.stringify({ model: 'openai/gpt-4o', ...ordered }));
       const res = await svc.request('/api/v1/presets/durable/responses', {
         method: 'POST',
         json: { model: 'a/b', instructions: 'after restart' },
