@@ -56,6 +56,9 @@ const version = (n: number, id = `version-${n}`, creatorId = 'user-1') => ({
   number: n,
   config: { model: 'm', temperature: 0.5 },
   systemPrompt: 'Be brief.',
+  templateFormat: 'none' as const,
+  variables: null,
+  messages: [],
   creatorId,
 });
 const created: PresetCreated = {
