@@ -241,10 +241,13 @@ export const compileVariables = (
   const bounds = boundProblems(schema, path);
   if (bounds.length > 0) return bounds;
   if (!ajv.validateSchema(schema)) {
-    return (ajv.errors ?? []).map((e) => ({
-      path: ajvPath(path, e.instancePath),
-      message: `is not valid JSON Schema: ${e.message ?? e.keyword}`,
-    }));
+    // The meta-schema answers one mistake several ways (a bad type: not an enum value, not an array, no anyOf branch): its first, per place.
+    const first = new Map<string, ValidationProblem>();
+    for (const e of ajv.errors ?? []) {
+      const at = ajvPath(path, e.instancePath);
+      if (!first.has(at)) first.set(at, { path: at, message: `is not valid JSON Schema: ${e.message ?? e.keyword}` });
+    }
+    return [...first.values()];
   }
   let validate: ValidateFunction;
   try {
