@@ -332,39 +332,53 @@ export const valueProblems = (errors: readonly ErrorObject[], data: unknown, whe
  */
 export const copyValues = (value: unknown, where: string): { copy: Json } | ValidationProblem[] => {
   if (!isObject(value)) return [{ path: where, message: `must be an object of named values (got ${describe(value)})` }];
+  // Values that are JSON (all of them, but for a gateway's mistake) are copied without making a path
+  // per value; only when one is not is the walk made again to say where.
   const problems: ValidationProblem[] = [];
-  const copy = (v: unknown, path: string, depth: number): unknown => {
-    if (depth > MAX_VALUE_DEPTH) {
-      problems.push({ path, message: `is nested deeper than ${MAX_VALUE_DEPTH} levels` });
-      return null;
-    }
-    if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) problems.push({ path, message: 'must be a finite number' });
-      return v;
-    }
-    if (Array.isArray(v)) {
-      const out: unknown[] = new Array<unknown>(v.length);
-      for (let i = 0; i < v.length; i++) out[i] = copy(v[i], pathTo(path, i), depth + 1);
-      return out;
-    }
-    if (typeof v === 'object') {
-      const proto = Object.getPrototypeOf(v) as unknown;
-      if (proto === Object.prototype || proto === null) {
-        const out: Json = {};
-        for (const key of Object.keys(v)) {
-          const child = copy((v as Json)[key], pathTo(path, key), depth + 1);
-          if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
-          else out[key] = child;
-        }
-        return out;
-      }
-    }
-    problems.push({ path, message: `is not a JSON value (${typeof v === 'object' ? 'an object of a class' : typeof v})` });
-    return null;
+  const fast = copy(value, 1, undefined);
+  if (fast !== NOT_JSON) return { copy: fast as Json };
+  copy(value, 1, { path: where, problems });
+  return problems;
+};
+
+const NOT_JSON = Symbol('not JSON');
+interface Located {
+  path: string;
+  problems: ValidationProblem[];
+}
+
+/** A copy of a JSON value; NOT_JSON when it is not one (`at`, when given, collects where and why). */
+const copy = (v: unknown, depth: number, at: Located | undefined): unknown => {
+  const fail = (message: string) => {
+    at?.problems.push({ path: at.path, message });
+    return NOT_JSON;
   };
-  const copied = copy(value, where, 1) as Json;
-  return problems.length > 0 ? problems : { copy: copied };
+  if (depth > MAX_VALUE_DEPTH) return fail(`is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : fail('must be a finite number');
+  let failed = false;
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) {
+      out[i] = copy(v[i], depth + 1, at && { path: pathTo(at.path, i), problems: at.problems });
+      if (out[i] === NOT_JSON) failed = true;
+    }
+    return failed ? NOT_JSON : out;
+  }
+  if (typeof v === 'object') {
+    const proto = Object.getPrototypeOf(v) as unknown;
+    if (proto === Object.prototype || proto === null) {
+      const out: Json = {};
+      for (const key of Object.keys(v)) {
+        const child = copy((v as Json)[key], depth + 1, at && { path: pathTo(at.path, key), problems: at.problems });
+        if (child === NOT_JSON) failed = true;
+        if (key === '__proto__') Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+        else out[key] = child;
+      }
+      return failed ? NOT_JSON : out;
+    }
+  }
+  return fail(`is not a JSON value (${typeof v === 'object' ? 'an object of a class' : typeof v})`);
 };
 
 /** A list written whole (`{{items}}`) is its items joined by commas, as JavaScript writes it; made once per list and counted. */
