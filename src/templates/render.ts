@@ -5,7 +5,8 @@ import type { ValidationProblem } from '../validation';
 import type { NameUse, TemplateProblem, Usage } from './ast';
 import { compileTemplate, RenderStopped, startRender, type Template } from './engine';
 import { COMPILED_VERSIONS_KEPT, MAX_MESSAGES, MAX_OUTPUT_BYTES } from './limits';
-import { compileVariables, copyValues, markLists, valueProblems } from './variables';
+import { compileVariables } from './variables';
+import { copyValues, markLists, valueProblems } from './values';
 
 /**
  * Templated versions (docs/templates.md), as pure functions of their data:
