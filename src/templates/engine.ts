@@ -138,6 +138,3 @@ const compileProblem = (error: unknown): TemplateProblem => {
     : `does not compile: ${message}`;
   return e.lineNumber === undefined ? { message: known } : { message: known, line: e.lineNumber, column: e.column };
 };
-
-/** Runs a compiled template within the render under way (call `startRender` first). */
-export const runTemplate = (template: Template, data: unknown): string => template(data);

@@ -20,7 +20,6 @@ import { copyValues, markLists, valueProblems } from './values';
  * through `renderVersion`, so they answer alike.
  */
 export type TemplateFormat = 'none' | 'handlebars';
-export const TEMPLATE_FORMATS: readonly TemplateFormat[] = ['none', 'handlebars'];
 
 export interface VersionMessage {
   role: 'user' | 'assistant';
