@@ -11,6 +11,7 @@ import type { ResolveBenchResult } from './resolve';
 import type { ScaleRow } from './scale';
 import type { Scenario } from './scenarios';
 import type { SplitBenchResult } from './split';
+import type { TemplateBenchResult } from './templates';
 import { webhookGoals as webhookGoalsOf, type WebhookBenchResult } from './webhooks';
 import { median } from './lib';
 
@@ -56,6 +57,7 @@ export interface GoalInputs {
   /** The writes the webhook replay made, each to be delivered to every webhook. */
   webhookEvents: number;
   resolve?: ResolveBenchResult;
+  template?: TemplateBenchResult;
   consumers?: ConsumerBenchResult;
   split?: SplitBenchResult;
   isolation: IsolationResult[];
@@ -170,6 +172,28 @@ const webhookGoals = ({ webhooks, webhookEvents }: GoalInputs): Goal[] =>
           ok: webhooks.lag.missing === 0 && webhooks.errors === 0 && webhooks.replayed.deliveries === webhooks.webhooks * webhookEvents,
         },
         ...webhookGoalsOf(webhooks).map(([goal, measured, ok]) => ({ goal: `webhooks: ${goal}`, measured, ok })),
+      ]
+    : [];
+
+const templateGoals = ({ template }: GoalInputs): Goal[] =>
+  template
+    ? [
+        {
+          goal: 'templated resolve over HTTP ≥ 0.9× the same preset without a template',
+          measured: `${x(template.http.ratio)} (${f(template.http.templated.rps)} vs ${f(template.http.plain.rps)} req/s; ${f(template.http.templated.cpuUsPerRequest)} vs ${f(template.http.plain.cpuUsPerRequest)} µs CPU a request)`,
+          rounds: template.http.roundRatios.map(x).join(', '),
+          ok: template.http.ratio >= 0.9,
+        },
+        {
+          goal: 'templated resolve in process ≥ 100,000 resolves/s on one core',
+          measured: `${f(template.client.templated.perSecond)} resolves/s (${f(template.client.templated.cpuUsPerResolve, 1)} µs CPU each; without a template ${f(template.client.plain.cpuUsPerResolve, 1)} µs)`,
+          ok: template.client.templated.perSecond >= 100_000,
+        },
+        {
+          goal: 'templated resolve: 0 errors and 0 non-2xx',
+          measured: `${template.http.rows.reduce((a, r) => a + r.errors, 0)} errors, ${template.http.rows.reduce((a, r) => a + r.non2xx, 0)} non-2xx`,
+          ok: template.http.rows.every((r) => r.errors === 0 && r.non2xx === 0),
+        },
       ]
     : [];
 
@@ -288,6 +312,7 @@ export const goalsOf = (inputs: GoalInputs): Goal[] => [
   ...memoryGoals(inputs),
   ...webhookGoals(inputs),
   ...resolveGoals(inputs),
+  ...templateGoals(inputs),
   ...consumerGoals(inputs),
   ...splitGoals(inputs),
   ...isolationGoals(inputs),

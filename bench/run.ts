@@ -10,6 +10,8 @@
  *   throughput with and without a /metrics scrape every second, alternated N times (bench/consumerGroups.ts).
  * `--resolve-rounds N` (0: none): using a preset (bench/resolve.ts): HTTP resolve against raw Koa, N rounds; then the
  * in-process client for `--client-seconds`, and propagation of `--propagation-writes` writes to it.
+ * `--template-rounds N` (0: none): a templated preset against the same preset without a template (bench/templates.ts),
+ *   over HTTP in N alternated rounds, and in the client in alternated blocks for `--client-seconds` each.
  * `--split-rounds N` (0: none): a split label against a plain one (bench/split.ts), over HTTP, and in the client
  *   (`--split-client-pairs` alternated pairs of 2,048 resolves each, in a child process).
  * `--isolation N` (0: none): one tenant cannot slow another (bench/isolation.ts), N runs: workspace A
@@ -29,6 +31,7 @@ import { runWebhookBench, type WebhookBenchResult } from './webhooks';
 import { runConsumerBench, type ConsumerBenchResult } from './consumerGroups';
 import { runResolveBench, type ResolveBenchResult } from './resolve';
 import { runSplitBench, type SplitBenchResult } from './split';
+import { runTemplateBench, type TemplateBenchResult } from './templates';
 import { runIsolationBench, type IsolationResult } from './isolation';
 import { f, formatGoals, goalsOf } from './goals';
 import { compareWith, runScenario, SCENARIOS, TARGETS, type Row, type Scenario, type Target } from './scenarios';
@@ -48,6 +51,7 @@ const opts = flags({
   'webhook-seconds': 10,
   'webhook-rounds': 3,
   'resolve-rounds': 3,
+  'template-rounds': 3,
   'client-seconds': 5,
   'propagation-writes': 200,
   'consumer-events': 1_000_000,
@@ -161,6 +165,19 @@ const main = async () => {
           log,
         )
       : undefined;
+  const template =
+    opts['template-rounds'] > 0
+      ? await runTemplateBench(
+          {
+            rounds: opts['template-rounds'],
+            duration: opts.duration,
+            warmup: opts.warmup,
+            connections: opts.connections,
+            clientSeconds: opts['client-seconds'],
+          },
+          log,
+        )
+      : undefined;
   const consumers =
     opts['consumer-events'] > 0 || opts['scrape-rounds'] > 0
       ? await runConsumerBench(
@@ -219,6 +236,7 @@ const main = async () => {
     growth,
     webhooks,
     resolve,
+    template,
     consumers,
     split,
     isolation,
@@ -251,6 +269,7 @@ interface Run {
   growth?: GrowthResult;
   webhooks?: WebhookBenchResult;
   resolve?: ResolveBenchResult;
+  template?: TemplateBenchResult;
   consumers?: ConsumerBenchResult;
   split?: SplitBenchResult;
   isolation: IsolationResult[];
@@ -270,6 +289,7 @@ const report = ({
   growth,
   webhooks,
   resolve,
+  template,
   consumers,
   split,
   isolation,
@@ -405,6 +425,23 @@ const report = ({
           `resolve propagation: from a write's answer to the client resolving its version p50 ${f(resolve.propagation.p50, 1)} ms, p99 ${f(resolve.propagation.p99, 1)} ms, max ${f(resolve.propagation.max, 1)} ms over ${f(resolve.propagation.writes - resolve.propagation.missing)} writes, ${resolve.propagation.missing} missing`,
         ]
       : []),
+    ...(template
+      ? [
+          '',
+          `a templated preset (three variables, one #if) against the same preset without a template, resolving to the same request (${opts['template-rounds']} alternated round(s) of one service each, medians):`,
+          '',
+          '| resolve   | preset    |  req/s | CPU µs/req | errors | non-2xx |',
+          '|-----------|-----------|-------:|-----------:|-------:|--------:|',
+          ...(['plain', 'templated'] as const).map((kind) => {
+            const of = template.http.rows.filter((r) => r.kind === kind);
+            const m = template.http[kind];
+            return `| resolve   | ${kind.padEnd(9)} | ${f(m.rps).padStart(6)} | ${f(m.cpuUsPerRequest).padStart(10)} | ${String(of.reduce((a, r) => a + r.errors, 0)).padStart(6)} | ${String(of.reduce((a, r) => a + r.non2xx, 0)).padStart(7)} |`;
+          }),
+          '',
+          `templated resolve: templated/plain ${f(template.http.ratio, 2)}× req/s (rounds ${template.http.roundRatios.map((r) => `${f(r, 2)}×`).join(', ')})`,
+          `templated resolve client: ${f(template.client.templated.perSecond)} resolves/s on one core (${f(template.client.templated.cpuUsPerResolve, 1)} µs CPU each); without a template ${f(template.client.plain.perSecond)} (${f(template.client.plain.cpuUsPerResolve, 1)} µs), ${template.client.blocks} alternated pairs of 1,000`,
+        ]
+      : []),
     ...(isolation.length > 0
       ? [
           '',
@@ -464,6 +501,7 @@ const report = ({
     webhooks,
     webhookEvents: opts['webhook-events'],
     resolve,
+    template,
     consumers,
     split,
     isolation,
@@ -498,6 +536,7 @@ const report = ({
         growth,
         webhooks,
         resolve,
+        template,
         consumers,
         split,
         ratios,

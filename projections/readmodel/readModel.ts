@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { integer, refine } from '../../src/formats/codecs';
-import { PresetStatus, SourceFormat } from '../../src/presets/events';
+import { PresetStatus, SourceFormat, TemplateFormat, VersionMessage } from '../../src/presets/events';
 
 /**
  * The read model: preset documents shaped as the API answers them, and their versions.
@@ -27,6 +27,15 @@ export const VersionView = t.type(
     version: integer,
     config: t.record(t.string, t.unknown),
     system_prompt: t.string,
+    /**
+     * How the system prompt and messages are read: "none", as they are (a `{{x}}` stays literal);
+     * "handlebars", as templates filled in at resolve from the request's variables (docs/templates.md).
+     */
+    template_format: TemplateFormat,
+    /** The JSON Schema (draft 2020-12) of the variables a templated version takes, as sent; null when it takes none. */
+    variables: t.union([t.record(t.string, t.unknown), t.null]),
+    /** Messages after the system prompt (few-shot examples, a user turn), text only; templates too in a templated version. */
+    messages: t.array(VersionMessage),
     /** Why the version was made, in its creator's words; null when none was given. */
     note: t.union([t.string, t.null]),
     /**

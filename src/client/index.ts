@@ -49,6 +49,12 @@ export interface PresetClientOptions {
 export interface ResolveCallOptions {
   /** The key a split label is resolved by, as the `Preset-Split-Key` header gives it to the service. */
   splitKey?: string;
+  /**
+   * The values a templated version is filled with, as `prompt_variables` in the body would give
+   * them (the same checks, answers and errors: their paths say `$.prompt_variables`); giving them
+   * both here and in the body is refused.
+   */
+  variables?: Record<string, unknown>;
 }
 
 /** The service's answer when a request cannot be resolved: the same code, message and metadata the HTTP endpoint answers with. */
@@ -161,7 +167,13 @@ export const createPresetClient = (options: PresetClientOptions): PresetClient =
   return {
     async resolve(format, body, callOptions) {
       await ready();
-      const resolveOptions: ResolveOptions = callOptions?.splitKey ? { splitKey: callOptions.splitKey } : {};
+      const resolveOptions: ResolveOptions =
+        callOptions === undefined
+          ? {}
+          : {
+              ...(callOptions.splitKey ? { splitKey: callOptions.splitKey } : {}),
+              ...(callOptions.variables !== undefined ? { variables: callOptions.variables } : {}),
+            };
       const resolved = await resolveRequest(format, body, copy, resolveOptions);
       if (E.isLeft(resolved)) throw new PresetResolveError(resolved.left);
       if (usage) {

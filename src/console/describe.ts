@@ -36,14 +36,20 @@ const target = (label: unknown) => (label === null || label === undefined ? 'the
 
 export const describeEvent = (event: PresetEvent): Described => {
   const d = event.data as Record<string, unknown>;
-  const version = (d.version ?? {}) as { number?: unknown; note?: unknown };
+  const version = (d.version ?? {}) as { number?: unknown; note?: unknown; templateFormat?: unknown };
+  const templated = version.templateFormat === 'handlebars' ? ', a template' : '';
   const format = event.metadata.sourceFormat ? `from ${FORMAT_NAMES[event.metadata.sourceFormat]}` : undefined;
   const note = text(d.note) ?? text(version.note);
   switch (event.type) {
     case 'PresetCreated':
-      return { what: `created the preset with version ${String(version.number)}`, note, format, version: numberOf(version.number) };
+      return {
+        what: `created the preset with version ${String(version.number)}${templated}`,
+        note,
+        format,
+        version: numberOf(version.number),
+      };
     case 'PresetVersionAdded':
-      return { what: `added version ${String(version.number)}`, note, format, version: numberOf(version.number) };
+      return { what: `added version ${String(version.number)}${templated}`, note, format, version: numberOf(version.number) };
     case 'PresetVersionDesignated':
       return {
         what: `designated version ${String(d.versionNumber)} (was version ${String(d.previousVersionNumber)})`,

@@ -5,7 +5,7 @@ import { formatErrors, type ValidationProblem } from '../validation';
 import * as chatCompletions from './chatCompletions';
 import * as messages from './messages';
 import * as responses from './responses';
-import { fieldsOf } from './persistedFields';
+import { fieldsOf, PERSISTED_FIELDS } from './persistedFields';
 import { named } from './codecs';
 
 export type FormatName = SourceFormat;
@@ -54,4 +54,37 @@ export const toDraft = (format: FormatName, body: unknown): E.Either<ValidationP
   for (const [field, value] of Object.entries(object.right))
     if (fields.has(field) && value !== undefined && value !== null) config[field] = value;
   return E.right({ config, systemPrompt: decoded.right });
+};
+
+/** The fields a request of each format needs to decode, with neutral values: a config checked alone borrows them. */
+const REQUIRED_ELSEWHERE: Readonly<Record<FormatName, Record<string, unknown>>> = {
+  chat_completions: { messages: [] },
+  messages: { messages: [] },
+  responses: {},
+};
+
+/**
+ * A version's config given on its own (`POST /api/v1/presets/{slug}/versions`), checked by its
+ * format's codec exactly as the inference-body endpoints check the same fields in a body: each key
+ * must be one of the format's config fields, each value what that field takes. Problems are at
+ * `$.config.<field>`; what is kept is the config as sent, a null meaning "not set" left out.
+ */
+export const checkConfig = (
+  format: FormatName,
+  config: Record<string, unknown>,
+): E.Either<ValidationProblem[], Record<string, unknown>> => {
+  const fields = CONFIG_FIELDS[format];
+  const problems: ValidationProblem[] = [];
+  for (const key of Object.keys(config)) {
+    if (fields.has(key)) continue;
+    const row = PERSISTED_FIELDS.find((r) => r.format === format && r.field === key);
+    problems.push({
+      path: /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `$.config.${key}` : `$.config[${JSON.stringify(key)}]`,
+      message: row ? `is not kept in a ${format} version's config (${row.reason})` : `is not a field of ${format} requests`,
+    });
+  }
+  if (problems.length > 0) return E.left(problems);
+  const draft = toDraft(format, { ...config, ...REQUIRED_ELSEWHERE[format] });
+  if (E.isLeft(draft)) return E.left(draft.left.map((p) => ({ ...p, path: p.path.replace(/^\$/, '$.config') })));
+  return E.right(draft.right.config);
 };

@@ -36,6 +36,8 @@ export const ErrorEnvelope = t.type(
         t.partial({
           errors: t.array(Problem),
           truncated: t.boolean,
+          /** What kind of refusal it is, for a program to tell (`preset_archived`, `variables_invalid`, `template_runaway`, …). */
+          reason: t.string,
           required_scope: t.string,
           limit_bytes: integer,
           limit_per_minute: integer,

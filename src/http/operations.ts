@@ -175,7 +175,8 @@ export const ERRORS: Record<Exclude<Status, '200' | '201' | '202' | '204' | '304
       'Lost a race with a concurrent write: retry; or the preset is archived (metadata.reason "preset_archived"), or a webhook limit; ' +
       'a split label removed ("label_split"), a label protected with approvals split ("label_protected_split"), a proposal closed, stale or ' +
       'approved twice ("proposal_closed", "proposal_stale", "already_approved"), a disabled preset deleted or restored ("preset_disabled"); ' +
-      'resolving: the preset is disabled or archived (metadata.reason "preset_disabled", "preset_archived").',
+      'resolving: the preset is disabled or archived (metadata.reason "preset_disabled", "preset_archived"), or the version\'s stored template ' +
+      'cannot be rendered ("template_invalid").',
   },
   '412': { description: 'If-Match names a revision the preset is no longer at: read it again.' },
   '413': { description: 'The body is larger than BODY_LIMIT_BYTES.' },

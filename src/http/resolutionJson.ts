@@ -14,7 +14,7 @@ const jsonOf = (value: unknown): string => {
   return json;
 };
 
-export const resolutionJson = ({ request, preset, dropped, overridden, served }: Resolution): string => {
+export const resolutionJson = ({ request, preset, dropped, overridden, served, unused_variables: unused }: Resolution): string => {
   let fields = '';
   for (const key in request) {
     const value = request[key];
@@ -22,5 +22,6 @@ export const resolutionJson = ({ request, preset, dropped, overridden, served }:
     fields += `${fields === '' ? '' : ','}${JSON.stringify(key)}:${jsonOf(value)}`;
   }
   const servedJson = served ? `,"served":${JSON.stringify(served)}` : '';
-  return `{"request":{${fields}},"preset":${JSON.stringify(preset)},"dropped":${jsonOf(dropped)},"overridden":${JSON.stringify(overridden)}${servedJson}}`;
+  const unusedJson = unused ? `,"unused_variables":${JSON.stringify(unused)}` : '';
+  return `{"request":{${fields}},"preset":${JSON.stringify(preset)},"dropped":${jsonOf(dropped)},"overridden":${JSON.stringify(overridden)}${servedJson}${unusedJson}}`;
 };

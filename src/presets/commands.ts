@@ -1,6 +1,6 @@
 import type * as E from 'fp-ts/Either';
 import type { Rejection } from '../eventstore/commandHandler';
-import type { PresetEvent, PresetStatus } from './events';
+import type { PresetEvent, PresetStatus, TemplateFormat, VersionMessage } from './events';
 
 /** The commands a preset's decider (./decider.ts) takes, and what it answers: events or a rejection. */
 export interface CommandBase {
@@ -27,6 +27,10 @@ export interface AddPresetVersion extends CommandBase {
   type: 'AddPresetVersion';
   config: Record<string, unknown>;
   systemPrompt: string;
+  /** How the version's text is read (absent: "none"), the schema of its variables (absent: null) and its messages (absent: none): checked by the caller (src/templates/). */
+  templateFormat?: TemplateFormat;
+  variables?: Record<string, unknown> | null;
+  messages?: VersionMessage[];
   newPresetId: string;
   newVersionId: string;
 }

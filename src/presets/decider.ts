@@ -64,6 +64,9 @@ const versionOf = (command: AddPresetVersion, number: number) => ({
   number,
   config: command.config,
   systemPrompt: command.systemPrompt,
+  templateFormat: command.templateFormat ?? 'none',
+  variables: command.variables ?? null,
+  messages: command.messages ?? [],
   creatorId: command.actorUserId,
   ...noted(command.note),
 });

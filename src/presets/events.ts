@@ -16,8 +16,12 @@ export const SOURCE_FORMATS = ['chat_completions', 'messages', 'responses'] as c
 export const SourceFormat = t.keyof({ chat_completions: null, messages: null, responses: null });
 export type SourceFormat = t.TypeOf<typeof SourceFormat>;
 
-/** v2 added `version.creatorId` (v1 events take it from `metadata.actorUserId`, see upcasters.ts). */
-export const CURRENT_SCHEMA_VERSION = 2;
+/**
+ * v2 added `version.creatorId` (v1 events take it from `metadata.actorUserId`); v3 added a version's
+ * template fields, `templateFormat`, `variables` and `messages` (v2 events read as "none", null and
+ * []). See upcasters.ts.
+ */
+export const CURRENT_SCHEMA_VERSION = 3;
 
 const metadataOf = <V extends number>(schemaVersion: V) =>
   t.intersection([
@@ -34,6 +38,18 @@ export type EventMetadata = t.TypeOf<typeof EventMetadata>;
 const Config = t.record(t.string, t.unknown);
 const versionFields = { id: t.string, number: t.number, config: Config, systemPrompt: t.string };
 
+/**
+ * How a version's text is read: `none`, as it is (what the inference-body endpoints store, as
+ * OpenRouter does); `handlebars`, as templates filled in at resolve (docs/templates.md).
+ */
+export const TemplateFormat = t.keyof({ none: null, handlebars: null }, 'TemplateFormat');
+export type TemplateFormat = t.TypeOf<typeof TemplateFormat>;
+/** A message a templated version holds after its system prompt: text, from the user or the assistant. */
+export const VersionMessage = t.type({ role: t.keyof({ user: null, assistant: null }), content: t.string }, 'VersionMessage');
+export type VersionMessage = t.TypeOf<typeof VersionMessage>;
+/** `variables`: the JSON Schema of the values its templates take, kept as sent; null when it takes none. */
+const templateFields = { templateFormat: TemplateFormat, variables: t.union([Config, t.null]), messages: t.array(VersionMessage) };
+
 /** At most this many characters (code points) in a note on a change. */
 export const MAX_NOTE_CHARS = 1000;
 /** Why a change was made, in the words of whoever made it; optional on every event that carries one. */
@@ -41,7 +57,7 @@ const withNote = t.partial({ note: t.string });
 /** A change made by a proposal (release control) names it; absent on a direct one. */
 const byProposal = t.partial({ proposalId: t.string });
 
-export const VersionData = t.intersection([t.type({ ...versionFields, creatorId: t.string }), withNote]);
+export const VersionData = t.intersection([t.type({ ...versionFields, ...templateFields, creatorId: t.string }), withNote]);
 export type VersionData = t.TypeOf<typeof VersionData>;
 
 const presetCreatedOf = <V extends t.Mixed>(version: V) =>
@@ -58,7 +74,8 @@ const presetVersionAddedOf = <V extends t.Mixed>(version: V) => t.type({ presetI
 
 export const PresetCreatedData = presetCreatedOf(VersionData);
 /** `designated: false` when the designated version is protected, so the new version does not become it; absent: it does. */
-export const PresetVersionAddedData = t.intersection([presetVersionAddedOf(VersionData), t.partial({ designated: t.literal(false) })]);
+const notDesignated = t.partial({ designated: t.literal(false) });
+export const PresetVersionAddedData = t.intersection([presetVersionAddedOf(VersionData), notDesignated]);
 
 const presetVersionDesignatedFields = {
   presetId: t.string,
@@ -259,6 +276,31 @@ export const PRESET_EVENT_TYPES = Object.keys(eventDataCodecs) as PresetEventTyp
  * `creatorId` is optional, not absent: events stored as v1 by later v1 code already carry it.
  */
 const VersionDataV1 = t.intersection([t.type(versionFields), t.partial({ creatorId: t.string })]);
+/** Schema version 2's version: no template fields. */
+const VersionDataV2 = t.intersection([t.type({ ...versionFields, creatorId: t.string }), withNote]);
+/** The event types schema version 2 had, each with its v2 codec. */
+const V2_TYPES = [
+  'PresetCreated',
+  'PresetVersionAdded',
+  'PresetVersionDesignated',
+  'PresetDetailsChanged',
+  'PresetStatusChanged',
+  'PresetLabelMoved',
+  'PresetLabelRemoved',
+  'PresetLabelSplit',
+  'ApiKeyCreated',
+  'ApiKeyRevoked',
+  'PresetLabelProtected',
+  'LabelMoveProposed',
+  'LabelMoveApproved',
+  'LabelMoveRejected',
+  'LabelMoveWithdrawn',
+] as const satisfies readonly PresetEventType[];
+const v2Data: Partial<Record<PresetEventType, t.Mixed>> = {
+  ...Object.fromEntries(V2_TYPES.map((type) => [type, eventDataCodecs[type]])),
+  PresetCreated: presetCreatedOf(VersionDataV2),
+  PresetVersionAdded: t.intersection([presetVersionAddedOf(VersionDataV2), notDesignated]),
+};
 
 /** Every schema version's codecs: `npm run schemas:generate` writes `schemas/events/` from these. */
 export const codecsBySchemaVersion: Record<number, { metadata: t.Mixed; data: Partial<Record<PresetEventType, t.Mixed>> }> = {
@@ -270,6 +312,7 @@ export const codecsBySchemaVersion: Record<number, { metadata: t.Mixed; data: Pa
       PresetVersionDesignated: t.type(presetVersionDesignatedFields),
     },
   },
+  2: { metadata: metadataOf(2), data: v2Data },
   [CURRENT_SCHEMA_VERSION]: { metadata: EventMetadata, data: eventDataCodecs },
 };
 

@@ -31,9 +31,23 @@ const v1ToV2: Upcaster = ({ type, data, metadata }) => {
   return { type, data: { ...data, version }, metadata: meta };
 };
 
+/**
+ * v2 → v3: a version made before templates is a "none" version: its text as it is, no variables, no
+ * messages. Every other event changes only its schema version.
+ */
+const v2ToV3: Upcaster = ({ type, data, metadata }) => {
+  const meta = isObject(metadata) ? { ...metadata, schemaVersion: 3 } : metadata;
+  if ((type !== 'PresetCreated' && type !== 'PresetVersionAdded') || !isObject(data) || !isObject(data.version)) {
+    return { type, data, metadata: meta };
+  }
+  const version = { ...data.version, templateFormat: 'none', variables: null, messages: [] };
+  return { type, data: { ...data, version }, metadata: meta };
+};
+
 /** `UPCASTERS[n]` turns schema version n into n + 1. */
 export const UPCASTERS: Readonly<Record<number, Upcaster>> = {
   1: v1ToV2,
+  2: v2ToV3,
 };
 
 /** Runs the chain from `from` up to `to`; pure, the input is not changed. */

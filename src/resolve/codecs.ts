@@ -1,20 +1,36 @@
 import * as t from 'io-ts';
 import { FORMAT_CODECS, type FormatName } from '../formats';
-import { integer, nullable } from '../formats/codecs';
-import { SourceFormat } from '../presets/events';
+import { integer, named, nullable } from '../formats/codecs';
+import { SourceFormat, TemplateFormat } from '../presets/events';
 
 /**
  * What the resolve endpoints take and answer, as io-ts codecs: the routes validate with them, the
  * answers are typed by them, and the OpenAPI document's schemas are generated from them.
  */
 
-/** A request of `format` that may name its preset in a `preset` field (form 3): only the resolve endpoints take that field. */
-export const PresetField = t.partial({ preset: nullable(t.string) });
+/** The values a templated version is filled with, by name (LiteLLM's `prompt_variables`). */
+const Variables = nullable(named('object of named values', t.UnknownRecord));
+
+/**
+ * A request of `format` that may name its preset in a `preset` field (form 3), and may carry the
+ * values its template takes in `prompt_variables`: only the resolve endpoints take these fields.
+ */
+export const PresetField = t.partial({ preset: nullable(t.string), prompt_variables: Variables });
+
+/**
+ * OpenAI's stored-prompt reference in a responses body, naming the preset: `id` is its slug (or
+ * `@preset/<slug>`), `version` a version number, `latest` or a label, `variables` the values.
+ */
+export const PromptReference = t.intersection(
+  [t.type({ id: t.string }), t.partial({ version: nullable(t.union([t.string, integer])), variables: Variables })],
+  'PromptReference',
+);
+const PromptField = t.partial({ prompt: nullable(PromptReference) });
 
 export const RESOLVE_REQUEST_CODECS: Readonly<Record<FormatName, t.Mixed>> = {
   chat_completions: t.intersection([FORMAT_CODECS.chat_completions.codec, PresetField], 'chat-completions request naming a preset'),
   messages: t.intersection([FORMAT_CODECS.messages.codec, PresetField], 'messages request naming a preset'),
-  responses: t.intersection([FORMAT_CODECS.responses.codec, PresetField], 'responses request naming a preset'),
+  responses: t.intersection([FORMAT_CODECS.responses.codec, PresetField, PromptField], 'responses request naming a preset'),
 };
 
 export const DroppedField = t.type(
@@ -35,6 +51,8 @@ export const ResolvedPreset = t.type(
     /** The label the request pinned (`latest` included); null when it named a version number or none. */
     label: nullable(t.string),
     source_format: SourceFormat,
+    /** How the version's text was read: "handlebars", rendered with the request's variables; "none", as it is. */
+    template_format: TemplateFormat,
   },
   'ResolvedPreset',
 );
@@ -62,8 +80,12 @@ const resolution = (format: FormatName, name: string) =>
         /** The preset's fields the request set itself (as the target format names them), and `system_prompt` when it brought its own system instruction. */
         overridden: t.array(t.string),
       }),
-      /** Only when the request named a split label. */
-      t.partial({ served: ServedVersion }),
+      t.partial({
+        /** Only when the request named a split label. */
+        served: ServedVersion,
+        /** Only when the request gave variables: the names the version does not declare (all of them for a "none" version), which changed nothing. */
+        unused_variables: t.array(t.string),
+      }),
     ],
     name,
   );
@@ -82,4 +104,6 @@ export interface Resolution {
   /** Only when the request named a split label: the version it was served and how it was picked. */
   served?: ServedVersion;
   overridden: string[];
+  /** Only when the request gave variables: the names given that the version does not declare. */
+  unused_variables?: string[];
 }

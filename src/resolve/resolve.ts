@@ -10,6 +10,8 @@ import type { PresetSource } from './presetSource';
 import { parsePresetReference, PRESET_MARK, type PresetReference, type ReferenceProblem } from './reference';
 import { pickSplitVersion, randomSplitVersion, splitKeyOf, type SplitKeySource } from './split';
 import { translateConfig, type Translation } from './translation';
+import { renderVersion, type VersionMessage } from '../templates/render';
+import { renderFailure, variablesOf } from './variables';
 
 /**
  * Resolving an inference request that names a preset into the request to send: check the body as
@@ -32,15 +34,17 @@ export const checkBody = (format: FormatName, body: unknown): E.Either<ResolveFa
   return E.isLeft(decoded) ? E.left(invalid(message, formatErrors(decoded.left))) : E.right(object.right);
 };
 
-/** The body's preset reference, or a 400 saying it has none or what is wrong with it. */
-export const referenceOf = (body: Json): E.Either<ResolveFailure, PresetReference> =>
+/** The body's preset reference, or a 400 saying it has none or what is wrong with it. A responses body may name it by `prompt`. */
+export const referenceOf = (body: Json, format: FormatName = 'chat_completions'): E.Either<ResolveFailure, PresetReference> =>
   E.mapLeft((problem: ReferenceProblem) =>
     problem.kind === 'none'
-      ? invalid('the body names no preset: set "model" to "@preset/<slug>" or "<model>@preset/<slug>", or add "preset": "<slug>"', [
-          { path: '$', message: `no ${JSON.stringify(PRESET_MARK)} in model, and no preset field` },
-        ])
+      ? invalid(
+          'the body names no preset: set "model" to "@preset/<slug>" or "<model>@preset/<slug>", or add "preset": "<slug>"' +
+            (format === 'responses' ? ', or "prompt": {"id": "<slug>"}' : ''),
+          [{ path: '$', message: `no ${JSON.stringify(PRESET_MARK)} in model, and no preset field` }],
+        )
       : invalid('the preset reference is malformed', problem.problems),
-  )(parsePresetReference(body));
+  )(parsePresetReference(format === 'responses' ? body : { model: body.model, preset: body.preset }));
 
 const STATUS_REFUSALS: Partial<Record<PresetView['status'], string>> = {
   disabled: 'set its status to active to use it',
@@ -53,6 +57,8 @@ export interface ResolveOptions {
   splitKey?: string;
   /** Draws the version of a split label when the request gives no key (default Math.random). */
   random?: () => number;
+  /** Values for a templated version given beside the body (presets/client), as `prompt_variables` in it would be. */
+  variables?: Record<string, unknown>;
 }
 
 /** How a split label's version was picked: by which key, or at random. */
@@ -125,9 +131,11 @@ export const resolveRequest = async (
 ): Promise<E.Either<ResolveFailure, Resolution>> => {
   const checked = checkBody(format, body);
   if (E.isLeft(checked)) return checked;
-  const reference = referenceOf(checked.right);
+  const reference = referenceOf(checked.right, format);
   if (E.isLeft(reference)) return reference;
   const { slug, pin } = reference.right;
+  const given = variablesOf(format, checked.right, options.variables);
+  if (E.isLeft(given)) return given;
 
   const preset = await source.preset(slug);
   if (!preset) return E.left(missing(`no preset ${JSON.stringify(slug)} in this workspace`));
@@ -155,17 +163,23 @@ export const resolveRequest = async (
     );
   }
 
-  // The request as sent, its preset reference gone and its model settled: form 2's model, else its own.
-  // (No delete: it would turn the object into a slow dictionary.)
+  // The version's system prompt and messages, its template filled in with the request's values.
+  const rendered = renderVersion(version, given.right.values, given.right.where);
+  if (E.isLeft(rendered)) return E.left(renderFailure(rendered.left, given.right.where, version.version, slug));
+
+  // The request as sent, its preset reference and variables gone and its model settled: form 2's
+  // model, else its own. (No delete: it would turn the object into a slow dictionary.)
   const request: Json = {};
   const fromModel = reference.right.in === 'model';
   for (const key in checked.right) {
-    if (key === 'preset' || (key === 'model' && fromModel)) continue;
+    if (key === 'preset' || key === 'prompt_variables' || (key === 'model' && fromModel) || (key === 'prompt' && format === 'responses'))
+      continue;
     request[key] = checked.right[key];
   }
   if (fromModel && reference.right.model !== undefined) request.model = reference.right.model;
   const translation = translationOf(version, from, format);
-  const merged = mergeRequest(format, request, translation, version.system_prompt);
+  const merged = mergeRequest(format, request, translation, rendered.right.system);
+  if (rendered.right.messages.length > 0) merged.request = withVersionMessages(format, merged.request, rendered.right.messages);
   if (format === 'messages' && typeof merged.request.model !== 'string') {
     return E.left(
       invalid(`the request names no model, and version ${version.version} of preset ${JSON.stringify(slug)} has none`, [
@@ -176,10 +190,42 @@ export const resolveRequest = async (
   const label = pin.kind === 'label' ? pin.label : pin.kind === 'latest' ? 'latest' : null;
   const resolution: Resolution = {
     request: merged.request,
-    preset: { id: preset.id, slug: preset.slug, version: version.version, version_id: version.id, label, source_format: from },
+    preset: {
+      id: preset.id,
+      slug: preset.slug,
+      version: version.version,
+      version_id: version.id,
+      label,
+      source_format: from,
+      // A read model made before templates has versions without the field: "none".
+      template_format: version.template_format ?? 'none',
+    },
     dropped: [...translation.dropped, ...merged.dropped],
     overridden: merged.overridden,
   };
   if (splitSource) resolution.served = { version: version.version, label: label!, split_key_source: splitSource };
+  if (given.right.values !== undefined) resolution.unused_variables = rendered.right.unused;
   return E.right(resolution);
+};
+
+const isConversationSystem = (m: unknown) =>
+  typeof m === 'object' && m !== null && ((m as Json).role === 'system' || (m as Json).role === 'developer');
+
+/**
+ * The version's messages in the request: after the system instruction and before the request's own
+ * conversation (chat: after the leading system and developer messages; messages: first; responses:
+ * first in `input`, a string input becoming the user message it stands for).
+ */
+const withVersionMessages = (format: FormatName, request: Json, messages: VersionMessage[]): Json => {
+  const copy = (): Array<Record<string, unknown>> => messages.map((m) => ({ role: m.role, content: m.content }));
+  if (format === 'responses') {
+    const input = request.input;
+    const rest = typeof input === 'string' ? [{ role: 'user', content: input }] : Array.isArray(input) ? input : [];
+    return { ...request, input: [...copy(), ...rest] };
+  }
+  const own = Array.isArray(request.messages) ? (request.messages as unknown[]) : [];
+  if (format === 'messages') return { ...request, messages: [...copy(), ...own] };
+  let lead = 0;
+  while (lead < own.length && isConversationSystem(own[lead])) lead++;
+  return { ...request, messages: [...own.slice(0, lead), ...copy(), ...own.slice(lead)] };
 };

@@ -140,7 +140,7 @@ describe('paging and creating', () => {
     await page
       .getByLabel('Request body (JSON)')
       .fill(JSON.stringify({ model: 'openai/o4-mini', instructions: 'Classify the ticket.', input: 'x', reasoning: { effort: 'low' } }));
-    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
     await page.getByTestId('dry-run').waitFor();
     expect((await apiPreset(svc, 'made-in-console')).status).toBe(404);
     await page.getByRole('button', { name: 'Create made-in-console' }).click();
@@ -356,7 +356,7 @@ describe('try a body', () => {
     await page.getByLabel('Request format').selectOption('messages');
     await page.getByLabel('Request body (JSON)').fill(JSON.stringify(body, null, 2));
     await page.getByLabel('Note for the new version (optional)').fill('tried in the console');
-    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
     const preview = page.getByTestId('dry-run');
     await preview.waitFor();
     const shownConfig = JSON.parse((await preview.getByLabel('Config of the previewed version').textContent())!);
@@ -381,7 +381,7 @@ describe('try a body', () => {
     await signedIn(page, svc, KEYS.writer);
     await openPreset(page, svc, 'tried-bad');
     await page.getByLabel('Request body (JSON)').fill(JSON.stringify({ model: 'm', temperature: 7, messages: [] }));
-    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toContain('$.temperature');

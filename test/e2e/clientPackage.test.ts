@@ -4,7 +4,8 @@ import { join } from 'node:path';
 
 /**
  * `presets/client` as a gateway gets it: the package's export, built (the jest globalSetup builds
- * dist/), with TypeScript declarations, and nothing of the server's stores or HTTP layer loaded.
+ * dist/), with TypeScript declarations, and nothing of the server's stores or HTTP layer loaded,
+ * nor any native module.
  */
 const ROOT = join(__dirname, '..', '..');
 
@@ -14,14 +15,32 @@ it("loads from the package name with only the client's own dependencies", () => 
     const packages = new Set(Object.keys(require.cache).filter((m) => m.includes('/node_modules/'))
       .map((m) => m.split('/node_modules/').pop().split('/').slice(0, m.split('/node_modules/').pop().startsWith('@') ? 2 : 1).join('/')));
     const own = Object.keys(require.cache).filter((m) => !m.includes('/node_modules/')).map((m) => m.slice(${JSON.stringify(ROOT)}.length + 1));
-    console.log(JSON.stringify({ exports: Object.keys(client).sort(), packages: [...packages].sort(), own }));`;
+    const native = Object.keys(require.cache).filter((m) => m.endsWith('.node'));
+    console.log(JSON.stringify({ exports: Object.keys(client).sort(), packages: [...packages].sort(), own, native }));`;
   const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as {
     exports: string[];
     packages: string[];
     own: string[];
+    native: string[];
   };
   expect(out.exports).toEqual(['PresetResolveError', 'PresetServiceError', 'consume', 'createPresetClient']);
-  expect(out.packages).toEqual(['eventsource-parser', 'fp-ts', 'io-ts', 'lru-cache']);
+  // Rendering templated versions brings Handlebars (and its source-map), ajv with ajv-formats (and
+  // theirs), and re2js: all plain JavaScript, so a gateway installs the client without a native build.
+  expect(out.packages).toEqual([
+    'ajv',
+    'ajv-formats',
+    'eventsource-parser',
+    'fast-deep-equal',
+    'fast-uri',
+    'fp-ts',
+    'handlebars',
+    'io-ts',
+    'json-schema-traverse',
+    'lru-cache',
+    're2js',
+    'source-map',
+  ]);
+  expect(out.native).toEqual([]);
   expect(out.own.filter((f) => /\/(http|eventstore|sqlite|webhooks|auth)\/|readmodel\/(sqlite|mongodb)|service|backends/.test(f))).toEqual(
     [],
   );
@@ -37,7 +56,9 @@ it('type-checks a gateway that imports it by name', () => {
       const presets: PresetClient = createPresetClient({ baseUrl: 'http://localhost:8080', apiKey: 'pk_x', revalidateAfterMs: 5000 });
       export const send = async (body: unknown): Promise<Record<string, unknown> | number> => {
         try {
-          const resolved: Resolution = await presets.resolve('chat_completions', body);
+          const resolved: Resolution = await presets.resolve('chat_completions', body, { variables: { language: 'French' } });
+          const unused: string[] | undefined = resolved.unused_variables;
+          if (unused?.length) console.warn(unused);
           return resolved.request;
         } catch (error) {
           if (error instanceof PresetResolveError) return error.code;

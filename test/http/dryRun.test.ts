@@ -68,7 +68,15 @@ describe.each(FORMATS)('POST /api/v1/presets/{slug}/$path?dry_run=true', ({ path
     expect(dry.headers.get('etag')).toBeNull();
     expect(dry.headers.get('location')).toBeNull();
     const preview = (await dry.json()).data;
-    expect(preview).toEqual({ config, system_prompt: systemPrompt, source_format: format, note: null });
+    expect(preview).toEqual({
+      config,
+      system_prompt: systemPrompt,
+      template_format: 'none',
+      variables: null,
+      messages: [],
+      source_format: format,
+      note: null,
+    });
 
     // Nothing stored: no preset in the read model, no stream, no event in the workspace feed.
     expect((await svc.request(`/api/v1/presets/${slug}`)).status).toBe(404);

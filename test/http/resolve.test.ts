@@ -65,6 +65,7 @@ describe('naming a preset: the three forms', () => {
         version_id: preset.designated_version.id,
         label: null,
         source_format: 'chat_completions',
+        template_format: 'none',
       },
       dropped: [],
       overridden: [],

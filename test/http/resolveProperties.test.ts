@@ -21,8 +21,8 @@ import { KEYS } from '../support/service';
  * schemas (json-schema-faker, seeded), which reach every field; and bodies rich in what translation
  * and merging are about (tools of every shape, tool choices, output formats, reasoning, stop
  * sequences: support/richBodies.ts, seeded), which the generator seldom makes. Presets are made
- * from both over HTTP; requests are others with a preset named in one of the three forms, with or
- * without a pin. The client is made after the presets, so it holds the same state.
+ * from both over HTTP; requests are others with a preset named in one of the three forms (and a
+ * responses request in OpenAI's `prompt` too), with or without a pin. The client is made after the presets, so it holds the same state.
  */
 const SEED = 16;
 const GENERATED = 300; // per format
@@ -94,9 +94,25 @@ it('draws from enough of each: valid bodies and presets of every format', () => 
   }
 });
 
-const named = (body: Record<string, unknown>, slug: string, form: 'model' | 'override' | 'field', pin: string): Record<string, unknown> => {
-  const { preset: _, ...rest } = body;
+/**
+ * The body naming the preset in a form. A responses body's `prompt` (OpenAI's stored-prompt
+ * reference, which the generated bodies carry) names the preset itself (form 4): it is taken off a
+ * body that names it another way (both is a 400), and is the form for `prompt` (responses only).
+ */
+const named = (
+  body: Record<string, unknown>,
+  slug: string,
+  form: 'model' | 'override' | 'field' | 'prompt',
+  pin: string,
+  target: FormatName,
+): Record<string, unknown> => {
+  const { preset: _, prompt, ...rest } = body;
   const ref = `${slug}${pin}`;
+  if (form === 'prompt' && target === 'responses') {
+    const { model: _model, ...withoutModel } = rest;
+    const variables = typeof prompt === 'object' && prompt !== null ? { variables: (prompt as Record<string, unknown>).variables } : {};
+    return { ...withoutModel, prompt: { id: slug, ...(pin === '' ? {} : { version: pin.slice(1) }), ...variables } };
+  }
   if (form === 'model') return { ...rest, model: `@preset/${ref}` };
   if (form === 'override')
     return { ...rest, model: `${typeof rest.model === 'string' && rest.model !== '' ? rest.model : 'acme/model'}@preset/${ref}` };
@@ -109,14 +125,14 @@ it('resolves every valid request naming every preset to a valid request, and the
     target: fc.constantFrom(...SOURCE_FORMATS),
     preset: fc.nat(),
     request: fc.nat(),
-    form: fc.constantFrom('model' as const, 'override' as const, 'field' as const),
+    form: fc.constantFrom('model' as const, 'override' as const, 'field' as const, 'prompt' as const),
     pin: fc.constantFrom('', '@1', '@latest'),
   });
   const wrongs: unknown[] = [];
   await fc.assert(
     fc.asyncProperty(draw, async ({ source, target, preset, request, form, pin }) => {
       const slug = presets[source][preset % presets[source].length]!;
-      const body = named(pool[target][request % pool[target].length]!, slug, form, pin);
+      const body = named(pool[target][request % pool[target].length]!, slug, form, pin, target);
       const res = await svc.request(`/api/v1/resolve/${ROUTE[target]}`, { method: 'POST', json: body });
       const answer = await res.json();
       const server = res.status === 200 ? { ok: answer.data } : { error: answer.error };

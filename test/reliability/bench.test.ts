@@ -5,9 +5,9 @@ import { join } from 'node:path';
 /**
  * `npm run bench` in miniature (1 round of 1 s, 4 connections, 2,000 events to rebuild, growth
  * from 100 to 1,000 presets, 2 webhooks, one round of resolving, 1 s of the in-process client and
- * 10 writes propagated to it, one round of a split label against a plain one): every part of the
- * benchmark still runs end to end on a fresh clone, against real child processes, with no failed
- * request. What it measures is not judged here (a second of load on a shared machine says
+ * 10 writes propagated to it, one round of a templated preset against a plain one, one round of a
+ * split label against a plain one): every part of the benchmark still runs end to end on a fresh
+ * clone, against real child processes, with no failed request. What it measures is not judged here (a second of load on a shared machine says
  * nothing); that is `npm run bench`'s job. It needs the build the jest globalSetup makes.
  */
 const ROOT = join(__dirname, '..', '..');
@@ -46,6 +46,8 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       '--isolation-seconds',
       '1',
       '--resolve-rounds',
+      '1',
+      '--template-rounds',
       '1',
       '--client-seconds',
       '1',
@@ -147,6 +149,11 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
       /^resolve propagation: from a write's answer to the client resolving its version p50 [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms over 10 writes, 0 missing$/m,
     );
     expect(out).toMatch(/^\| PASS \| resolve: 0 errors and 0 non-2xx \|/m);
+    // The templated preset resolves to the plain one's request (the bench checks it before loading); its speed is reported, not judged here.
+    for (const kind of ['plain', 'templated']) expect(out).toMatch(new RegExp(`^\\| resolve +\\| ${kind} +\\| +[1-9][\\d,]* \\|`, 'm'));
+    expect(out).toMatch(/^templated resolve: templated\/plain \d+\.\d\d× req\/s \(rounds \d+\.\d\d×\)$/m);
+    expect(out).toMatch(/^\| (PASS|FAIL) \| templated resolve in process ≥ 100,000 resolves\/s on one core \| [\d,]+ resolves\/s/m);
+    expect(out).toMatch(/^\| PASS \| templated resolve: 0 errors and 0 non-2xx \|/m);
     // A consumer group drained every event it was given; its speed and the scrape's cost are reported, not judged here.
     expect(out).toMatch(/^consumer group: 2,000 events drained over HTTP with max 1000/m);
     expect(out).toMatch(
@@ -162,6 +169,7 @@ it('runs every scenario against all three targets, the rebuild, at scale, growth
     expect(results.growth.runs.map((r: { presets: number }) => r.presets)).toEqual([100, 1000]);
     expect(results.webhooks.lag).toMatchObject({ writes: 20, deliveries: 40, missing: 0 });
     expect(results.resolve.http.rows).toHaveLength(2);
+    expect(results.template.http.rows).toHaveLength(2);
     expect(results.resolve.propagation).toMatchObject({ writes: 10, missing: 0 });
   } finally {
     if (written) rmSync(written, { force: true });

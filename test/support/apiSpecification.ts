@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { openMemoryConsumerGroupStore } from '../../src/consumerGroups/store';
 import { openMemoryEventStore } from '../../src/eventstore/memory';
 import { createLogger } from '../../src/logger';
-import { composeService, type ComposedService, type ServiceStores } from '../../src/service';
+import { composeService, type ComposedService, type ServiceStores } from '../../src/composition';
 import { createMemoryUsageStore } from '../../src/usage/memory';
 import { openMemoryWebhookStore } from '../../src/webhooks/memory';
 import { openMemoryReadModel } from '../../projections/readmodel/memory';

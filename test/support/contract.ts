@@ -45,6 +45,7 @@ const REFERENCE_ANSWERS: Record<string, string> = {
   listPresetVersions: 'ListPresetVersionsResponse',
   getPresetVersion: 'GetPresetVersionResponse',
   // Not operations of the reference, but the same answer as getPreset's.
+  createPresetVersion: 'GetPresetResponse',
   designatePresetVersion: 'GetPresetResponse',
   updatePreset: 'GetPresetResponse',
   archivePreset: 'GetPresetResponse',

@@ -4,12 +4,25 @@
  */
 export type PresetStatus = 'active' | 'disabled' | 'archived';
 
+/** How a version's text is read: as it is, or as Handlebars templates filled in at resolve (docs/templates.md). */
+export type TemplateFormat = 'none' | 'handlebars';
+export interface VersionMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
 export interface Version {
   id: string;
   preset_id: string;
   version: number;
   config: Record<string, unknown>;
   system_prompt: string;
+  /** Absent on versions a read model made before templates holds: read them as "none". */
+  template_format?: TemplateFormat;
+  /** The JSON Schema of the variables a templated version takes; null when it takes none. */
+  variables?: JsonSchema | null;
+  messages?: VersionMessage[];
+  source_format?: SourceFormat | null;
   note: string | null;
   creator_id: string;
   created_at: string;
@@ -111,8 +124,34 @@ export type { ApiEvent as PresetEvent, ApiEventMetadata as EventMetadata } from 
 export interface DryRun {
   config: Record<string, unknown>;
   system_prompt: string;
+  template_format: TemplateFormat;
+  variables: JsonSchema | null;
+  messages: VersionMessage[];
   source_format: SourceFormat;
   note: string | null;
+}
+
+/** A variables schema as the console reads it: a JSON Schema, of which it shows and asks for what it knows. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+  format?: string;
+  pattern?: string;
+  items?: JsonSchema;
+  [keyword: string]: unknown;
+}
+
+/** POST /api/v1/resolve/{format}: the request to send, and what was used. */
+export interface Resolution {
+  request: Record<string, unknown>;
+  preset: { slug: string; version: number; label: string | null; source_format: SourceFormat; template_format?: TemplateFormat };
+  dropped: Array<{ field: string; reason: string }>;
+  overridden: string[];
+  unused_variables?: string[];
 }
 
 /** The event types of the published contract (docs/events.md), for the events page's filter. */

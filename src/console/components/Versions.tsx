@@ -90,6 +90,7 @@ export const Versions = ({
               <tr key={v.id} data-version={v.version} role="row">
                 <th scope="row" role="rowheader">
                   v{v.version}
+                  {v.template_format === 'handlebars' && <span class="badge template">template</span>}
                   {labelsOf(v.version).map((l) => (
                     <span key={l} class="badge label">
                       {l}

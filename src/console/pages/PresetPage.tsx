@@ -15,7 +15,10 @@ import { useLiveEvents } from '../components/LiveProvider';
 import { StatusActions } from '../components/StatusActions';
 import { StatusBadge } from '../components/StatusBadge';
 import { Time } from '../components/Time';
+import { NewTemplatedVersion } from '../components/NewTemplatedVersion';
+import { TemplateView } from '../components/TemplateView';
 import { TryBody } from '../components/TryBody';
+import { TryTemplate } from '../components/TryTemplate';
 import { Versions } from '../components/Versions';
 import { usePageTitle } from '../hooks/usePageTitle';
 import { useSession } from '../hooks/useSession';
@@ -175,6 +178,18 @@ export const PresetPage = ({ slug }: { slug: string }) => {
     }
   };
 
+  /** A version saved from one of the page's forms: shown at once when the answer has it. */
+  const onSaved = (saved: Preset | null, etag: string | null, status: number) => {
+    if (saved && status === 200) {
+      setShown({ preset: saved, etag });
+      void Promise.all([loadVersions(), loadHistory(etag)])
+        .catch(() => undefined)
+        .then(() => setMessage(`Version ${saved.designated_version.version} saved and designated.`));
+    } else {
+      setMessage('Version saved; the page shows it once the service has caught up.');
+    }
+  };
+
   const preset = shown?.preset;
   const frozen = preset?.status === 'archived';
   const changeStatus = (to: PresetStatus) => void write(`The status is now ${to}`, base, { method: 'PATCH', json: { status: to } });
@@ -227,7 +242,10 @@ export const PresetPage = ({ slug }: { slug: string }) => {
 
             <aside class="current">
               <section aria-labelledby="designated-heading">
-                <h2 id="designated-heading">Designated version: v{preset.designated_version.version}</h2>
+                <h2 id="designated-heading">
+                  Designated version: v{preset.designated_version.version}
+                  {preset.designated_version.template_format === 'handlebars' && <span class="badge template">template</span>}
+                </h2>
                 <p class="muted">
                   by {preset.designated_version.creator_id}, <Time iso={preset.designated_version.created_at} />
                   {preset.designated_version.note && <> — “{preset.designated_version.note}”</>}
@@ -239,6 +257,7 @@ export const PresetPage = ({ slug }: { slug: string }) => {
                   text={preset.designated_version.system_prompt}
                   label={`System prompt of version ${preset.designated_version.version}`}
                 />
+                <TemplateView version={preset.designated_version} idPrefix="designated" />
               </section>
               <section aria-labelledby="labels-heading">
                 <h2 id="labels-heading">Labels</h2>
@@ -346,23 +365,27 @@ export const PresetPage = ({ slug }: { slug: string }) => {
             )}
           </section>
 
-          {!frozen && (
-            <TryBody
+          {preset.designated_version.template_format === 'handlebars' && preset.status === 'active' && (
+            <TryTemplate
+              key={preset.designated_version.id}
               slug={preset.slug}
-              etag={shown.etag}
-              designated={preset.designated_version}
-              idPrefix="try"
-              onSaved={(saved, etag, status) => {
-                if (saved && status === 200) {
-                  setShown({ preset: saved, etag });
-                  void Promise.all([loadVersions(), loadHistory(etag)])
-                    .catch(() => undefined)
-                    .then(() => setMessage(`Version ${saved.designated_version.version} saved and designated.`));
-                } else {
-                  setMessage('Version saved; the page shows it once the service has caught up.');
-                }
-              }}
+              version={preset.designated_version}
+              idPrefix="try-template"
             />
+          )}
+
+          {!frozen && (
+            <>
+              <TryBody slug={preset.slug} etag={shown.etag} designated={preset.designated_version} idPrefix="try" onSaved={onSaved} />
+              <NewTemplatedVersion
+                key={preset.designated_version.id}
+                slug={preset.slug}
+                etag={shown.etag}
+                designated={preset.designated_version}
+                idPrefix="new-template"
+                onSaved={onSaved}
+              />
+            </>
           )}
         </>
       )}

@@ -1,6 +1,7 @@
 import * as t from 'io-ts';
 import type { PresetDraft } from '../../formats';
-import { SourceFormat, type SourceFormat as SourceFormatName } from '../../presets/events';
+import { SourceFormat, TemplateFormat, VersionMessage, type SourceFormat as SourceFormatName } from '../../presets/events';
+import type { CheckedTemplate } from '../../templates/render';
 import { badRequest } from '../errors';
 
 /**
@@ -16,6 +17,12 @@ export const DryRunAnswer = t.type(
       config: t.UnknownRecord,
       /** The version's `system_prompt` as the POST would store it. */
       system_prompt: t.string,
+      /** How its text is read: "none" (as it is) or "handlebars" (a template). */
+      template_format: TemplateFormat,
+      /** The variables schema it would keep, given or inferred from the template; null when it takes none. */
+      variables: t.union([t.UnknownRecord, t.null]),
+      /** The messages it would keep after its system prompt. */
+      messages: t.array(VersionMessage),
       /** The request format the body was read as. */
       source_format: SourceFormat,
       /** The version's `note`, from the `Preset-Note` header; null when none. */
@@ -33,6 +40,19 @@ export const isDryRun = (raw: string | string[] | undefined): boolean => {
   throw badRequest('invalid query parameters', [{ path: 'dry_run', message: `must be true or false, got ${JSON.stringify(raw)}` }]);
 };
 
-export const dryRunAnswer = (format: SourceFormatName, draft: PresetDraft, note: string | undefined): DryRunAnswer => ({
-  data: { config: draft.config, system_prompt: draft.systemPrompt, source_format: format, note: note ?? null },
+export const dryRunAnswer = (
+  format: SourceFormatName,
+  draft: PresetDraft,
+  template: CheckedTemplate,
+  note: string | undefined,
+): DryRunAnswer => ({
+  data: {
+    config: draft.config,
+    system_prompt: draft.systemPrompt,
+    template_format: template.templateFormat,
+    variables: template.variables,
+    messages: template.messages,
+    source_format: format,
+    note: note ?? null,
+  },
 });

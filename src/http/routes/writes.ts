@@ -15,6 +15,7 @@ import { sendDataJson } from '../jsonData';
 import type { AppContext, AppState } from '../types';
 import { dryRunAnswer, isDryRun } from './dryRun';
 import { presetLocation, versionLocation } from './locations';
+import { inferenceTemplate, readVersionBody, templateFormatOf, type VersionDraft } from './versionBody';
 
 /** The three ways to create or version a preset: one route per request format. */
 export const FORMAT_ROUTES: ReadonlyArray<[string, FormatName]> = [
@@ -33,42 +34,63 @@ export interface WriteDeps {
 }
 
 export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDeps) => {
+  /** A version drafted from a request: previewed (?dry_run=true), or added and answered as the preset it left. */
+  const addVersion = async (ctx: ParameterizedContext<AppState, AppContext>, slug: string, version: VersionDraft) => {
+    const { format, draft, template, note } = version;
+    if (isDryRun(ctx.query.dry_run)) {
+      ctx.body = dryRunAnswer(format, draft, template, note);
+      return;
+    }
+    const outcome = await deps.handle(
+      {
+        type: 'AddPresetVersion',
+        workspaceId: ctx.state.workspaceId,
+        slug,
+        actorUserId: ctx.state.caller.userId,
+        config: draft.config,
+        systemPrompt: draft.systemPrompt,
+        templateFormat: template.templateFormat,
+        variables: template.variables,
+        messages: template.messages,
+        note,
+      },
+      {
+        requestId: ctx.state.requestId,
+        keyId: ctx.state.caller.keyId,
+        sourceFormat: format,
+        expectedRevision: parseIfMatch(ctx.get('If-Match')),
+      },
+    );
+    const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
+    const { id, number } = event.data.version;
+    await answerWrite(ctx, deps, {
+      slug,
+      revision: outcome.revision,
+      presetId: event.data.presetId,
+      version: { id, number },
+      pendingLocation: versionLocation(slug, number),
+    });
+  };
+
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/presets/:slug/${path}`, requireScope('presets:write'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
-      const slug = ctx.params.slug!;
-      const { requestId } = ctx.state;
-      const dryRun = isDryRun(ctx.query.dry_run);
+      isDryRun(ctx.query.dry_run); // a bad value is a 400 before the body is looked at
+      const templateFormat = templateFormatOf(ctx.query.template_format);
+      if (E.isLeft(templateFormat)) throw badRequest('invalid query parameters', templateFormat.left);
       const draft = toDraft(format, ctx.state.body);
       if (E.isLeft(draft)) throw badRequest(`the body is not a valid ${format} request`, draft.left);
-      const { config, systemPrompt } = draft.right;
-      const note = noteOf(ctx);
-      if (dryRun) {
-        ctx.body = dryRunAnswer(format, draft.right, note);
-        return;
-      }
-      const outcome = await deps.handle(
-        {
-          type: 'AddPresetVersion',
-          workspaceId: ctx.state.workspaceId,
-          slug,
-          actorUserId: ctx.state.caller.userId,
-          config,
-          systemPrompt,
-          note,
-        },
-        { requestId, keyId: ctx.state.caller.keyId, sourceFormat: format, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
-      );
-      const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
-      const { id, number } = event.data.version;
-      await answerWrite(ctx, deps, {
-        slug,
-        revision: outcome.revision,
-        presetId: event.data.presetId,
-        version: { id, number },
-        pendingLocation: versionLocation(slug, number),
-      });
+      const template = inferenceTemplate(format, ctx.state.body, draft.right, templateFormat.right);
+      if (E.isLeft(template)) throw badRequest('the system prompt is not a template this service can use', template.left);
+      await addVersion(ctx, ctx.params.slug!, { format, draft: draft.right, template: template.right, note: noteOf(ctx) });
     });
   }
+
+  router.post('/api/v1/presets/:slug/versions', requireScope('presets:write'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
+    isDryRun(ctx.query.dry_run);
+    const version = readVersionBody(ctx.state.body);
+    if (E.isLeft(version)) throw badRequest('the body is not a valid version', version.left);
+    await addVersion(ctx, ctx.params.slug!, { ...version.right, note: noteOf(ctx, version.right.note) });
+  });
 };
 
 /** A write that happened, as its answer describes it. */

@@ -257,7 +257,42 @@ const keyRevoked = E.getOrElseW(() => [])(
     { keys: { k1: { revoked: false, workspaces: ['w1'] } } },
   ),
 )[0]!;
-const withoutCreator = (e: PresetEvent) => ({ ...e.data, version: { ...(e.data as { version: object }).version, creatorId: undefined } });
+/** A version's data as schema version 2 wrote it: without the template fields. */
+const withoutTemplate = (e: PresetEvent) => {
+  const { templateFormat: _f, variables: _v, messages: _m, ...version } = (e.data as { version: Record<string, unknown> }).version;
+  return { ...e.data, version };
+};
+const withoutCreator = (e: PresetEvent) => ({ ...withoutTemplate(e), version: { ...withoutTemplate(e).version, creatorId: undefined } });
+const templated = {
+  templateFormat: 'handlebars' as const,
+  variables: { type: 'object', properties: { language: { type: 'string', enum: ['en', 'fr'] } }, required: ['language'] },
+  messages: [
+    { role: 'user' as const, content: 'Answer in {{language}}.' },
+    { role: 'assistant' as const, content: 'Understood.' },
+  ],
+};
+const templatedCreated = one(decide({ ...add, ...templated, systemPrompt: 'Reply in {{language}}.' }, initialState()));
+const templatedAdded = one(decide({ ...add, ...templated, newVersionId: 'v4', note: 'templated' }, history));
+const v2Samples: Record<string, unknown[]> = {
+  PresetCreated: [withoutTemplate(created), withoutTemplate(one(decide({ ...add, note: 'first' }, initialState())))],
+  PresetVersionAdded: [withoutTemplate(added), withoutTemplate(notedAdd)],
+  PresetVersionDesignated: [
+    designated.data,
+    one(decide({ ...add, type: 'DesignateVersion', version: 1, note: 'roll back' }, history)).data,
+  ],
+  PresetDetailsChanged: [renamed!.data, undescribed!.data],
+  PresetStatusChanged: [disabled!.data],
+  PresetLabelMoved: [labelled.data, relabelled.data, promoted.data, movedByProposal!.data],
+  PresetLabelRemoved: [unlabelled.data],
+  PresetLabelSplit: [split.data, resplit.data],
+  PresetLabelProtected: [protectedLabel.data, protectedDesignation.data, unprotected.data],
+  LabelMoveProposed: [proposed.data],
+  LabelMoveApproved: [approvedOnce.data, approvedTwice!.data],
+  LabelMoveRejected: [rejected.data],
+  LabelMoveWithdrawn: [withdrawn.data],
+  ApiKeyCreated: [keyCreated.data, keyCreatedNamed.data],
+  ApiKeyRevoked: [keyRevoked.data],
+};
 const samples: Record<number, Record<string, unknown[]>> = {
   1: {
     EventMetadata: [
@@ -273,25 +308,21 @@ const samples: Record<number, Record<string, unknown[]>> = {
       { requestId: 'r', actorUserId: 'u', schemaVersion: 2 },
       { requestId: 'r', actorUserId: 'u', schemaVersion: 2, sourceFormat: 'responses' },
     ],
-    PresetCreated: [created.data, one(decide({ ...add, note: 'first' }, initialState())).data],
-    PresetVersionAdded: [added.data, notedAdd.data],
-    PresetVersionDesignated: [
-      designated.data,
-      one(decide({ ...add, type: 'DesignateVersion', version: 1, note: 'roll back' }, history)).data,
+    ...v2Samples,
+  },
+  3: {
+    EventMetadata: [
+      { requestId: 'r', actorUserId: 'u', schemaVersion: 3 },
+      { requestId: 'r', actorUserId: 'u', schemaVersion: 3, sourceFormat: 'responses', keyId: 'k', hashed: 'as_stored' },
     ],
-    PresetDetailsChanged: [renamed!.data, undescribed!.data],
+    ...v2Samples,
+    PresetCreated: [created.data, templatedCreated.data],
+    PresetVersionAdded: [added.data, notedAdd.data, templatedAdded.data],
     PresetStatusChanged: [disabled!.data, archivedByProposal.data],
-    PresetLabelMoved: [labelled.data, relabelled.data, promoted.data, movedByProposal!.data],
     PresetLabelRemoved: [unlabelled.data, removedByProposal.data],
-    PresetLabelSplit: [split.data, resplit.data],
     PresetLabelProtected: [protectedLabel.data, protectedDesignation.data, unprotected.data, liftedByProposal.data],
-    LabelMoveProposed: [proposed.data],
     LabelMoveApproved: [approvedOnce.data, approvedTwice!.data, removalApprovals[0]!.data],
     PresetChangeProposed: [...changeProposals.map((e) => e.data), removalProposed.data],
-    LabelMoveRejected: [rejected.data],
-    LabelMoveWithdrawn: [withdrawn.data],
-    ApiKeyCreated: [keyCreated.data, keyCreatedNamed.data],
-    ApiKeyRevoked: [keyRevoked.data],
   },
 };
 

@@ -23,6 +23,11 @@ const CASES: Array<[PresetEvent, Record<string, unknown>]> = [
     { what: 'added version 4', format: 'from an OpenAI responses body', version: 4 },
   ],
   [
+    event('PresetVersionAdded', { version: { number: 5, templateFormat: 'handlebars' } }, 'chat_completions'),
+    { what: 'added version 5, a template', format: 'from an OpenAI chat-completions body', version: 5 },
+  ],
+  [event('PresetCreated', { version: { number: 1, templateFormat: 'none' } }), { what: 'created the preset with version 1', version: 1 }],
+  [
     event('PresetVersionDesignated', { versionNumber: 1, previousVersionNumber: 3, note: 'rollback' }),
     { what: 'designated version 1 (was version 3)', note: 'rollback', version: 1 },
   ],

@@ -16,7 +16,7 @@ const stored = (i: number, text: string): StoredFeedEvent => ({
   position: BigInt(i + 1),
   type: 'PresetDetailsChanged',
   data: JSON.stringify({ name: text, occurredAt: '2026-11-25T00:00:00.000Z', presetId: 'x' }),
-  metadata: JSON.stringify({ actorUserId: 'u', schemaVersion: 2 }),
+  metadata: JSON.stringify({ actorUserId: 'u', schemaVersion: 3 }),
   recordedAt: new Date('2026-11-25T00:00:00.000Z'),
 });
 

@@ -58,6 +58,9 @@ const version = (n: number, id = `version-${n}`, creatorId = 'user-1') => ({
   number: n,
   config: { model: 'm', temperature: 0.5 },
   systemPrompt: 'Be brief.',
+  templateFormat: 'none' as const,
+  variables: null,
+  messages: [],
   creatorId,
 });
 const created: PresetCreated = {
@@ -100,6 +103,20 @@ describe('adding a version', () => {
     given([created, added(2)])
       .when(add({ newVersionId: 'version-3' }))
       .then([added(3)]);
+  });
+
+  it('keeps a templated version’s fields on its event; a version without them is "none", with no variables or messages', () => {
+    const template = {
+      templateFormat: 'handlebars' as const,
+      variables: { type: 'object', properties: { language: { type: 'string' } }, required: ['language'] },
+      messages: [{ role: 'user' as const, content: 'In {{language}}, please.' }],
+    };
+    given([])
+      .when(add(template))
+      .then([{ ...created, data: { ...created.data, version: { ...version(1), ...template } } }]);
+    given([created])
+      .when(add({ ...template, newVersionId: 'version-2' }))
+      .then([{ ...added(2), data: { ...added(2).data, version: { ...version(2), ...template } } }]);
   });
 
   it('refuses to add a version to a stream that belongs to another preset', () => {

@@ -42,7 +42,7 @@ describe('the add-version command handler', () => {
       requestId: 'req-2',
       actorUserId: 'u2',
       sourceFormat: 'responses',
-      schemaVersion: 2,
+      schemaVersion: 3,
       hashed: 'as_stored',
       hash: expect.stringMatching(/^[0-9a-f]{64}$/),
     });

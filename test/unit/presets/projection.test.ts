@@ -11,7 +11,7 @@ const stored = (event: PresetEvent, revision: bigint): StoredPresetEvent => ({
   id: `e${revision}`,
   stream: 'preset-ws-bot',
   recordedAt: new Date(),
-  metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'messages', schemaVersion: 2 },
+  metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'messages', schemaVersion: 3 },
 });
 const created: PresetEvent = {
   type: 'PresetCreated',
@@ -22,7 +22,16 @@ const created: PresetEvent = {
     name: 'bot',
     creatorUserId: 'u1',
     occurredAt: '2026-01-01T00:00:00.000Z',
-    version: { id: 'v1', number: 1, config: { model: 'm' }, systemPrompt: 'S1', creatorId: 'u1' },
+    version: {
+      id: 'v1',
+      number: 1,
+      config: { model: 'm' },
+      systemPrompt: 'S1',
+      templateFormat: 'none',
+      variables: null,
+      messages: [],
+      creatorId: 'u1',
+    },
   },
 };
 const added: PresetEvent = {
@@ -30,7 +39,16 @@ const added: PresetEvent = {
   data: {
     presetId: 'p1',
     occurredAt: '2026-01-02T00:00:00.000Z',
-    version: { id: 'v2', number: 2, config: { top_k: 5 }, systemPrompt: '', creatorId: 'u2' },
+    version: {
+      id: 'v2',
+      number: 2,
+      config: { top_k: 5 },
+      systemPrompt: '',
+      templateFormat: 'none',
+      variables: null,
+      messages: [],
+      creatorId: 'u2',
+    },
   },
 };
 
@@ -43,6 +61,9 @@ describe('the preset projection', () => {
       version: 1,
       config: { model: 'm' },
       system_prompt: 'S1',
+      template_format: 'none',
+      variables: null,
+      messages: [],
       note: null,
       source_format: 'messages',
       creator_id: 'u1',
@@ -94,13 +115,13 @@ describe('the preset projection', () => {
   it('keeps the format each version was made from, from its event, and null when the event did not say', () => {
     const [, put] = projectPresetEvent(null, {
       ...stored(created, 0n),
-      metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'responses', schemaVersion: 2 },
+      metadata: { requestId: 'r', actorUserId: 'u1', sourceFormat: 'responses', schemaVersion: 3 },
     });
     const current = (put as { record: PresetRecord }).record;
     expect(current.view.designated_version.source_format).toBe('responses');
     const [version] = projectPresetEvent(current, {
       ...stored(added, 1n),
-      metadata: { requestId: 'r', actorUserId: 'u2', schemaVersion: 2 },
+      metadata: { requestId: 'r', actorUserId: 'u2', schemaVersion: 3 },
     });
     expect(version).toMatchObject({ kind: 'putVersion', version: { version: 2, source_format: null } });
   });

@@ -38,7 +38,21 @@ const stored = (type: string, data: unknown, revision: bigint, metadata: object 
 const parsed = (e: StoredFeedEvent): StoredPresetEvent =>
   decodeEvent({ ...e, data: JSON.parse(e.data) as unknown, metadata: JSON.parse(e.metadata) as unknown });
 
-const version = (n: number, c: unknown) => ({ id: `v${n}`, number: n, config: c, systemPrompt: `prompt ${n} "quoted"`, creatorId: 'u' });
+// Every other version templated: its variables schema and messages follow the config in the stored text.
+const version = (n: number, c: unknown) => ({
+  id: `v${n}`,
+  number: n,
+  config: c,
+  systemPrompt: `prompt ${n} "quoted" {{x}}`,
+  ...(n % 2 === 0
+    ? {
+        templateFormat: 'handlebars',
+        variables: { type: 'object', properties: { x: { type: 'string', description: '"config":{}' } }, $defs: { y: { type: 'number' } } },
+        messages: [{ role: 'user', content: 'Say {{x}}' }],
+      }
+    : { templateFormat: 'none', variables: null, messages: [] }),
+  creatorId: 'u',
+});
 const created = (c: unknown) =>
   stored(
     'PresetCreated',
@@ -85,7 +99,7 @@ it('makes the same documents from stored text as from the parsed events, for any
 it('keeps a config as its text unless it has an integer-like key (JavaScript puts those first), and decodes the rest', () => {
   const plain = decodeStoredEvent(created({ model: 'm', temperature: 0.5, tools: [{ type: 'function' }] }));
   expect(plain.event.type === 'PresetCreated' && isRawJson(plain.event.data.version.config)).toBe(true);
-  expect(plain.event.data).toMatchObject({ presetId: 'p', slug: 's', version: { number: 1, systemPrompt: 'prompt 1 "quoted"' } });
+  expect(plain.event.data).toMatchObject({ presetId: 'p', slug: 's', version: { number: 1, systemPrompt: 'prompt 1 "quoted" {{x}}' } });
   const biased = decodeStoredEvent(created({ model: 'm', logit_bias: { '50256': -100, '1234': 5 } }));
   expect(biased.event.type === 'PresetCreated' && biased.event.data.version.config).toEqual({
     model: 'm',

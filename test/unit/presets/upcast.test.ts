@@ -75,6 +75,31 @@ describe('the upcasters', () => {
     expect(upcast(designated, 1, 2)).toEqual({ ...designated, metadata: { ...meta('dave'), schemaVersion: 2 } });
   });
 
+  it('v2 → v3: a version made before templates reads as "none", without variables or messages; other events change only their schema version', () => {
+    const v2Created = {
+      ...v1Created,
+      data: { ...v1Created.data, version: { ...version(1), creatorId: 'alice' } },
+      metadata: { ...meta('alice'), schemaVersion: 2 },
+    };
+    const input = structuredClone(v2Created);
+    expect(upcast(input, 2, 3)).toEqual({
+      type: 'PresetCreated',
+      data: { ...v2Created.data, version: { ...v2Created.data.version, templateFormat: 'none', variables: null, messages: [] } },
+      metadata: { ...meta('alice'), schemaVersion: 3 },
+    });
+    expect(input).toEqual(v2Created);
+    const labelled = {
+      type: 'PresetLabelMoved',
+      metadata: { ...meta('erin'), schemaVersion: 2 },
+      data: { presetId: 'p1', label: 'prod', versionNumber: 1, versionId: 'v1', previousVersionNumber: null, occurredAt: 'x' },
+    };
+    expect(upcast(labelled, 2, 3)).toEqual({ ...labelled, metadata: { ...labelled.metadata, schemaVersion: 3 } });
+    // A v1 event climbs the whole chain.
+    expect(decodeEvent(recorded(v1Added)).event.data).toMatchObject({
+      version: { ...version(2), creatorId: 'bob', templateFormat: 'none', variables: null, messages: [] },
+    });
+  });
+
   it('passes a malformed event on unchanged for the codec to reject', () => {
     const broken = { type: 'PresetCreated', data: 'nonsense', metadata: meta('x') };
     expect(upcast(broken, 1, 2).data).toBe('nonsense');
@@ -91,10 +116,19 @@ describe('the upcasters', () => {
 });
 
 describe('decodeEvent', () => {
-  const v2Added = {
+  const currentAdded = {
     ...v1Added,
-    data: { ...v1Added.data, version: { ...version(2), creatorId: 'bob' } },
-    metadata: { ...meta('bob'), schemaVersion: 2 },
+    data: {
+      ...v1Added.data,
+      version: {
+        ...version(2),
+        templateFormat: 'handlebars',
+        variables: { type: 'object', properties: { name: { type: 'string' } } },
+        messages: [{ role: 'user', content: 'Hi {{name}}' }],
+        creatorId: 'bob',
+      },
+    },
+    metadata: { ...meta('bob'), schemaVersion: CURRENT_SCHEMA_VERSION },
   };
   // The decoder's answer, as the codecs' decode gives it (decodeEvent takes a faster path for valid events).
   const byDecode = (raw: RawEvent) => {
@@ -103,7 +137,7 @@ describe('decodeEvent', () => {
     return E.isRight(data) && E.isRight(metadata) ? { data: data.right, metadata: metadata.right } : null;
   };
   const fields = ['presetId', 'version', 'occurredAt'] as const;
-  const versionFields = ['id', 'number', 'config', 'systemPrompt', 'creatorId'] as const;
+  const versionFields = ['id', 'number', 'config', 'systemPrompt', 'templateFormat', 'variables', 'messages', 'creatorId'] as const;
 
   it('accepts exactly what the codecs accept, and answers what they answer', () => {
     const mutated = fc
@@ -112,7 +146,7 @@ describe('decodeEvent', () => {
         fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined)),
       )
       .map(([field, value]) => {
-        const raw = structuredClone(v2Added) as { data: Record<string, unknown>; metadata: Record<string, unknown>; type: string };
+        const raw = structuredClone(currentAdded) as { data: Record<string, unknown>; metadata: Record<string, unknown>; type: string };
         if (field.startsWith('meta.')) raw.metadata[field.slice(5)] = value;
         else if ((versionFields as readonly string[]).includes(field)) (raw.data.version as Record<string, unknown>)[field] = value;
         else raw.data[field] = value;
@@ -151,7 +185,12 @@ describe('v1 events in a store', () => {
     expect(added.state).toMatchObject({ status: 'active', versionIds: ['v1', 'v2', expect.any(String)], designatedVersion: 3 });
     await handle({ type: 'DesignateVersion', workspaceId: WS, slug: 'old', actorUserId: 'dave', version: 1 }, { requestId: 'r4' });
     const raw = await store.read(stream);
-    expect(raw.map((e) => (e.metadata as { schemaVersion: number }).schemaVersion)).toEqual([1, 1, 2, 2]);
+    expect(raw.map((e) => (e.metadata as { schemaVersion: number }).schemaVersion)).toEqual([
+      1,
+      1,
+      CURRENT_SCHEMA_VERSION,
+      CURRENT_SCHEMA_VERSION,
+    ]);
     expect((raw[0]!.data as { version: object }).version).not.toHaveProperty('creatorId'); // stored events are never rewritten
   });
 

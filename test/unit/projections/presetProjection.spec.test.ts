@@ -15,6 +15,9 @@ const version = (n: number, config: Record<string, unknown> = { model: `m/${n}` 
   number: n,
   config,
   systemPrompt: `prompt ${n}`,
+  templateFormat: 'none',
+  variables: null,
+  messages: [],
   creatorId: 'user-1',
 });
 const created: SpecEvent = {
