@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/browser';
 import { apiPreset, faults, openPreset, postVersion, signedIn } from '../support/consolePage';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * Templated versions in the web console, in a headless Chromium against the real service: a
@@ -11,7 +12,7 @@ import { KEYS, useTestService } from '../support/service';
  */
 jest.setTimeout(60_000);
 
-const svc = useTestService();
+const svc = useApiSpecification({}, { served: true });
 let browser: TestBrowser;
 beforeAll(async () => {
   browser = await launchBrowser();

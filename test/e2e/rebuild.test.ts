@@ -51,7 +51,7 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
     const { code, out, err } = await run(verify, dir);
     expect(err).toEqual([]);
     expect(out.filter((l) => l.startsWith('difference'))).toEqual([]);
-    expect(out[out.length - 1]).toMatch(/^verify: \d+ events, 16 presets, \d+ versions: no differences$/);
+    expect(out[out.length - 1]).toMatch(/^verify: \d+ events, 17 presets, \d+ versions: no differences$/);
     expect(code).toBe(0);
   });
 
@@ -82,10 +82,19 @@ describe('npm run rebuild and npm run verify (embedded SQLite)', () => {
     const [before, after] = [openSqliteReadModel({ file: liveCopy() }), openSqliteReadModel({ file: readModelFile() })];
     try {
       const expected = await dump(before);
-      expect(expected).toHaveLength(16);
+      expect(expected).toHaveLength(17);
       expect(await dump(after)).toEqual(expected);
       // The same text, key order included: a config as it was sent (integer-like keys in JavaScript's order).
       expect(asText(await dump(after))).toBe(asText(expected));
+      // A templated version's fields too: its variables schema's keys as sent.
+      const greeter = expected.find((p) => p.record?.view.slug === 'greeter')!;
+      expect(JSON.stringify(greeter.versions[0]!.variables)).toBe(
+        '{"type":"object","properties":{"tone":{"type":"string","enum":["warm","dry"]},"company":{"type":"string","description":"Whose customers"}},"required":["company"]}',
+      );
+      expect(greeter.versions[0]).toMatchObject({
+        template_format: 'handlebars',
+        messages: [{ role: 'user', content: 'Greet me on behalf of {{company}}.' }],
+      });
       const bot = expected.find((p) => p.record?.view.slug === 'support-bot' && p.versions.length === 3)!;
       expect(JSON.stringify(bot.versions[1]!.config)).toBe(
         '{"model":"openai/gpt-4o","temperature":0.5,"tools":[{"type":"function","function":{"name":"f"}}],"logit_bias":{"9":1,"1234":5,"50256":-100}}',

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { createPresetClient, PresetResolveError, type PresetClient } from '../../src/client';
 import type { FormatName } from '../../src/formats';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * The service and `presets/client` fill templated versions in alike (issue 56): for generated
@@ -20,7 +21,7 @@ let client: PresetClient;
 afterAll(async () => {
   await client?.close();
 });
-const svc = useTestService();
+const svc = useApiSpecification();
 
 const part: fc.Arbitrary<string> = fc.letrec<{ part: string; parts: string }>((tie) => ({
   parts: fc.array(tie('part'), { minLength: 1, maxLength: 4 }).map((p) => p.join('')),
@@ -113,7 +114,7 @@ beforeAll(async () => {
     json: { model: 'openai/gpt-4o', messages: [{ role: 'system', content: 'Literal {{a}}' }] },
   });
   slugs.push('plain');
-  client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly });
+  client = createPresetClient({ baseUrl: svc.url, apiKey: KEYS.readerOnly, fetch: svc.fetch });
   await client.ready();
 }, 120_000);
 

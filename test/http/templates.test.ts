@@ -1,5 +1,6 @@
 import type { FormatName } from '../../src/formats';
-import { KEYS, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS } from '../support/service';
 
 /**
  * Templated versions over HTTP (issue 56, docs/templates.md): making one (`POST …/versions`, and
@@ -8,7 +9,7 @@ import { KEYS, useTestService } from '../support/service';
  * every error with its path, the hostile templates and values. Every answer is also checked
  * against the service's OpenAPI document by the request helper.
  */
-const svc = useTestService();
+const svc = useApiSpecification();
 
 type Json = Record<string, unknown>;
 const FORMATS: readonly FormatName[] = ['chat_completions', 'messages', 'responses'];

@@ -46,6 +46,25 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
   await add(a, 'support-bot', 'Be brief.', { model: 'anthropic/claude-sonnet-4' });
   await designate(a, 'support-bot', 1); // a rollback
   await add(a, 'summarise', 'Summarise.');
+  // A templated version: typed variables (keys not sorted) and messages, as issue 56 made them.
+  await handle(
+    {
+      type: 'AddPresetVersion',
+      workspaceId: a,
+      slug: 'greeter',
+      actorUserId: 'user-1',
+      config: { temperature: 0.1, model: 'openai/gpt-4o' },
+      systemPrompt: 'You support customers of {{company}}{{#if tone}}, {{tone}}{{/if}}.',
+      templateFormat: 'handlebars',
+      variables: {
+        type: 'object',
+        properties: { tone: { type: 'string', enum: ['warm', 'dry'] }, company: { type: 'string', description: 'Whose customers' } },
+        required: ['company'],
+      },
+      messages: [{ role: 'user', content: 'Greet me on behalf of {{company}}.' }],
+    },
+    context(),
+  );
   await add(b, 'support-bot', 'Another workspace, same slug.');
   await add(a, 'summarise', 'Summarise in one line.');
   await designate(a, 'summarise', 1);
