@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, get as httpGet } from 'node:http';
-import { join } from 'node:path';
 import { hashApiKey } from '../../src/auth/keysFile';
-import { call, freePort, spawnService, stopChild, waitReady } from '../support/process';
-import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody, startTestService, type TestService, useTestService } from '../support/service';
+import { useApiSpecification } from '../support/apiSpecification';
+import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody } from '../support/service';
 
 /**
- * Keys through the API: made, used at once, listed without secrets, revoked, expired; honoured by a
- * second service process on the same data directory (the "replica") within a second of the
- * revoke's answer; and a key acting in each of its workspaces by `workspace_id`.
+ * Keys through the API: made, used at once, listed without secrets, revoked, expired, each request
+ * of a keep-alive connection by its own key; and a key acting in each of its workspaces by
+ * `workspace_id`. Served on a loopback port (memory stores): a connection is a real socket here.
+ * A second service on the same data directory: test/reliability/replicas.test.ts.
  */
-const svc = useTestService();
+const svc = useApiSpecification({}, { served: true });
 
 const createKey = (json: unknown, key: string = KEYS.admin, query = '') =>
   svc.request(`/api/v1/keys${query}`, { method: 'POST', json, key });
@@ -264,62 +264,5 @@ describe('workspace_id on the routes beside the presets (consumer groups, usage,
     const events = (await (await admin(`/api/v1/events${inB}&limit=1000`)).json()) as { data: { stream: string }[] };
     expect(events.data.some((e) => e.stream === `preset-${WORKSPACE_B}-${slug}`)).toBe(true);
     expect(events.data.every((e) => e.stream.startsWith(`preset-${WORKSPACE_B}-`))).toBe(true);
-  });
-});
-
-describe('a second service process on the same data directory', () => {
-  it('(a real child process) takes a key made on the first, and refuses it within a second of the revoke', async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const child = spawnService({
-      PORT: String(port),
-      DATA_DIR: svc.dataDir,
-      API_KEYS_FILE: join(svc.dataDir, 'keys.json'),
-      PROJECTOR: 'off',
-      WEBHOOKS: 'off',
-    });
-    try {
-      await waitReady(base, child);
-      const key = await made({ name: 'child-replica' });
-      const seen = async (status: number) => {
-        const deadline = Date.now() + 1000;
-        for (;;) {
-          if ((await call(base, 'GET', '/api/v1/presets', { key: key.key })).status === status) return true;
-          if (Date.now() > deadline) return false;
-          await sleep(20);
-        }
-      };
-      expect(await seen(200)).toBe(true);
-      expect((await svc.request(`/api/v1/keys/${key.id}`, { method: 'DELETE', key: KEYS.admin })).status).toBe(200);
-      expect(await seen(401)).toBe(true);
-      expect(child.output()).not.toContain(key.key);
-    } finally {
-      await stopChild(child);
-    }
-  });
-
-  it('(in this process) takes a key made on the first at once, and refuses it within a second of the revoke', async () => {
-    const replica = await startTestService({ PROJECTOR: 'off', WEBHOOKS: 'off' }, svc.dataDir);
-    try {
-      const key = await made({ name: 'replicated' });
-      const seenBy = async (service: TestService, status: number) => {
-        const deadline = Date.now() + 1000;
-        for (;;) {
-          const res = await service.request('/api/v1/presets', { key: key.key });
-          if (res.status === status) return true;
-          if (Date.now() > deadline) return false;
-          await sleep(20);
-        }
-      };
-      expect(await seenBy(replica, 200)).toBe(true);
-      const revoked = await svc.request(`/api/v1/keys/${key.id}`, { method: 'DELETE', key: KEYS.admin });
-      expect(revoked.status).toBe(200);
-      expect(await seenBy(replica, 401)).toBe(true);
-      // The replica lists it as revoked too.
-      const listed = (await (await replica.request('/api/v1/keys', { key: KEYS.admin })).json()).data;
-      expect(listed.find((k: { id: string }) => k.id === key.id)).toMatchObject({ revoked: true });
-    } finally {
-      await replica.stop();
-    }
   });
 });
