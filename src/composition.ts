@@ -30,7 +30,7 @@ import type { EventFeed } from './eventstore/eventFeed';
 import { watchConsumerGroups, watchProjector, watchSse, watchWebhooks } from './observability/gauges';
 import { countDeliveryAttempts, instrumentCommands, instrumentEventStore, instrumentWaiter } from './observability/instrument';
 import { createMetrics, type Metrics } from './observability/metrics';
-import { startMetricsServer } from './observability/server';
+import { startMetricsServer } from './http/metricsServer';
 import type { WebhookStore } from './webhooks/webhookStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
 import { presetAsOf, presetAt } from '../projections/presetAt';

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, inCanonicalOrder } from './canonicalJson';
+import { canonicalJson, inCanonicalOrder } from '../eventstore/canonicalJson';
 import { ConcurrencyConflict, type EventStore, type RecordedEvent } from '../eventstore/eventStore';
 import type { EventFeed } from '../eventstore/eventFeed';
 import { parsePresetStreamName, workspaceStreamPrefix } from '../presets/streamName';
-import { storedHash } from './chain';
+import { storedHash } from '../eventstore/hashChain';
 import {
   AUDIT_SCHEMA_VERSION,
   LOG_CHECKPOINTED,
@@ -14,7 +14,7 @@ import {
   type StoredCheckpoint,
   type StreamHead,
 } from './events';
-import type { SealedLinks } from './links';
+import type { SealedLinks } from '../eventstore/sealedLinks';
 
 /**
  * Workspace checkpoints: a `LogCheckpointed` event on the workspace's audit stream with the head

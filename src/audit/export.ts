@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonicalJson';
+import { canonicalJson } from '../eventstore/canonicalJson';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
 import { presetStreamName, workspaceStreamPrefix } from '../presets/streamName';
-import { GENESIS_HASH } from './chain';
+import { GENESIS_HASH } from '../eventstore/hashChain';
 import { lastCheckpoint, linksOf } from './checkpoint';
-import type { SealedLinks } from './links';
+import type { SealedLinks } from '../eventstore/sealedLinks';
 import { SIGNATURE_ALGORITHM, type SigningKey } from './signing';
 
 /**

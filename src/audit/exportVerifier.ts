@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
-import { linksTo } from './chain';
+import { linksTo } from '../eventstore/hashChain';
 import { verifySignature } from './signing';
 
 /**

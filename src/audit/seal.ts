@@ -1,5 +1,5 @@
 import { parsePresetStreamName } from '../presets/streamName';
-import { GENESIS_HASH, canonicalBody, linkHash, storedHash } from './chain';
+import { GENESIS_HASH, canonicalBody, linkHash, storedHash } from '../eventstore/hashChain';
 import { checkpointWorkspace } from './checkpoint';
 import type { VerifiableStore } from './verify';
 

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../eventstore/eventStore';
-import { GENESIS_HASH } from './chain';
+import { GENESIS_HASH } from '../eventstore/hashChain';
 import { checkCheckpoint, checkpointAt, checkpointsDue } from './verifyCheckpoints';
 import { CHECKPOINT_FAULTS, Fault, fault, type ChainFault } from './verifyFaults';
 import { eventAt, eventsBefore, linkPages, type Head, type Linked, type VerifiableStore } from './verifyLinks';

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../eventstore/eventStore';
 import type { StoredEvent } from '../eventstore/streamReader';
-import { isJsonObject } from './chain';
+import { isJsonObject } from '../eventstore/hashChain';
 import { headsDigest, headsTextDigest } from './checkpoint';
 import { AUDIT_STREAM_PREFIX, LOG_CHECKPOINTED, decodeCheckpoint, type StreamHead } from './events';
 import { fault } from './verifyFaults';

@@ -1,9 +1,9 @@
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
 import type { StoredEvent, StoredTextReader, StreamReader } from '../eventstore/streamReader';
-import { isJsonObject, linkBody, linkHash, linksTo, splitStoredMetadata, storedHash } from './chain';
+import { isJsonObject, linkBody, linkHash, linksTo, splitStoredMetadata, storedHash } from '../eventstore/hashChain';
 import { linksOf } from './checkpoint';
-import type { SealedLinks } from './links';
+import type { SealedLinks } from '../eventstore/sealedLinks';
 
 /**
  * The log as a verify reads it (src/audit/verify.ts): its events with their links, in position

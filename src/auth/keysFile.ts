@@ -1,7 +1,7 @@
 /** The keys file named by API_KEYS_FILE, and its validation. */
 import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
-import { SCOPES, type Scope } from '../keys/scopes';
+import { SCOPES, type Scope } from './scopes';
 
 export { SCOPES, type Scope };
 

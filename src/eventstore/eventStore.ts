@@ -1,4 +1,4 @@
-import type { SealedLinks } from '../audit/links';
+import type { SealedLinks } from './sealedLinks';
 import type { EventFeed, StoredTextFeed } from './eventFeed';
 import type { StoredTextReader, StreamReader } from './streamReader';
 import type { AppendResult, ExpectedRevision, NewEvent, RecordedEvent, StreamName } from './types';
@@ -38,10 +38,5 @@ export class ConcurrencyConflict extends Error {
   }
 }
 
-/** The store cannot take writes now (disk full, read-only, unreachable): a 503, not a 500. */
-export class StoreUnavailable extends Error {
-  override readonly name = 'StoreUnavailable';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+/** The store cannot take writes now (disk full, read-only, unreachable): a 503, not a 500 (src/storage/faults.ts). */
+export { StoreUnavailable } from '../storage/faults';

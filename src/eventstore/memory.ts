@@ -9,8 +9,8 @@ import {
 import { MAX_INT64_POSITION } from './eventFeed';
 import { createPoller } from './poller';
 import { streamShare } from './streamReader';
-import { GENESIS_HASH, HASH_KEY, isJsonObject, linkBody, linkHash, metadataToStore, storedHash } from '../audit/chain';
-import { storedJson } from '../audit/canonicalJson';
+import { GENESIS_HASH, HASH_KEY, isJsonObject, linkBody, linkHash, metadataToStore, storedHash } from './hashChain';
+import { storedJson } from './canonicalJson';
 
 /**
  * An event store in memory, held to the same contract as the stored ones (test/contract): for

@@ -16,7 +16,7 @@ export interface NewEvent {
   id: string; // a UUID chosen by the writer, so a retried append can be recognised
   type: string;
   data: unknown;
-  /** A JSON object: the store adds the event's chain link to it as `hash` (src/audit/chain.ts). */
+  /** A JSON object: the store adds the event's chain link to it as `hash` (src/eventstore/hashChain.ts). */
   metadata: unknown;
 }
 

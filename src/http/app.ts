@@ -12,7 +12,7 @@ import { errorHandler } from './middleware/errorHandler';
 import { rateLimit } from './middleware/rateLimit';
 import { requestContext } from './middleware/requestContext';
 import { checkParams, routerMiddleware, routesByShape } from './routing';
-import { httpMetrics, metricsEndpoint } from '../observability/http';
+import { httpMetrics, metricsEndpoint } from './metricsEndpoint';
 import type { Metrics } from '../observability/metrics';
 import { auditRoutes, type AuditRouteDeps } from './routes/audit';
 import { eventRoutes, type EventRouteDeps } from './routes/events';

@@ -26,7 +26,7 @@ import { ROLLOUT_OPERATIONS, ROLLOUT_PARAMETERS, ROLLOUT_SCHEMAS } from './route
 import { KEY_OPERATIONS, KEY_PARAMETERS, KEY_SCHEMAS } from './routes/keys.openapi';
 import { RELEASE_OPERATIONS, RELEASE_PARAMETERS, RELEASE_SCHEMAS } from './routes/release.openapi';
 import { AUDIT_OPERATIONS, AUDIT_PARAMETERS } from './routes/audit.openapi';
-import { SCOPES } from '../keys/scopes';
+import { SCOPES } from '../auth/scopes';
 
 export type { Operation } from './operations';
 

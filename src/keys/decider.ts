@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either';
 import type { Rejection } from '../eventstore/commandHandler';
 import type { Decider } from '../eventstore/decider';
-import type { Scope } from './scopes';
+import type { Scope } from '../auth/scopes';
 import type { WorkspaceEvent } from '../presets/events';
 import type { KeyEvent } from './events';
 

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { SCOPES, type Scope } from './scopes';
+import { SCOPES, type Scope } from '../auth/scopes';
 
 /**
  * The events of a workspace's keys stream (streams.ts): who was given which access, and when it

@@ -1,12 +1,11 @@
 import { ConcurrencyConflict, type EventStoreAdapter } from '../eventstore/eventStore';
 import { PreconditionFailed } from '../eventstore/commandHandler';
-import type { ProjectionWaiter } from '../http/readYourWrites';
 import type { NewDeliveryAttempt } from '../webhooks/webhookStore';
 import type { Metrics } from './metrics';
 
 /**
  * Decorators that count what passes through a port, applied at the composition root
- * (src/service.ts): the ports and their adapters know nothing of metrics.
+ * (src/composition.ts): the ports and their adapters know nothing of metrics.
  */
 
 /** Appends counted and timed by event type. Reads pass through. */
@@ -22,12 +21,12 @@ export const instrumentEventStore = (store: EventStoreAdapter, metrics: Metrics)
   },
 });
 
-/** Read-your-writes waits counted, and those that ran out of time (answered 202). */
+/** Read-your-writes waits counted, and those that ran out of time (answered 202: null). */
 export const instrumentWaiter =
-  (wait: ProjectionWaiter, metrics: Metrics): ProjectionWaiter =>
-  async (workspaceId, slug, revision, timeoutMs) => {
+  <Args extends unknown[], Found>(wait: (...args: Args) => Promise<Found | null>, metrics: Metrics) =>
+  async (...args: Args): Promise<Found | null> => {
     metrics.readYourWritesWaits.inc();
-    const record = await wait(workspaceId, slug, revision, timeoutMs);
+    const record = await wait(...args);
     if (record === null) metrics.readYourWritesTimeouts.inc();
     return record;
   };

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { StoreUnavailable } from '../eventstore/eventStore';
+import { StoreUnavailable } from '../storage/faults';
 
 /**
  * What every SQLite file of the service shares: how a connection is opened, how storage faults

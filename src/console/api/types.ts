@@ -108,7 +108,7 @@ export interface Me {
   key_id: string | null;
 }
 
-/** The scopes a key can hold (the service's list: src/keys/scopes.ts). */
+/** The scopes a key can hold (the service's list: src/auth/scopes.ts). */
 export const SCOPES = ['presets:read', 'presets:write', 'webhooks:manage', 'events:consume', 'keys:manage', 'presets:release'] as const;
 
 export interface ListPage<T> {

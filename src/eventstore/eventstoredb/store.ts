@@ -38,8 +38,8 @@ import {
 import type { EventFeed, Subscription } from '../eventFeed';
 import { streamShare, type ReadStreamsOptions } from '../streamReader';
 import { decodePosition, encodePosition, knownPosition } from './position';
-import { GENESIS_HASH, HASH_KEY, isJsonObject, linkBody, linkHash, metadataToStore, storedHash } from '../../audit/chain';
-import { storedJson } from '../../audit/canonicalJson';
+import { GENESIS_HASH, HASH_KEY, isJsonObject, linkBody, linkHash, metadataToStore, storedHash } from '../hashChain';
+import { storedJson } from '../canonicalJson';
 
 /**
  * The event store on EventStoreDB (gRPC client 6.x). Revisions are EventStoreDB's own; positions

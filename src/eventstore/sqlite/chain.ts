@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { SealedLinks } from '../../audit/links';
+import type { SealedLinks } from '../sealedLinks';
 
 /**
  * The hash chain in the embedded store. A new event's link is in its metadata (`hash`), written by

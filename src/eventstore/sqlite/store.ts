@@ -19,7 +19,7 @@ import { createStreamReader } from './streams';
 import type { StoredEvent } from '../streamReader';
 import { filteredReads, filteredReadSql, WORKSPACE_PREFIX } from './filteredRead';
 import { sqliteSealedLinks } from './chain';
-import { isJsonObject } from '../../audit/chain';
+import { isJsonObject } from '../hashChain';
 import {
   announceAppends,
   createBatchWriter,

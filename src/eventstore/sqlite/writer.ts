@@ -3,8 +3,8 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { ExpectedRevision, NewEvent, StreamName } from '../eventStore';
 import { openDatabase } from '../../sqlite/connection';
-import { storedJson } from '../../audit/canonicalJson';
-import { GENESIS_HASH, linkBody, linkHash, metadataJsonWithHash, metadataToStore } from '../../audit/chain';
+import { storedJson } from '../canonicalJson';
+import { GENESIS_HASH, linkBody, linkHash, metadataJsonWithHash, metadataToStore } from '../hashChain';
 import { CHAIN_SCHEMA, HEAD_LINK_SQL } from './chain';
 
 /**

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { canonicalJson } from '../../../src/audit/canonicalJson';
+import { canonicalJson } from '../../../src/eventstore/canonicalJson';
 import type { StoredFeedEvent } from '../../../src/eventstore/eventFeed';
 import { CURRENT_SCHEMA_VERSION, decodeEvent, MalformedEvent, type StoredPresetEvent } from '../../../src/presets/events';
 import { decodeStoredEvent, isRawJson } from '../../../src/presets/storedEvents';

@@ -6,7 +6,7 @@ import { configure } from 'safe-stable-stringify';
  * writes them (which is what RFC 8785 specifies), no whitespace. safe-stable-stringify in its
  * deterministic, strict mode does exactly that, and refuses what JSON cannot hold (NaN, Infinity, a
  * BigInt, a cycle) by throwing. It gives the same text as json-canonicalize, the RFC's reading the
- * project used before (test/unit/audit/canonicalJson.test.ts holds the two to each other over
+ * project used before (test/unit/eventstore/canonicalJson.test.ts holds the two to each other over
  * arbitrary JSON), at about a third of its cost: every append canonicalizes its events' data and
  * metadata on the thread that serves HTTP.
  */

@@ -11,8 +11,8 @@ import {
   metadataToStore,
   splitStoredMetadata,
   storedBody,
-} from '../../../src/audit/chain';
-import { storedJson } from '../../../src/audit/canonicalJson';
+} from '../../../src/eventstore/hashChain';
+import { storedJson } from '../../../src/eventstore/canonicalJson';
 
 /**
  * The chain's pure parts against the formula written out here with node:crypto (and, for events

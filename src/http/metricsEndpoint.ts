@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { parseBearer } from '../auth/apiKeys';
-import { ApiError } from '../http/errors';
-import type { AppContext, AppState } from '../http/types';
-import { statusClass, type Metrics } from './metrics';
+import { ApiError } from './errors';
+import type { AppContext, AppState } from './types';
+import { statusClass, type Metrics } from '../observability/metrics';
 
 /** Where Prometheus scrapes. */
 export const METRICS_PATH = '/metrics';

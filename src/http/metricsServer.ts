@@ -2,11 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { errorHandler } from '../http/middleware/errorHandler';
-import { requestContext } from '../http/middleware/requestContext';
-import type { AppContext, AppState } from '../http/types';
-import { metricsEndpoint } from './http';
-import type { Metrics } from './metrics';
+import { errorHandler } from './middleware/errorHandler';
+import { requestContext } from './middleware/requestContext';
+import type { AppContext, AppState } from './types';
+import { metricsEndpoint } from './metricsEndpoint';
+import type { Metrics } from '../observability/metrics';
 
 /**
  * GET /metrics on a port of its own (METRICS_PORT): scrapes stay off the API's port, which a
