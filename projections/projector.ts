@@ -1,17 +1,21 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { hasStoredText, type EventFeed, type FeedEvent, type StoredTextFeed, type Subscription } from '../src/eventstore/eventFeed';
+import { hasStoredText, type EventFeed, type FeedEvent, type StoredTextFeed } from '../src/eventstore/eventFeed';
+import type { RecordedEvent } from '../src/eventstore/eventStore';
+import { startProcessor } from '../src/feed/processor';
+import { sharedTail, storedTextTail, type SharedTail } from '../src/feed/sharedTail';
 import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { presetJsonOf } from './readmodel/documentJson';
 import { projectBatch, recentDocuments } from './projectBatch';
 import type { ProjectedEvents, ReadModel } from './readmodel/readModel';
+import { readModelCheckpoints } from './readModelCheckpoints';
 
 /**
- * The projector: follows the event store from the read model's checkpoint and writes what the
- * pure projection decides, with the checkpoint, in one `apply`. Events that arrive together (a
- * page of a catch-up, a group commit under load) are applied together, up to MAX_BATCH. After a
- * failure it starts again from the stored checkpoint, so every event is applied once in effect
- * (writes are idempotent).
+ * The projector: a processor (src/feed/processor.ts) that follows the preset streams from the
+ * read model's checkpoint and writes what the pure projection decides, with the checkpoint, in
+ * one `apply`. Events that arrive together (a page of a catch-up, a group commit under load) are
+ * applied together, up to MAX_BATCH. After a failure it starts again from the stored checkpoint,
+ * so every event is applied once in effect (writes are idempotent).
  */
 export const PROJECTOR_NAME = 'presets';
 const MAX_BATCH = 1000;
@@ -51,79 +55,36 @@ export const startProjector = async ({
 }: ProjectorDeps): Promise<Projector> => {
   const events = new EventEmitter<ProjectorEvents>();
   events.setMaxListeners(0);
-  let position = await readModel.checkpoint(name);
-  let subscription: Subscription | null = null;
-  let stopped = false;
-  let healthy = true;
-  let retry: NodeJS.Timeout | undefined;
-  let buffer: FeedEvent[] = [];
   const recent = recentDocuments(RECENT_DOCUMENTS);
-  let draining: Promise<void> | null = null;
-  let failure: unknown = null;
-
-  const applyBuffered = async () => {
-    while (buffer.length > 0) {
-      const batch = buffer.splice(0, MAX_BATCH);
-      const records = await projectBatch(readModel, batch, name, recent);
-      position = batch[batch.length - 1]!.position;
-      events.emit('projected', position, records.map(presetJsonOf));
-    }
-  };
-  const drain = (): Promise<void> =>
-    (draining ??= applyBuffered()
-      .catch(fail)
-      .finally(() => {
-        draining = null;
-        if (buffer.length > 0 && failure === null) setImmediate(drain); // buffered after the last look
-      }));
-
-  // The subscription awaits this before the next event: it returns at once, so a page gathers into
-  // one batch, and waits only when the buffer is full (backpressure).
-  const onEvent = async (recorded: FeedEvent) => {
-    if (failure !== null) throw failure;
-    buffer.push(recorded);
-    if (buffer.length >= MAX_BATCH) await drain();
-    else if (buffer.length === 1) setImmediate(drain);
-  };
-
-  function fail(error: unknown) {
-    if (failure !== null) return;
-    failure = error;
-    healthy = false;
-    events.emit('health', false);
-    logger.error({ err: error, position: position?.toString() ?? null }, 'projector stopped on an error; retrying from its checkpoint');
-    if (!stopped) retry = setTimeout(restart, retryDelayMs);
-  }
-
-  const start = () => {
-    const from = position === null ? 'start' : { after: position };
-    const options = { streamPrefix: PRESET_STREAM_PREFIX, onError: fail };
-    subscription = hasStoredText(feed) ? feed.subscribeStored(from, onEvent, options) : feed.subscribe(from, onEvent, options);
-  };
-  const restart = async () => {
-    await subscription?.stop();
-    await draining;
-    buffer = [];
-    recent.clear();
-    position = await readModel.checkpoint(name).catch(() => position);
-    if (stopped) return;
-    failure = null;
-    healthy = true;
-    events.emit('health', true);
-    start();
-  };
-
-  start();
-  logger.info({ checkpoint: position?.toString() ?? null }, 'projector started');
+  // This thread's one reader of the log, as stored text where the store has it.
+  const tail: SharedTail<FeedEvent> = hasStoredText(feed) ? storedTextTail(feed) : sharedTail<RecordedEvent>(feed);
+  const processor = await startProcessor<FeedEvent>(
+    {
+      name,
+      streamPrefix: PRESET_STREAM_PREFIX,
+      maxBatch: MAX_BATCH,
+      // 1 s, 2 s, 4 s, 8 s, 8 s... (retryDelayMs, doubled up to eight times it).
+      retry: { initialMs: retryDelayMs, maxMs: retryDelayMs * 8 },
+      async handle(batch, { checkpoint }) {
+        const records = await projectBatch(readModel, batch, name, recent);
+        events.emit('projected', checkpoint, records.map(presetJsonOf));
+        return 'checkpointed'; // with the documents, in one apply
+      },
+    },
+    { tail, checkpoints: readModelCheckpoints(readModel), logger },
+  );
+  processor.events.on('health', (healthy) => {
+    // Documents kept from before a failure may be ahead of the checkpoint it goes on from.
+    if (!healthy) recent.clear();
+    events.emit('health', healthy);
+  });
   return {
     events,
-    position: () => position,
-    healthy: () => healthy,
+    position: () => processor.position(),
+    healthy: () => processor.healthy(),
     async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      await subscription?.stop();
-      if (failure === null) await drain(); // what was delivered reaches the read model
+      await processor.stop(); // what was delivered reaches the read model
+      await tail.close();
     },
   };
 };
