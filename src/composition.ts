@@ -27,7 +27,8 @@ import { deliverySettingsOf } from './webhooks/delivererThread';
 import { delivererOnDemand } from './webhooks/onDemand';
 import type { DeliverySettings } from './webhooks/deliveryLoop';
 import type { EventFeed } from './eventstore/eventFeed';
-import { watchConsumerGroups, watchProjector, watchSse, watchWebhooks } from './observability/gauges';
+import { consumerGroupsWatch, projectorWatch, watchConsumerGroups, watchSse, watchWebhooks, webhooksWatch } from './observability/gauges';
+import { processorWatch, watchProcessors } from './observability/processorGauges';
 import { countDeliveryAttempts, instrumentCommands, instrumentEventStore, instrumentWaiter } from './observability/instrument';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { startMetricsServer } from './http/metricsServer';
@@ -105,7 +106,10 @@ export const composeService = async (
   const metrics = createMetrics();
   // The keys file's keys and the API's, which this process follows through the feed from here on.
   const keyRing = createLiveKeyRing(fileKeys);
-  const keysFollower = await followKeys(eventStore, keyRing, logger.child({ component: 'keys' }));
+  // One reader of the log for every live subscriber of this process (the key ring, event streams,
+  // webhook loops): the cost of a new event does not grow with them, and an idle one costs nothing.
+  const feed = withSharedTail(eventStore);
+  const keysFollower = await followKeys(feed, keyRing, logger.child({ component: 'keys' }));
   const usageLog = logger.child({ component: 'usage' });
   const usageCounters = startUsageCounters({
     store: usage,
@@ -119,9 +123,6 @@ export const composeService = async (
   const projector = config.projector
     ? await (options.startProjector ?? inlineProjector)(eventStore, readModel, projectorLogger)
     : undefined;
-  // One reader of the log for every live subscriber of this process (event streams, webhook loops):
-  // the cost of a new event does not grow with them, and an idle one costs nothing.
-  const feed = withSharedTail(eventStore);
   // Long polls wait on the shared tail: a waiting consumer costs no read of its own.
   const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed, prepare: fetchAnswerHead });
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
@@ -137,6 +138,7 @@ export const composeService = async (
     : undefined;
   const checkpointer = await startCheckpointer({
     store: eventStore,
+    tail: feed,
     intervalMs: config.auditCheckpointIntervalMs,
     logger: logger.child({ component: 'audit' }),
   });
@@ -164,13 +166,16 @@ export const composeService = async (
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry({ perKey: config.sseMaxPerKey, perProcess: config.sseMaxConnections });
   watchSse(metrics, sse);
-  watchWebhooks(metrics, { store: webhooks, feed: eventStore });
+  watchWebhooks(metrics, { store: webhooks });
   watchConsumerGroups(metrics, { groups: consumerGroups });
-  watchProjector(metrics, {
-    feed: eventStore,
-    streamPrefix: PRESET_STREAM_PREFIX,
-    checkpoint: () => readModel.checkpoint(PROJECTOR_NAME),
-  });
+  // Every processor's position and lag, in one metric family (src/observability/processorGauges.ts).
+  watchProcessors(metrics, eventStore, [
+    projectorWatch(metrics, { streamPrefix: PRESET_STREAM_PREFIX, checkpoint: () => readModel.checkpoint(PROJECTOR_NAME) }),
+    webhooksWatch(metrics, { store: webhooks }),
+    consumerGroupsWatch(metrics, { groups: consumerGroups }),
+    processorWatch(keysFollower.processor),
+    processorWatch(checkpointer.processor),
+  ]);
   const metricsServer =
     config.metricsPort === undefined
       ? undefined
@@ -227,8 +232,8 @@ export const composeService = async (
       await deliverer?.stop();
       await usageCounters.stop().catch((err: unknown) => usageLog.error({ err }, 'usage counts could not be flushed at shutdown'));
       await keysFollower.stop();
-      await feed.close();
       await checkpointer.stop();
+      await feed.close();
       await walCheckpointer?.stop();
       await projector?.stop();
       await eventStore.close();

@@ -15,6 +15,8 @@ import {
   type StreamHead,
 } from './events';
 import type { SealedLinks } from '../eventstore/sealedLinks';
+import type { CheckpointStore } from '../feed/checkpoints';
+import { startProcessor, type Processor, type ProcessorDeps, type ProcessorLogger } from '../feed/processor';
 
 /**
  * Workspace checkpoints: a `LogCheckpointed` event on the workspace's audit stream with the head
@@ -141,22 +143,6 @@ const record = async (
   }
 };
 
-/** The workspaces whose preset streams have events after `after` (exclusive) up to `through`. */
-export const workspacesChanged = async (store: EventFeed, after: bigint, through: bigint): Promise<Set<string>> => {
-  const found = new Set<string>();
-  for (let from = after; from < through;) {
-    const page = await store.readAll({ after: from, limit: PAGE * 4, streamPrefix: 'preset-' });
-    for (const e of page) {
-      if (e.position > through) return found;
-      const parsed = parsePresetStreamName(e.stream);
-      if (parsed) found.add(parsed.workspaceId);
-    }
-    if (page.length < PAGE * 4) break;
-    from = page[page.length - 1]!.position;
-  }
-  return found;
-};
-
 export interface Checkpointer {
   /** Checkpoints every workspace that changed since the last run, now. */
   runOnce(): Promise<number>;
@@ -168,57 +154,102 @@ export interface CheckpointerLogger {
   warn(obj: object, msg: string): void;
 }
 
+/** The audit checkpointer's processor: its name, and the label of its gauges. */
+export const AUDIT_PROCESSOR = 'audit';
+
 /**
- * Every `intervalMs`, checkpoints each workspace that changed. It starts after the `through` of
- * the newest checkpoint in the store; a workspace's checkpoint always covers everything since its
+ * Every `intervalMs`, checkpoints each workspace that changed. A processor (src/feed/processor.ts)
+ * on the shared tail notes which workspaces' preset streams changed, as events come; the timer
+ * checkpoints those workspaces through the position the processor has reached, and a quiet
+ * interval reads nothing. Its checkpoint is the audit log itself: it starts after the `through`
+ * of the newest checkpoint in the store (so after a restart the workspaces changed since are found
+ * again), and nothing else is stored. A workspace's checkpoint always covers everything since its
  * own previous one, so a run that stops half-way loses nothing, it only comes later.
  */
 export const startCheckpointer = async ({
   store,
+  tail,
   intervalMs,
   logger,
   clock = () => new Date(),
 }: {
   store: AuditStore;
+  /** The process's shared tail (src/feed/sharedTail.ts). */
+  tail: ProcessorDeps<RecordedEvent>['tail'];
   intervalMs: number;
-  logger?: CheckpointerLogger;
+  logger?: CheckpointerLogger & ProcessorLogger;
   clock?: () => Date;
-}): Promise<Checkpointer> => {
-  // Found at the first run, not at start: with no checkpoint yet it is a look through the whole log.
-  let cursor: bigint | undefined;
-  const newestThrough = async () => {
-    const [newest] = await store.readAllBackwards({ streamPrefix: 'audit-', types: [LOG_CHECKPOINTED], limit: 1 });
-    return newest ? BigInt(decodeCheckpoint(newest).data.through) : 0n;
-  };
+}): Promise<Checkpointer & { processor: Processor }> => {
+  /** Workspaces with events the processor has handled and no checkpoint covers yet. */
+  const pending = new Set<string>();
+  const processor = await startProcessor<RecordedEvent>(
+    {
+      name: AUDIT_PROCESSOR,
+      streamPrefix: 'preset-',
+      async handle(events) {
+        for (const e of events) {
+          const parsed = parsePresetStreamName(e.stream);
+          if (parsed) pending.add(parsed.workspaceId);
+        }
+      },
+    },
+    { tail, checkpoints: auditLogCheckpoints(store), logger },
+  );
   let running: Promise<number> | null = null;
-  const run = () =>
+  const run = (catchUp: boolean) =>
     (running ??= (async () => {
-      cursor ??= await newestThrough();
-      const head = await store.headPosition({ streamPrefix: 'preset-' });
-      if (head === null || head <= cursor) return 0;
-      let made = 0;
-      for (const workspaceId of await workspacesChanged(store, cursor, head)) {
-        const made1 = await checkpointWorkspace(store, workspaceId, {
-          through: head,
-          actorUserId: 'system',
-          requestId: `checkpoint-${head}`,
-          now: clock(),
-        });
-        if (made1) made++;
+      if (catchUp) {
+        // On demand: everything stored until now is covered.
+        const head = await store.headPosition({ streamPrefix: 'preset-' });
+        if (head !== null) await processor.reached(head);
       }
-      cursor = head;
-      if (made > 0) logger?.info({ checkpoints: made, through: head.toString() }, 'audit checkpoints recorded');
+      const through = processor.position();
+      if (through === null || pending.size === 0) return 0;
+      // Taken at once: what the processor handles from here on is the next run's.
+      const workspaces = [...pending];
+      pending.clear();
+      let made = 0;
+      try {
+        for (let i = 0; i < workspaces.length; i++) {
+          const made1 = await checkpointWorkspace(store, workspaces[i]!, {
+            through,
+            actorUserId: 'system',
+            requestId: `checkpoint-${through}`,
+            now: clock(),
+          }).catch((error: unknown) => {
+            for (const w of workspaces.slice(i)) pending.add(w); // the next run tries them again
+            throw error;
+          });
+          if (made1) made++;
+        }
+      } finally {
+        if (made > 0) logger?.info({ checkpoints: made, through: through.toString() }, 'audit checkpoints recorded');
+      }
       return made;
     })().finally(() => (running = null)));
   const timer = setInterval(() => {
-    run().catch((error: unknown) => logger?.warn({ err: error }, 'audit checkpoint failed; retrying at the next interval'));
+    run(false).catch((error: unknown) => logger?.warn({ err: error }, 'audit checkpoint failed; retrying at the next interval'));
   }, intervalMs);
   timer.unref();
   return {
-    runOnce: run,
+    processor,
+    runOnce: () => run(true),
     async stop() {
       clearInterval(timer);
       await running?.catch(() => undefined);
+      await processor.stop();
     },
   };
 };
+
+/**
+ * The audit checkpointer's checkpoint store: the audit log. Read: the `through` of the newest
+ * checkpoint of any workspace. Nothing to store: the checkpoints the run records are the checkpoint.
+ */
+const auditLogCheckpoints = (store: EventFeed): CheckpointStore => ({
+  async read() {
+    const [newest] = await store.readAllBackwards({ streamPrefix: 'audit-', types: [LOG_CHECKPOINTED], limit: 1 });
+    return newest ? BigInt(decodeCheckpoint(newest).data.through) : null;
+  },
+  async store() {},
+});

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SubscribeFrom, Subscription } from '../eventstore/eventFeed';
 import type { CheckpointStore } from './checkpoints';
-import type { TailEvent, TailSubscription } from './sharedTail';
+import type { TailEvent, TailSubscribeOptions, TailSubscription } from './sharedTail';
 
 /**
  * The one home of everything that follows the log (a projector builds a read model, a reactor
@@ -63,23 +63,23 @@ export interface ProcessorDeps<E extends TailEvent> {
   now?: () => number;
 }
 
-export interface TailSubscribeOptions {
-  streamPrefix?: string;
-  types?: readonly string[];
-  onError?: (error: unknown) => void;
-}
-
 export interface ProcessorLogger {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
 
-/** 'handled' after each batch (its last position); 'health' when it fails or goes on again. */
-export type ProcessorEvents = { handled: [position: bigint]; health: [healthy: boolean] };
+/**
+ * 'handled' after each batch (its last position); 'health' when it fails or goes on again; 'live'
+ * each time it has caught up with the log and follows its tail (after its start and each retry).
+ */
+export type ProcessorEvents = { handled: [position: bigint]; health: [healthy: boolean]; live: [] };
 
 export interface Processor {
   readonly name: string;
+  /** What it follows (its definition's). */
+  readonly streamPrefix?: string;
+  readonly eventTypes?: readonly string[];
   readonly events: EventEmitter<ProcessorEvents>;
   /** Every event up to here has been handled or passed by (null: nothing yet, no checkpoint). */
   position(): bigint | null;
@@ -226,6 +226,11 @@ export const startProcessor = async <E extends TailEvent>(
       streamPrefix,
       types: eventTypes,
       onError: fail,
+      // Told once what the catch-up handed over is handled too.
+      onLive: () =>
+        void drain().then(() => {
+          if (failure === null) events.emit('live');
+        }),
     });
   };
   const restart = async (delay: number) => {
@@ -253,6 +258,8 @@ export const startProcessor = async <E extends TailEvent>(
   logger?.info({ processor: name, checkpoint: position?.toString() ?? null }, 'processor started');
   return {
     name,
+    streamPrefix,
+    eventTypes,
     events,
     position: () => {
       scannedPast();

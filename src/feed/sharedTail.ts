@@ -52,9 +52,14 @@ export interface TailSource<E extends TailEvent> {
 }
 export type TailEvent = Pick<RecordedEvent, 'position' | 'stream' | 'type'>;
 
+export interface TailSubscribeOptions extends SubscribeOptions {
+  /** Called each time the subscriber has read its own range and follows the tail (caught up). */
+  onLive?: () => void;
+}
+
 /** The live side of a feed: subscriptions through the one shared reader. */
 export interface SharedTail<E extends TailEvent> {
-  subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: SubscribeOptions): TailSubscription;
+  subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: TailSubscribeOptions): TailSubscription;
   /** Live subscribers now (catching up or following the tail). */
   readonly subscribers: number;
   /** Stops every subscriber and the one subscription to the store. */
@@ -240,6 +245,10 @@ export const sharedTail = <E extends TailEvent>(
         },
       });
     })();
+    // A reader that could not start (the head could not be read) is not kept: the next subscriber starts another.
+    state.started.catch(() => {
+      if (tail === state) tail = undefined;
+    });
     tail = state;
     return state;
   };
@@ -272,7 +281,7 @@ export const sharedTail = <E extends TailEvent>(
       return running.size;
     },
 
-    subscribe(from, onEvent, { streamPrefix = '', types, onError } = {}) {
+    subscribe(from, onEvent, { streamPrefix = '', types, onError, onLive } = {}) {
       if (closed) throw new Error('the shared feed is closed');
       clearTimeout(idleTimer);
       const s: Subscriber<E> = {
@@ -338,6 +347,7 @@ export const sharedTail = <E extends TailEvent>(
             // A short page: everything stored when it was read has been seen, the tail's position included.
             if (s.position < joinedAt) s.position = joinedAt;
             s.live = true;
+            onLive?.();
             while (!s.stopped && !s.overflowed) {
               const event = s.queue.shift();
               if (event && sizeOf) s.queueBytes -= sizeOf(event);

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { byToken, type Caller, type KeyGone, type KeyRing } from '../auth/apiKeys';
 import type { Scope } from '../auth/keysFile';
-import type { EventFeed } from '../eventstore/eventFeed';
+import { memoryCheckpoints } from '../feed/checkpoints';
+import { startProcessor, type Processor, type ProcessorDeps } from '../feed/processor';
 import type { RecordedEvent } from '../eventstore/eventStore';
 import { decodeEvent } from '../presets/events';
 import { PRESET_STREAM_PREFIX } from '../presets/streamName';
@@ -181,65 +182,64 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
   };
 };
 
-const PAGE = 1000;
-
 export interface FollowOptions {
-  /** How often to look for key events (another process's, or this one's own made elsewhere). */
-  intervalMs?: number;
-  /** Looking has failed for this long: the ring refuses the API's keys until it succeeds again. */
+  /** Following has failed for this long: the ring refuses the API's keys until it follows again. */
   haltAfterMs?: number;
+  /** The first wait before following again after a failure (doubled up to 1 s). */
+  retryMs?: number;
 }
 
+/** The key ring's processor: its name, and the label of its gauges. */
+export const KEYS_PROCESSOR = 'keys';
+
 /**
- * Keeps the ring up to date with every keys stream, through the event feed: a read of the key
- * event types after the last position looked at, every `intervalMs` (200 ms), so a key made or
- * revoked on another replica is honoured here well within a second, without a restart. The
- * position moves to the head seen before each read, so a look costs the events appended since the
- * last one, and only the key events among them are parsed (a subscription would parse every
- * preset event on the HTTP thread). Resolves once caught up. If looking fails for `haltAfterMs`
- * (5 s), a revocation could go unseen, so the API's keys are refused until it works again.
+ * Keeps the ring up to date with every keys stream: a processor (src/feed/processor.ts) on the
+ * process's shared tail that handles the key event types only (the tail reads its catch-up through
+ * the store's type index and hands it nothing else), so a key made or revoked on another replica
+ * is honoured here as soon as the tail sees it, without a restart. The ring lives in memory, so its
+ * checkpoint does too: each process reads the key events from the start. Resolves once caught up
+ * (or once following has failed: it goes on retrying). If following fails for `haltAfterMs` (5 s),
+ * a revocation could go unseen, so the API's keys are refused until it follows again.
  */
 export const followKeys = async (
-  feed: EventFeed,
+  tail: ProcessorDeps<RecordedEvent>['tail'],
   ring: LiveKeyRing,
   logger: Logger,
-  { intervalMs = 200, haltAfterMs = 5000 }: FollowOptions = {},
-): Promise<{ stop(): Promise<void> }> => {
-  let after: bigint | undefined;
-  const look = async () => {
-    const head = await feed.headPosition();
-    for (;;) {
-      const page = await feed.readAll({ after, limit: PAGE, streamPrefix: PRESET_STREAM_PREFIX, types: KEY_EVENT_TYPES });
-      for (const recorded of page) ring.apply(recorded);
-      if (page.length > 0) after = page[page.length - 1]!.position;
-      if (page.length < PAGE) break;
-    }
-    // Every event up to the head seen before the read is committed and was read: start there next time.
-    if (head !== null && (after === undefined || head > after)) after = head;
-  };
-  await look();
-  let stopped = false;
-  let lastSuccess = Date.now();
-  let running: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(async () => {
-      if (stopped) return;
-      try {
-        await look();
-        lastSuccess = Date.now();
-        ring.halt(false);
-      } catch (error) {
-        logger.error({ err: error }, 'reading the keys streams failed; trying again');
-        if (Date.now() - lastSuccess >= haltAfterMs) ring.halt(true);
-      }
-    });
-  }, intervalMs);
-  timer.unref();
+  { haltAfterMs = 5000, retryMs = 100 }: FollowOptions = {},
+): Promise<{ processor: Processor; stop(): Promise<void> }> => {
+  let haltTimer: NodeJS.Timeout | undefined;
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  const processor = await startProcessor<RecordedEvent>(
+    {
+      name: KEYS_PROCESSOR,
+      streamPrefix: PRESET_STREAM_PREFIX,
+      eventTypes: KEY_EVENT_TYPES,
+      retry: { initialMs: retryMs, maxMs: Math.max(retryMs, 1000) },
+      async handle(events) {
+        for (const recorded of events) ring.apply(recorded);
+      },
+    },
+    { tail, checkpoints: memoryCheckpoints(), logger },
+  );
+  processor.events.on('live', () => {
+    clearTimeout(haltTimer);
+    haltTimer = undefined;
+    ring.halt(false);
+    settle();
+  });
+  processor.events.on('health', (healthy) => {
+    if (healthy) return;
+    settle();
+    haltTimer ??= setTimeout(() => ring.halt(true), haltAfterMs);
+    haltTimer.unref();
+  });
+  await settled;
   return {
+    processor,
     async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+      clearTimeout(haltTimer);
+      await processor.stop();
     },
   };
 };

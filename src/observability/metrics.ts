@@ -35,6 +35,10 @@ export interface Metrics {
   readonly consumerGroups: Gauge;
   readonly consumerGroupLag: Gauge;
   readonly consumerGroupMaxLag: Gauge;
+  /** Every processor of the log (src/feed/processor.ts), by its kind: src/observability/processorGauges.ts sets them. */
+  readonly processorPosition: Gauge<'processor'>;
+  readonly processorLagEvents: Gauge<'processor'>;
+  readonly processorLagSeconds: Gauge<'processor'>;
 }
 
 /** Seconds, from 1 ms to 10 s: an API request's or an append's latency. */
@@ -172,6 +176,24 @@ export const createMetrics = (): Metrics => {
     consumerGroupMaxLag: new Gauge({
       name: 'presets_consumer_group_max_lag_events',
       help: `The largest lag of one consumer group, in events (counted up to ${LAG_COUNT_CAP})`,
+      registers,
+    }),
+    processorPosition: new Gauge({
+      name: 'presets_processor_position',
+      help: 'Log position every instance of the processor has handled or passed (the lowest of them; -1: none yet)',
+      labelNames: ['processor'],
+      registers,
+    }),
+    processorLagEvents: new Gauge({
+      name: 'presets_processor_lag_events',
+      help: `Events of its streams and types the processor has yet to handle, summed over its instances (each counted up to ${LAG_COUNT_CAP})`,
+      labelNames: ['processor'],
+      registers,
+    }),
+    processorLagSeconds: new Gauge({
+      name: 'presets_processor_lag_seconds',
+      help: 'Age of the oldest event the processor has yet to handle, over its instances (0 when caught up)',
+      labelNames: ['processor'],
       registers,
     }),
   };

@@ -5,6 +5,7 @@ import { hashApiKey, SCOPES } from '../../../src/auth/keysFile';
 import type { EventFeed } from '../../../src/eventstore/eventFeed';
 import { openMemoryEventStore } from '../../../src/eventstore/memory';
 import { createKeyCommandHandler } from '../../../src/keys/handler';
+import { withSharedTail } from '../../../src/feed/sharedTail';
 import { createLiveKeyRing, followKeys } from '../../../src/keys/keyRing';
 
 /**
@@ -27,14 +28,34 @@ it('brings keys made and revoked on one replica to another, and refuses them whi
   const fileKey = 'pk_file_key';
   const there = createLiveKeyRing(createKeyRing([{ key: fileKey, user_id: 'f', workspace_id: WS, scopes: ['presets:read'] }]));
   let failing = false;
+  // The store's live subscriptions, ended with an error when the feed starts failing.
+  const live = new Set<(error: unknown) => void>();
   const feed: EventFeed = {
     ...store,
     readAll: async (options) => {
       if (failing) throw new Error('unreachable');
       return store.readAll(options);
     },
+    subscribe: (from, onEvent, options) => {
+      const subscription = store.subscribe(from, onEvent, options);
+      const fail = (error: unknown) => {
+        live.delete(fail);
+        void subscription.stop().then(() => options?.onError?.(error));
+      };
+      live.add(fail);
+      return {
+        stop: () => {
+          live.delete(fail);
+          return subscription.stop();
+        },
+      };
+    },
   };
-  const follower = await followKeys(feed, there, silent, { intervalMs: 10, haltAfterMs: 50 });
+  const breakFeed = () => {
+    failing = true;
+    for (const fail of [...live]) fail(new Error('unreachable'));
+  };
+  const follower = await followKeys(withSharedTail(feed), there, silent, { retryMs: 10, haltAfterMs: 50 });
   try {
     const keys = createKeyCommandHandler({ eventStore: store, ring: here });
     const { key, record } = await keys.create(
@@ -46,7 +67,7 @@ it('brings keys made and revoked on one replica to another, and refuses them whi
     expect(await until(() => there.authenticate(key)?.userId === 'ci')).toBe(true);
     expect(there.list(WS).map((k) => k.id)).toEqual([record.id]);
 
-    failing = true;
+    breakFeed();
     expect(await until(() => there.authenticate(key) === null)).toBe(true);
     expect(there.authenticate(fileKey)?.userId).toBe('f');
     failing = false;
