@@ -33,9 +33,11 @@ export interface ProcessorDefinition<E extends TailEvent> {
   eventTypes?: readonly string[];
   /**
    * Handles a batch of events (in log order, each of a handled type). `checkpoint` is the batch's
-   * last position: a handler that writes it in its own transaction answers 'checkpointed'.
+   * last position: a handler that writes it in its own transaction answers 'checkpointed'; one
+   * that found nothing in it to act on (a filter of its own) answers 'skipped', and the checkpoint
+   * moves as past events of other types.
    */
-  handle(events: E[], context: { checkpoint: bigint }): Promise<void | 'checkpointed'>;
+  handle(events: E[], context: { checkpoint: bigint }): Promise<void | 'checkpointed' | 'skipped'>;
   /** Most events in one batch (default 1000; 1 hands the events one at a time). */
   maxBatch?: number;
   retry?: RetryOptions;
@@ -43,6 +45,12 @@ export interface ProcessorDefinition<E extends TailEvent> {
   onFailure?: 'retry' | 'end';
   /** Skipped events (of other types) move the stored checkpoint at most this often (default 1 s; 0: at once). */
   checkpointEveryMs?: number;
+  /**
+   * Its position moves past the events the tail does not hand it (other types, other streams'
+   * events seen by the tail) while it has nothing to handle; by default only for a processor that
+   * names its types. One that handles every event of its streams otherwise stays at the last.
+   */
+  passScanned?: boolean;
 }
 
 export interface RetryOptions {
@@ -112,6 +120,7 @@ export const startProcessor = async <E extends TailEvent>(
   const maxBatch = Math.max(1, definition.maxBatch ?? DEFAULT_MAX_BATCH);
   const checkpointEveryMs = definition.checkpointEveryMs ?? DEFAULT_CHECKPOINT_EVERY_MS;
   const handles = eventTypes ? new Set(eventTypes) : undefined;
+  const passScanned = definition.passScanned ?? handles !== undefined;
   const events = new EventEmitter<ProcessorEvents>();
   events.setMaxListeners(0);
   const stopping = new AbortController();
@@ -124,6 +133,8 @@ export const startProcessor = async <E extends TailEvent>(
   let buffer: E[] = [];
   let draining: Promise<void> | null = null;
   let failure: { error: unknown } | null = null;
+  /** A batch failed while stopping (its handler was interrupted): the position is the last handled, nothing past it. */
+  let interrupted = false;
   let failures = 0;
   let healthy = true;
   let retrying: Promise<void> | undefined;
@@ -139,7 +150,10 @@ export const startProcessor = async <E extends TailEvent>(
         w.resolve();
       }
   };
+  /** The last skipped batch's position, when its store was put off (checkpointEveryMs). */
+  let unstored: bigint | null = null;
   const storeCheckpoint = async (at: bigint) => {
+    if (unstored !== null && at >= unstored) unstored = null;
     if (stored !== null && at <= stored) return;
     await checkpoints.store(name, at);
     stored = at;
@@ -151,12 +165,12 @@ export const startProcessor = async <E extends TailEvent>(
       const batch = buffer.splice(0, maxBatch);
       const last = batch[batch.length - 1]!.position;
       const handled = handles ? batch.filter((e) => handles.has(e.type)) : batch;
-      if (handled.length > 0) {
-        if ((await handle(handled, { checkpoint: last })) === 'checkpointed') {
-          stored = last;
-          lastStoredAt = now();
-        } else await storeCheckpoint(last);
-      } else if (now() - lastStoredAt >= checkpointEveryMs) await storeCheckpoint(last);
+      const outcome = handled.length > 0 ? await handle(handled, { checkpoint: last }) : 'skipped';
+      if (outcome === 'checkpointed') {
+        stored = last;
+        lastStoredAt = now();
+      } else if (outcome !== 'skipped' || now() - lastStoredAt >= checkpointEveryMs) await storeCheckpoint(last);
+      else unstored = last;
       failures = 0;
       moved(last);
       events.emit('handled', last);
@@ -185,15 +199,16 @@ export const startProcessor = async <E extends TailEvent>(
    * stays at the last one it handled).
    */
   const scannedPast = () => {
-    if (!handles || buffer.length > 0 || draining || failure) return;
+    if (!passScanned || interrupted || buffer.length > 0 || draining || failure) return;
     const scanned = (subscription as Partial<TailSubscription> | null)?.scanned?.();
     if (scanned !== undefined && (position === null || scanned > position)) moved(scanned);
   };
+  // A skipped batch whose store was put off is stored once checkpointEveryMs has passed, even if
+  // nothing comes after it. (Positions passed by the tail alone are stored at stop.)
   const timer = setInterval(
     () => {
-      scannedPast();
-      if (position !== null && position !== stored && now() - lastStoredAt >= checkpointEveryMs && !draining && !failure)
-        storeCheckpoint(position).catch((error: unknown) =>
+      if (unstored !== null && now() - lastStoredAt >= checkpointEveryMs && !draining && !failure)
+        storeCheckpoint(unstored).catch((error: unknown) =>
           logger?.warn({ err: error, processor: name }, 'could not store the checkpoint'),
         );
     },
@@ -202,13 +217,17 @@ export const startProcessor = async <E extends TailEvent>(
   timer.unref();
 
   function fail(error: unknown) {
-    if (failure !== null || stopping.signal.aborted) return;
+    if (stopping.signal.aborted) {
+      interrupted = true;
+      return;
+    }
+    if (failure !== null) return;
     failure = { error };
     failures++;
     healthy = false;
     events.emit('health', false);
     if (onFailure === 'end') {
-      logger?.error({ err: error, processor: name }, 'processor stopped on an error');
+      // Its owner says why (`ended`), and starts it again if it should.
       void subscription?.stop();
       endWith(error);
       return;
@@ -272,6 +291,8 @@ export const startProcessor = async <E extends TailEvent>(
         if (position !== null && position >= at) return resolve();
         waiters.add({ at, resolve });
       }),
+    // Aborts at once, before it awaits anything: a handler its owner interrupts right after (an
+    // attempt in flight) is not taken for a failure, and the position stays at the last it handled.
     async stop() {
       if (stopping.signal.aborted) return;
       stopping.abort();

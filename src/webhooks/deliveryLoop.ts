@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { FeedEvent, LiveFeed } from '../eventstore/eventFeed';
-import type { TailSubscription } from '../feed/sharedTail';
+import { startProcessor } from '../feed/processor';
 import { StoreUnavailable } from '../eventstore/eventStore';
 import { feedEventJsonText } from '../http/eventJson';
 import { workspaceStreamPrefix } from '../presets/streamName';
@@ -99,8 +99,6 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
   const stopping = new AbortController();
   const connections = newConnections(settings.policy);
   let wake: (() => void) | undefined;
-  let lastSkipSave = 0;
-  let unsavedSkip: bigint | undefined;
   let endLoop!: () => void;
   const ended = new Promise<void>((resolve) => {
     endLoop = resolve;
@@ -200,18 +198,12 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     }
   };
 
-  const deliver = async (recorded: FeedEvent) => {
+  /** Delivers one event: 'checkpointed' once its 2xx is recorded with the attempt, 'skipped' for a type it does not take. */
+  const deliver = async (recorded: FeedEvent): Promise<'checkpointed' | 'skipped'> => {
     if (stopping.signal.aborted) throw new LoopEnded('stopped');
     if (saveFailure !== undefined) throw saveFailure;
-    if (!wants(webhook.events, recorded.type)) {
-      unsavedSkip = recorded.position;
-      if (Date.now() - lastSkipSave >= SKIP_SAVE_INTERVAL_MS) {
-        lastSkipSave = Date.now();
-        record({ ...progress, checkpoint: recorded.position });
-        unsavedSkip = undefined;
-      }
-      return;
-    }
+    // Its types can change while it runs (update), so it filters here rather than at the tail.
+    if (!wants(webhook.events, recorded.type)) return 'skipped';
     const body = bodyOf(recorded);
     // After a restart the attempts at this event go on where they stopped, and wait as they would have.
     const resumed = progress.failingEventId === recorded.id;
@@ -258,8 +250,8 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
         random,
       );
       if (next.action === 'advance') {
-        unsavedSkip = undefined;
-        return record({ checkpoint: recorded.position, ...NO_FAILURE }, attempt);
+        record({ checkpoint: recorded.position, ...NO_FAILURE }, attempt);
+        return 'checkpointed';
       }
       if (next.action === 'disable') {
         record({ ...progress }, attempt);
@@ -298,16 +290,39 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
     if (!(reason instanceof LoopEnded)) log.error({ err: reason }, 'webhook delivery stopped by an error; it restarts at the next resync');
     endLoop();
   };
-  const subscription = deps.feed.subscribe(
-    progress.checkpoint === null ? 'start' : { after: progress.checkpoint },
-    (recorded) =>
-      deliver(recorded).catch((error: unknown) => {
-        // Stopped from outside: stop() is waiting for this; anything else ends the loop by itself.
-        if (!stopping.signal.aborted) finish(error);
-        throw error;
-      }),
-    // The feed itself failed (after its own retries).
-    { streamPrefix: workspaceStreamPrefix(webhook.workspaceId), onError: finish },
+  /**
+   * The loop as a processor (src/feed/processor.ts): one event at a time, in feed order, from the
+   * webhook's checkpoint; it records its progress itself, with its attempts (`record`). Skipped
+   * events and the other workspaces' events the tail passes move the checkpoint at most every
+   * SKIP_SAVE_INTERVAL_MS and at stop. An error ends the loop (the deliverer's next resync starts it again).
+   */
+  const processor = startProcessor<FeedEvent>(
+    {
+      name: `webhook-${webhook.id}`,
+      streamPrefix: workspaceStreamPrefix(webhook.workspaceId),
+      maxBatch: 1,
+      onFailure: 'end',
+      checkpointEveryMs: SKIP_SAVE_INTERVAL_MS,
+      passScanned: true,
+      handle: ([recorded]) => deliver(recorded!),
+    },
+    {
+      tail: deps.feed,
+      checkpoints: {
+        read: async () => progress.checkpoint,
+        async store(_, position) {
+          record({ ...progress, checkpoint: position });
+          // At stop, what it has seen is saved before the loop is done.
+          if (stopping.signal.aborted) await saved();
+        },
+      },
+    },
+  );
+  void processor.then((p) =>
+    p.ended.then((reason) => {
+      // Stopped from outside: stop() is waiting for it; anything else ends the loop by itself.
+      if (reason !== undefined && !stopping.signal.aborted) finish(reason);
+    }),
   );
 
   return {
@@ -322,19 +337,13 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
       wake?.();
     },
     async stop() {
+      // The processor stops first (its stop aborts at once), then the attempt in flight is aborted.
+      // The processor saves where the loop has seen the log up to: past events it skipped, and past
+      // other workspaces' (the shared tail's scanned position), so the next start reads nothing twice.
+      const stopped = processor.then((p) => p.stop());
       stopping.abort();
-      await subscription.stop();
-      // What was recorded is saved first, so the checkpoint below is the last one written.
+      await stopped.catch(() => undefined);
       await saved().catch(() => undefined);
-      // Where the loop has seen the log up to: past events it skipped, and past other workspaces'
-      // (the shared tail's scanned position), so the next start reads nothing twice.
-      const scanned = (subscription as Partial<TailSubscription>).scanned?.();
-      const seen = [unsavedSkip, scanned].reduce<bigint | undefined>(
-        (a, b) => (b !== undefined && (a === undefined || b > a) ? b : a),
-        undefined,
-      );
-      if (seen !== undefined && (progress.checkpoint === null || seen > progress.checkpoint))
-        await store.saveProgress(webhook.id, epoch, { ...progress, checkpoint: seen }).catch(() => false);
       await connections.destroy();
     },
     ended,
