@@ -138,7 +138,7 @@ export const startProcessor = async <E extends TailEvent>(
   let failures = 0;
   let healthy = true;
   let retrying: Promise<void> | undefined;
-  const waiters = new Set<{ at: bigint; resolve: () => void }>();
+  const waiters = new Set<{ at: bigint; resolve: () => void; look?: NodeJS.Timeout }>();
   let endWith!: (reason: unknown) => void;
   const ended = new Promise<unknown>((resolve) => (endWith = resolve));
 
@@ -289,7 +289,16 @@ export const startProcessor = async <E extends TailEvent>(
       new Promise<void>((resolve) => {
         scannedPast();
         if (position !== null && position >= at) return resolve();
-        waiters.add({ at, resolve });
+        // Passing events the tail does not hand over tells nothing: it is looked at while someone waits.
+        const look = passScanned && !stopping.signal.aborted ? setInterval(scannedPast, 10) : undefined;
+        waiters.add({
+          at,
+          look,
+          resolve: () => {
+            clearInterval(look);
+            resolve();
+          },
+        });
       }),
     // Aborts at once, before it awaits anything: a handler its owner interrupts right after (an
     // attempt in flight) is not taken for a failure, and the position stays at the last it handled.
@@ -297,6 +306,7 @@ export const startProcessor = async <E extends TailEvent>(
       if (stopping.signal.aborted) return;
       stopping.abort();
       clearInterval(timer);
+      for (const w of waiters) clearInterval(w.look);
       await subscription?.stop();
       await retrying;
       if (failure === null) {
