@@ -245,10 +245,8 @@ export const sharedTail = <E extends TailEvent>(
         },
       });
     })();
-    // A reader that could not start (the head could not be read) is not kept: the next subscriber starts another.
-    state.started.catch(() => {
-      if (tail === state) tail = undefined;
-    });
+    // A reader that could not start (its head read failed) is not kept: the next subscriber starts another.
+    state.started.catch(() => void (tail === state && (tail = undefined)));
     tail = state;
     return state;
   };

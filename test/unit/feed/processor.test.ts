@@ -217,3 +217,31 @@ it('backs off by doubling from the first wait, up to the longest', () => {
   expect([1, 2, 3, 4, 5, 6].map((n) => backOff(n, { initialMs: 100, maxMs: 1000 }))).toEqual([100, 200, 400, 800, 1000, 1000]);
   expect(backOff(200, { initialMs: 100, maxMs: 30_000 })).toBe(30_000);
 });
+
+it('a log that cannot be read at first: it retries until the tail starts, then handles everything', async () => {
+  const store = openMemoryEventStore();
+  let unreachable = 2; // the first two attempts to start the tail cannot read the log's head
+  const tail = withSharedTail({
+    ...store,
+    headPosition: async (o) => {
+      if (unreachable-- > 0) throw new Error('unreachable');
+      return store.headPosition(o);
+    },
+  });
+  const clock = heldWaits();
+  const seen: string[] = [];
+  const processor = await startProcessor<RecordedEvent>(
+    { name: 'patient', streamPrefix: 'preset-', handle: async (events) => void seen.push(...events.map((e) => e.id)) },
+    { tail, checkpoints: memoryCheckpoints(), logger: silent, wait: clock.wait },
+  );
+  await store.append(`preset-${randomUUID()}-a`, [{ id: 'e1', type: 'T', data: {}, metadata: {} }], 'no_stream');
+  for (let failed = 1; failed <= 2; failed++) {
+    await until(() => clock.waits.length === failed);
+    clock.waits[failed - 1]!.release();
+  }
+  await processor.reached((await store.headPosition())!);
+  expect(seen).toEqual(['e1']);
+  await processor.stop();
+  await tail.close();
+  await store.close();
+});
