@@ -35,7 +35,7 @@ import { startMetricsServer } from './http/metricsServer';
 import type { WebhookStore } from './webhooks/webhookStore';
 import { PROJECTOR_NAME, startProjector, type Projector } from '../projections/projector';
 import { presetAsOf, presetAt } from '../projections/presetAt';
-import { startCheckpointer, type Checkpointer } from './audit/checkpoint';
+import { AUDIT_PROCESSOR, startCheckpointer, type Checkpointer } from './audit/checkpoint';
 import type { SigningKey } from './audit/signing';
 import type { ReadModel } from '../projections/readmodel/readModel';
 
@@ -174,7 +174,7 @@ export const composeService = async (
     webhooksWatch(metrics, { store: webhooks }),
     consumerGroupsWatch(metrics, { groups: consumerGroups }),
     processorWatch(keysFollower.processor),
-    processorWatch(checkpointer.processor),
+    { processor: AUDIT_PROCESSOR, instances: async () => [{ position: await checkpointer.position(), streamPrefix: 'preset-' }] },
   ]);
   const metricsServer =
     config.metricsPort === undefined

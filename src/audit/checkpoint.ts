@@ -159,12 +159,14 @@ export const AUDIT_PROCESSOR = 'audit';
 
 /**
  * Every `intervalMs`, checkpoints each workspace that changed. A processor (src/feed/processor.ts)
- * on the shared tail notes which workspaces' preset streams changed, as events come; the timer
+ * on the shared tail notes which workspaces' preset streams changed, as events come; each run
  * checkpoints those workspaces through the position the processor has reached, and a quiet
  * interval reads nothing. Its checkpoint is the audit log itself: it starts after the `through`
  * of the newest checkpoint in the store (so after a restart the workspaces changed since are found
- * again), and nothing else is stored. A workspace's checkpoint always covers everything since its
- * own previous one, so a run that stops half-way loses nothing, it only comes later.
+ * again), and nothing else is stored. The processor starts at the first run, not at start: with no
+ * checkpoint yet it reads the whole log, which a service that has just started should not do at
+ * once. A workspace's checkpoint always covers everything since its own previous one, so a run
+ * that stops half-way loses nothing, it only comes later.
  */
 export const startCheckpointer = async ({
   store,
@@ -179,31 +181,37 @@ export const startCheckpointer = async ({
   intervalMs: number;
   logger?: CheckpointerLogger & ProcessorLogger;
   clock?: () => Date;
-}): Promise<Checkpointer & { processor: Processor }> => {
+}): Promise<Checkpointer & { position(): Promise<bigint | null> }> => {
   /** Workspaces with events the processor has handled and no checkpoint covers yet. */
   const pending = new Set<string>();
-  const processor = await startProcessor<RecordedEvent>(
-    {
-      name: AUDIT_PROCESSOR,
-      streamPrefix: 'preset-',
-      async handle(events) {
-        for (const e of events) {
-          const parsed = parsePresetStreamName(e.stream);
-          if (parsed) pending.add(parsed.workspaceId);
-        }
+  const checkpoints = auditLogCheckpoints(store);
+  let processor: Promise<Processor> | undefined;
+  const started = () =>
+    (processor ??= startProcessor<RecordedEvent>(
+      {
+        name: AUDIT_PROCESSOR,
+        streamPrefix: 'preset-',
+        async handle(events) {
+          for (const e of events) {
+            const parsed = parsePresetStreamName(e.stream);
+            if (parsed) pending.add(parsed.workspaceId);
+          }
+        },
       },
-    },
-    { tail, checkpoints: auditLogCheckpoints(store), logger },
-  );
+      { tail, checkpoints, logger },
+    ));
   let running: Promise<number> | null = null;
+  let first = true;
   const run = (catchUp: boolean) =>
     (running ??= (async () => {
-      if (catchUp) {
-        // On demand: everything stored until now is covered.
+      const follower = await started();
+      if (catchUp || first) {
+        // On demand, and at the first run: everything stored until now is covered.
         const head = await store.headPosition({ streamPrefix: 'preset-' });
-        if (head !== null) await processor.reached(head);
+        if (head !== null) await follower.reached(head);
+        first = false;
       }
-      const through = processor.position();
+      const through = follower.position();
       if (through === null || pending.size === 0) return 0;
       // Taken at once: what the processor handles from here on is the next run's.
       const workspaces = [...pending];
@@ -232,12 +240,13 @@ export const startCheckpointer = async ({
   }, intervalMs);
   timer.unref();
   return {
-    processor,
     runOnce: () => run(true),
+    // Before its first run: the newest checkpoint's, where it will start.
+    position: async () => (processor ? (await processor).position() : checkpoints.read(AUDIT_PROCESSOR)),
     async stop() {
       clearInterval(timer);
       await running?.catch(() => undefined);
-      await processor.stop();
+      await (await processor)?.stop();
     },
   };
 };
