@@ -340,7 +340,7 @@ export const startDeliveryLoop = (stored: StoredWebhook, deps: DeliveryLoopDeps)
       // The processor stops first (its stop aborts at once), then the attempt in flight is aborted.
       // The processor saves where the loop has seen the log up to: past events it skipped, and past
       // other workspaces' (the shared tail's scanned position), so the next start reads nothing twice.
-      const stopped = processor.then((p) => p.stop());
+      const stopped = (await processor).stop();
       stopping.abort();
       await stopped.catch(() => undefined);
       await saved().catch(() => undefined);
