@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { hasStoredText, type EventFeed, type FeedEvent, type StoredTextFeed, type Subscription } from '../src/eventstore/eventFeed';
-import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { presetJsonOf } from './readmodel/documentJson';
 import { projectBatch, recentDocuments } from './projectBatch';
 import type { ProjectedEvents, ReadModel } from './readmodel/readModel';
+import { WORKSPACE_STREAM_PREFIX } from '../src/events/workspaceStreams';
 
 /**
  * The projector: follows the event store from the read model's checkpoint and writes what the
@@ -97,7 +97,7 @@ export const startProjector = async ({
 
   const start = () => {
     const from = position === null ? 'start' : { after: position };
-    const options = { streamPrefix: PRESET_STREAM_PREFIX, onError: fail };
+    const options = { streamPrefix: WORKSPACE_STREAM_PREFIX, onError: fail };
     subscription = hasStoredText(feed) ? feed.subscribeStored(from, onEvent, options) : feed.subscribe(from, onEvent, options);
   };
   const restart = async () => {

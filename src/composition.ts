@@ -19,7 +19,6 @@ import { withSharedTail } from './feed/sharedTail';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { createKeyCommandHandler } from './keys/handler';
 import { createLiveKeyRing, followKeys } from './keys/keyRing';
-import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
@@ -37,6 +36,7 @@ import { presetAsOf, presetAt } from '../projections/presetAt';
 import { startCheckpointer, type Checkpointer } from './audit/checkpoint';
 import type { SigningKey } from './audit/signing';
 import type { ReadModel } from '../projections/readmodel/readModel';
+import { WORKSPACE_STREAM_PREFIX } from './events/workspaceStreams';
 
 /** What every service is made of, whatever it listens on: the parts startService hands out with its URL. */
 export interface ServiceParts {
@@ -149,7 +149,7 @@ export const composeService = async (
     // under load is not a reason to be taken out of a load balancer, a stuck projector is.
     if (!caughtUpOnce) {
       const [head, checkpoint] = await Promise.all([
-        eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }),
+        eventStore.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX }),
         readModel.checkpoint(PROJECTOR_NAME),
       ]);
       caughtUpOnce = head === null || (checkpoint !== null && checkpoint >= head);
@@ -168,7 +168,7 @@ export const composeService = async (
   watchConsumerGroups(metrics, { groups: consumerGroups });
   watchProjector(metrics, {
     feed: eventStore,
-    streamPrefix: PRESET_STREAM_PREFIX,
+    streamPrefix: WORKSPACE_STREAM_PREFIX,
     checkpoint: () => readModel.checkpoint(PROJECTOR_NAME),
   });
   const metricsServer =

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { canonicalJson, inCanonicalOrder } from '../eventstore/canonicalJson';
 import { ConcurrencyConflict, type EventStore, type RecordedEvent } from '../eventstore/eventStore';
 import type { EventFeed } from '../eventstore/eventFeed';
-import { parsePresetStreamName, workspaceStreamPrefix } from '../presets/streamName';
+import { parsePresetStreamName } from '../presets/streamName';
 import { storedHash } from '../eventstore/hashChain';
 import {
   AUDIT_SCHEMA_VERSION,
@@ -15,6 +15,7 @@ import {
   type StreamHead,
 } from './events';
 import type { SealedLinks } from '../eventstore/sealedLinks';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
 
 /**
  * Workspace checkpoints: a `LogCheckpointed` event on the workspace's audit stream with the head

@@ -3,10 +3,8 @@ import { byToken, type Caller, type KeyGone, type KeyRing } from '../auth/apiKey
 import type { Scope } from '../auth/keysFile';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
-import { decodeEvent } from '../presets/events';
-import { PRESET_STREAM_PREFIX } from '../presets/streamName';
-import { KEY_EVENT_TYPES } from './events';
-import { isKeysStream } from './streamName';
+import { KEY_EVENT_TYPES, keyEvents } from './events';
+import { WORKSPACE_STREAM_PREFIX } from '../events/workspaceStreams';
 
 /**
  * The keys a request may present: the keys file's (the bootstrap, read once at start) and those
@@ -88,8 +86,8 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
     authenticate: byToken(byDigest),
     byDigest,
     apply(recorded) {
-      if (!isKeysStream(recorded.stream)) return;
-      const stored = decodeEvent(recorded);
+      if (!keyEvents.handles(recorded.type)) return;
+      const stored = keyEvents.decode(recorded);
       const { event } = stored;
       if (event.type === 'ApiKeyCreated') {
         const d = event.data;
@@ -209,7 +207,7 @@ export const followKeys = async (
   const look = async () => {
     const head = await feed.headPosition();
     for (;;) {
-      const page = await feed.readAll({ after, limit: PAGE, streamPrefix: PRESET_STREAM_PREFIX, types: KEY_EVENT_TYPES });
+      const page = await feed.readAll({ after, limit: PAGE, streamPrefix: WORKSPACE_STREAM_PREFIX, types: KEY_EVENT_TYPES });
       for (const recorded of page) ring.apply(recorded);
       if (page.length > 0) after = page[page.length - 1]!.position;
       if (page.length < PAGE) break;

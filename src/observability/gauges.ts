@@ -1,9 +1,9 @@
 import type { EventFeed } from '../eventstore/eventFeed';
-import { workspaceStreamPrefix } from '../presets/streamName';
 import type { WebhookStore } from '../webhooks/webhookStore';
 import type { ConsumerGroups } from '../consumerGroups/consumerGroups';
 import { isReadable } from '../consumerGroups/store';
 import { LAG_COUNT_CAP, type Metrics } from './metrics';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
 
 /**
  * Gauges read from the stores at scrape time (nothing runs between scrapes). Each is one or two

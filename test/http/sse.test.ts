@@ -5,7 +5,7 @@ import { chatBody, KEYS, WORKSPACE_B } from '../support/service';
 import { openSse } from '../support/sse';
 import { until as waitUntil } from '../support/until';
 import { createSseRegistry } from '../../src/http/sse';
-import { workspaceStreamPrefix } from '../../src/presets/streamName';
+import { workspaceStreamPrefix } from '../../src/events/workspaceStreams';
 
 const svc = useApiSpecification({ SSE_HEARTBEAT_MS: '50' });
 

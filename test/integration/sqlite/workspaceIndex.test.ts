@@ -8,7 +8,7 @@ import { filteredCountSql, filteredReadParams, filteredReadSql } from '../../../
 import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
 import { SCHEMA, WORKSPACE_KEY } from '../../../src/eventstore/sqlite/writer';
-import { workspaceStreamPrefix } from '../../../src/presets/streamName';
+import { workspaceStreamPrefix } from '../../../src/events/workspaceStreams';
 
 /**
  * The embedded store reads one workspace's events through an index of its own, made on open for a

@@ -9,7 +9,6 @@ import { EVENTS_FILE } from '../../../src/backends';
 import { loadConfig, type Config } from '../../../src/config';
 import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
 import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { eventJson } from '../../../src/http/eventJson';
 import { createLogger } from '../../../src/logger';
 import { createPresetCommandHandler } from '../../../src/presets/handler';
 import type { Deliverer } from '../../../src/webhooks/deliverer';
@@ -21,6 +20,7 @@ import type { NewDeliveryAttempt, WebhookStore } from '../../../src/webhooks/web
 import { until } from '../../support/until';
 import { startReceiver, type Receiver } from '../../support/receiver';
 import { compiledEntry } from '../../support/threads';
+import { eventJson } from '../../../src/workspaceLog/eventJson';
 
 /**
  * The built service delivers webhooks in a worker thread of its own (dist/src/workers/deliverer.js,

@@ -3,7 +3,11 @@ import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
 import type { EventStoreAdapter, RecordedEvent } from '../../../src/eventstore/eventStore';
 import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { CURRENT_SCHEMA_VERSION, decodeEvent, eventDataCodecs, EventMetadata, MalformedEvent } from '../../../src/presets/events';
+import { CURRENT_SCHEMA_VERSION, EventMetadata, MalformedEvent, presetEventDataCodecs } from '../../../src/presets/events';
+import { keyEventDataCodecs } from '../../../src/keys/events';
+import { decodeWorkspaceEvent as decodeEvent } from '../../../src/workspaceLog/catalog';
+
+const eventDataCodecs = { ...presetEventDataCodecs, ...keyEventDataCodecs };
 import { createPresetCommandHandler } from '../../../src/presets/handler';
 import { presetStreamName } from '../../../src/presets/streamName';
 import { upcast, UPCASTERS, type RawEvent } from '../../../src/presets/upcasters';
