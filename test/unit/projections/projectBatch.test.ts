@@ -122,3 +122,26 @@ describe('projecting an event at a time with the documents written last', () => 
     expect(readBack).toHaveLength(switches.length); // one document kept: a read each time the stream changes
   });
 });
+
+describe('an event of a type the projection does not handle', () => {
+  it('moves the checkpoint and nothing else, whatever stream of the workspace it is in', async () => {
+    const events = await history();
+    const last = events[events.length - 1]!;
+    const readModel = openMemoryReadModel();
+    await projectBatch(readModel, events, 'test');
+    const before = await dump(readModel);
+    // A later release's stream type under the workspace's prefix: a name no slug takes, and a type this release does not know.
+    const stranger: RecordedEvent = {
+      ...last,
+      id: 'e-stranger',
+      type: 'SomethingNewHappened',
+      stream: `${last.stream.slice(0, last.stream.lastIndexOf('-'))}-~later`,
+      revision: 0n,
+      position: last.position + 1n,
+      data: { anything: true },
+    };
+    await projectBatch(readModel, [stranger], 'test');
+    expect(await dump(readModel)).toEqual(before);
+    expect(await readModel.checkpoint('test')).toBe(stranger.position);
+  });
+});
