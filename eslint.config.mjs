@@ -246,13 +246,10 @@ export default tseslint.config(
           patterns: [
             {
               group: [
-                '**/support/service',
-                '**/support/process',
-                '**/support/reference',
-                '**/support/receiver',
-                '**/support/browser',
-                '**/support/consolePage',
-                '**/support/threads',
+                ...['service', 'process', 'reference', 'receiver', 'browser', 'consolePage', 'threads'].flatMap((name) => [
+                  `**/support/${name}`,
+                  `#support/${name}`,
+                ]),
                 '**/sqlite',
                 '**/sqlite/**',
               ],

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { presetStreamName } from '../../src/presets/streamName';
+import { presetStreamName } from '#src/presets/streamName';
 import { useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 

@@ -1,17 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createKeyRing } from '../../src/auth/apiKeys';
-import { openMemoryWebhookStore } from '../../src/webhooks/memory';
-import { openMemoryEventStore } from '../../src/eventstore/memory';
-import { createApp } from '../../src/http/app';
-import { createSseRegistry } from '../../src/http/sse';
-import { createLogger } from '../../src/logger';
-import { createPresetCommandHandler, type PresetCommandRequest } from '../../src/presets/handler';
-import { presetAt } from '../../projections/presetAt';
-import { projectBatch } from '../../projections/projectBatch';
-import { openMemoryReadModel } from '../../projections/readmodel/memory';
-import { createMemoryUsageStore } from '../../src/usage/memory';
-import { WORKSPACE_STREAM_PREFIX } from '../../src/events/workspaceStreams';
+import { createKeyRing } from '#src/auth/apiKeys';
+import { openMemoryWebhookStore } from '#src/webhooks/memory';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { createApp } from '#src/http/app';
+import { createSseRegistry } from '#src/http/sse';
+import { createLogger } from '#src/logger';
+import { createPresetCommandHandler, type PresetCommandRequest } from '#src/presets/handler';
+import { presetAt } from '#projections/presetAt';
+import { projectBatch } from '#projections/projectBatch';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { createMemoryUsageStore } from '#src/usage/memory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * A write answers with the preset as that write left it, even when another write has already

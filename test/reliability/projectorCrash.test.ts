@@ -3,16 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
-import type { EventStoreAdapter, RecordedEvent } from '../../src/eventstore/eventStore';
-import { createLogger } from '../../src/logger';
-import { createPresetCommandHandler } from '../../src/presets/handler';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import type { EventStoreAdapter, RecordedEvent } from '#src/eventstore/eventStore';
+import { createLogger } from '#src/logger';
+import { createPresetCommandHandler } from '#src/presets/handler';
 import { crashBeforeCheckpoint, InjectedCrash } from '../support/faults';
-import { projectBatch } from '../../projections/projectBatch';
-import { PROJECTOR_NAME, startProjector, type Projector } from '../../projections/projector';
-import type { ReadModel } from '../../projections/readmodel/readModel';
-import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
-import { WORKSPACE_STREAM_PREFIX } from '../../src/events/workspaceStreams';
+import { projectBatch } from '#projections/projectBatch';
+import { PROJECTOR_NAME, startProjector, type Projector } from '#projections/projector';
+import type { ReadModel } from '#projections/readmodel/readModel';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * The projector "crashes" after a batch's documents are written but before its checkpoint moved

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { EventStoreAdapter } from '../../src/eventstore/eventStore';
-import { createKeyRing, type Caller } from '../../src/auth/apiKeys';
-import { SCOPES } from '../../src/auth/keysFile';
-import { createKeyCommandHandler } from '../../src/keys/handler';
-import { createLiveKeyRing } from '../../src/keys/keyRing';
-import { createPresetCommandHandler, type PresetCommandRequest } from '../../src/presets/handler';
-import { startProjector } from '../../projections/projector';
-import type { PresetRecord, ReadModel, VersionView } from '../../projections/readmodel/readModel';
-import { WORKSPACE_STREAM_PREFIX } from '../../src/events/workspaceStreams';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { createKeyRing, type Caller } from '#src/auth/apiKeys';
+import { SCOPES } from '#src/auth/keysFile';
+import { createKeyCommandHandler } from '#src/keys/handler';
+import { createLiveKeyRing } from '#src/keys/keyRing';
+import { createPresetCommandHandler, type PresetCommandRequest } from '#src/presets/handler';
+import { startProjector } from '#projections/projector';
+import type { PresetRecord, ReadModel, VersionView } from '#projections/readmodel/readModel';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /** A history made through the real command handler, with rollbacks, in two workspaces. */
 export const WORKSPACES = [randomUUID(), randomUUID()] as const;

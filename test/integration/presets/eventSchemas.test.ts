@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
-import { renderEventSchemas, SCHEMA_DIR } from '../../../scripts/generate-event-schemas';
-import { decide, evolve, initialState } from '../../../src/presets/decider';
-import { decideKeys, initialKeysState, type KeyCommandMetadata } from '../../../src/keys/decider';
-import { CURRENT_SCHEMA_VERSION, type PresetEvent } from '../../../src/presets/events';
-import { WORKSPACE_EVENT_TYPES, workspaceEvents } from '../../../src/workspaceLog/catalog';
-import { toJsonSchema, type JsonSchema } from '../../../src/jsonSchema';
+import { renderEventSchemas, SCHEMA_DIR } from '#scripts/generate-event-schemas';
+import { decide, evolve, initialState } from '#src/presets/decider';
+import { decideKeys, initialKeysState, type KeyCommandMetadata } from '#src/keys/decider';
+import { CURRENT_SCHEMA_VERSION, type PresetEvent } from '#src/presets/events';
+import { WORKSPACE_EVENT_TYPES, workspaceEvents } from '#src/workspaceLog/catalog';
+import { toJsonSchema, type JsonSchema } from '#src/jsonSchema';
 
 const dir = join(__dirname, '..', '..', '..', SCHEMA_DIR);
 

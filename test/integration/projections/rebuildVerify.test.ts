@@ -2,21 +2,21 @@ import Database from 'better-sqlite3';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EVENTS_FILE, READ_MODEL_FILE } from '../../../src/backends';
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { WORKSPACE_EVENT_TYPES } from '../../../src/workspaceLog/catalog';
-import { hasStoredText } from '../../../src/eventstore/eventFeed';
-import { projectBatch } from '../../../projections/projectBatch';
-import { PROJECTOR_NAME } from '../../../projections/projector';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import type { ProjectionChange } from '../../../projections/readmodel/readModel';
-import { BULK_COMMIT_EVERY, openSqliteReadModel } from '../../../projections/readmodel/sqlite';
-import { rebuildInto } from '../../../projections/rebuild';
-import { openSqliteRebuildTarget } from '../../../projections/rebuildTarget';
-import { verifyReadModel } from '../../../projections/verify';
-import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '../../support/presetHistory';
-import { WORKSPACE_STREAM_PREFIX } from '../../../src/events/workspaceStreams';
+import { EVENTS_FILE, READ_MODEL_FILE } from '#src/backends';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { WORKSPACE_EVENT_TYPES } from '#src/workspaceLog/catalog';
+import { hasStoredText } from '#src/eventstore/eventFeed';
+import { projectBatch } from '#projections/projectBatch';
+import { PROJECTOR_NAME } from '#projections/projector';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import type { ProjectionChange } from '#projections/readmodel/readModel';
+import { BULK_COMMIT_EVERY, openSqliteReadModel } from '#projections/readmodel/sqlite';
+import { rebuildInto } from '#projections/rebuild';
+import { openSqliteRebuildTarget } from '#projections/rebuildTarget';
+import { verifyReadModel } from '#projections/verify';
+import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * The embedded rebuild and verify on real files: a store holding every preset event type, rebuilt

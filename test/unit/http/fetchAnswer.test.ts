@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { StoredFeedEvent } from '../../../src/eventstore/eventFeed';
-import { fetchAnswer, fetchAnswerHead } from '../../../src/http/fetchAnswer';
-import { feedEventJsonText, schemaVersionOf } from '../../../src/workspaceLog/eventJson';
+import type { StoredFeedEvent } from '#src/eventstore/eventFeed';
+import { fetchAnswer, fetchAnswerHead } from '#src/http/fetchAnswer';
+import { feedEventJsonText, schemaVersionOf } from '#src/workspaceLog/eventJson';
 
 /**
  * A consumer group's fetch answer as bytes (src/http/fetchAnswer.ts), and the schema version read

@@ -1,10 +1,10 @@
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { parsePresetStreamName } from '../../../src/presets/streamName';
-import { presetAt } from '../../../projections/presetAt';
-import { projectBatch } from '../../../projections/projectBatch';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import { makeHistory } from '../../support/presetHistory';
-import { WORKSPACE_STREAM_PREFIX } from '../../../src/events/workspaceStreams';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { parsePresetStreamName } from '#src/presets/streamName';
+import { presetAt } from '#projections/presetAt';
+import { projectBatch } from '#projections/projectBatch';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { makeHistory } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /** A preset's past document, folded from its events, is what the live projector showed at that revision. */
 it('equals the projector’s document after each event of every stream, and is null past the end', async () => {

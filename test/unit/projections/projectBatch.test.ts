@@ -1,12 +1,12 @@
-import type { FeedEvent, StoredFeedEvent } from '../../../src/eventstore/eventFeed';
-import type { RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { presetEvents as presetTypes } from '../../../src/presets/events';
-import { projectBatch, recentDocuments } from '../../../projections/projectBatch';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import type { ReadModel } from '../../../projections/readmodel/readModel';
-import { dump, makeHistory, releaseHistory } from '../../support/presetHistory';
-import { WORKSPACE_STREAM_PREFIX } from '../../../src/events/workspaceStreams';
+import type { FeedEvent, StoredFeedEvent } from '#src/eventstore/eventFeed';
+import type { RecordedEvent } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { presetEvents as presetTypes } from '#src/presets/events';
+import { projectBatch, recentDocuments } from '#projections/projectBatch';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import type { ReadModel } from '#projections/readmodel/readModel';
+import { dump, makeHistory, releaseHistory } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * The live projector projects an event at a time and keeps the documents it wrote last

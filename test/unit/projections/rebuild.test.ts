@@ -1,10 +1,10 @@
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { PROJECTOR_NAME } from '../../../projections/projector';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import { catchUp, rebuildInto } from '../../../projections/rebuild';
-import { dump, makeHistory, projectLive } from '../../support/presetHistory';
-import { WORKSPACE_STREAM_PREFIX } from '../../../src/events/workspaceStreams';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { PROJECTOR_NAME } from '#projections/projector';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { catchUp, rebuildInto } from '#projections/rebuild';
+import { dump, makeHistory, projectLive } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 describe('rebuild', () => {
   let store: EventStoreAdapter;

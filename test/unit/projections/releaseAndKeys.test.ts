@@ -1,12 +1,12 @@
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { keysStreamName } from '../../../src/keys/streamName';
-import { decodeWorkspaceEvent as decodeEvent } from '../../../src/workspaceLog/catalog';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import { rebuildInto } from '../../../projections/rebuild';
-import { verifyReadModel } from '../../../projections/verify';
-import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '../../support/presetHistory';
-import { WORKSPACE_STREAM_PREFIX } from '../../../src/events/workspaceStreams';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { keysStreamName } from '#src/keys/streamName';
+import { decodeWorkspaceEvent as decodeEvent } from '#src/workspaceLog/catalog';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { rebuildInto } from '#projections/rebuild';
+import { verifyReadModel } from '#projections/verify';
+import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * A mixed run of every new event type (keys made and revoked, labels and the designation protected,

@@ -1,10 +1,10 @@
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { openMemoryReadModel, type MemoryReadModel } from '../../../projections/readmodel/memory';
-import type { ReadModel } from '../../../projections/readmodel/readModel';
-import { verifyReadModel } from '../../../projections/verify';
-import { makeHistory, projectLive, WORKSPACES } from '../../support/presetHistory';
-import { WORKSPACE_STREAM_PREFIX } from '../../../src/events/workspaceStreams';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { openMemoryReadModel, type MemoryReadModel } from '#projections/readmodel/memory';
+import type { ReadModel } from '#projections/readmodel/readModel';
+import { verifyReadModel } from '#projections/verify';
+import { makeHistory, projectLive, WORKSPACES } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 const [A] = WORKSPACES;
 
