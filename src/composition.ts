@@ -13,6 +13,7 @@ import type { AppContext, AppState } from './http/types';
 import { withPresetCache } from './http/presetCache';
 import { createProjectionWaiter } from './http/readYourWrites';
 import { createSseRegistry } from './http/sse';
+import { createMcpSessions } from './mcp/sessions';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
 import { withSharedTail } from './feed/sharedTail';
@@ -164,6 +165,12 @@ export const composeService = async (
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry({ perKey: config.sseMaxPerKey, perProcess: config.sseMaxConnections });
   watchSse(metrics, sse);
+  // MCP sessions hold a notification stream open too: bounded, ended when idle, and ended by a shutdown.
+  const mcpSessions = createMcpSessions({
+    perKey: config.mcpMaxSessionsPerKey,
+    perProcess: config.mcpMaxSessions,
+    idleMs: config.mcpSessionIdleMs,
+  });
   watchWebhooks(metrics, { store: webhooks, feed: eventStore });
   watchConsumerGroups(metrics, { groups: consumerGroups });
   watchProjector(metrics, {
@@ -218,6 +225,7 @@ export const composeService = async (
     consoleDir: CONSOLE_DIR,
     usage,
     usageCounters,
+    mcpSessions,
   });
 
   let closing: Promise<void> | undefined;
@@ -249,7 +257,7 @@ export const composeService = async (
     projector,
     metrics,
     checkpointer,
-    endStreams: () => sse.closeAll().then(() => consumerGroups.close()),
+    endStreams: () => Promise.all([sse.closeAll(), mcpSessions.closeAll()]).then(() => consumerGroups.close()),
     close,
   };
 };

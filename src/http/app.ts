@@ -20,6 +20,8 @@ import { consumerGroupRoutes, type ConsumerGroupRouteDeps } from './routes/consu
 import { designateRoutes } from './routes/designate';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { keyRoutes, type KeyRouteDeps } from './routes/keys';
+import { mcpRoutes } from './routes/mcp';
+import { createMcpSessions, type McpSessions } from '../mcp/sessions';
 import { checkLabel, lifecycleRoutes } from './routes/lifecycle';
 import { releaseRoutes } from './routes/release';
 import { readRoutes, type ReadDeps } from './routes/reads';
@@ -53,6 +55,8 @@ export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, Re
   /** Usage counts (rollouts): where they are kept, and this process's counters (unset: resolutions are not counted). */
   usage: UsageStore;
   usageCounters?: Pick<UsageCounters, 'count'>;
+  /** The MCP sessions open at /mcp (src/mcp/sessions.ts), which a shutdown ends; unset: a registry of this app's own, with the default bounds. */
+  mcpSessions?: McpSessions;
 }
 
 /** /health/live and /health/ready, which need no key. */
@@ -99,6 +103,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   consumerGroupRoutes(api, deps);
   keyRoutes(api, deps);
   auditRoutes(api, deps);
+  mcpRoutes(api, { ...deps, mcpSessions: deps.mcpSessions ?? createMcpSessions() });
   checkParams(api, { slug: checkSlug, label: checkLabel });
   return api;
 };

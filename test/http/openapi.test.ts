@@ -65,9 +65,9 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('secures every /api/v1 operation but the document itself with the bearer scheme, and nothing else', () => {
+  it('secures every /api/v1 operation but the document itself, and the MCP endpoint, with the bearer scheme, and nothing else', () => {
     for (const op of OPERATIONS) {
-      const needsKey = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json';
+      const needsKey = (op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json') || op.path === '/mcp';
       const security = (doc.paths[op.path]![op.method] as unknown as { security: unknown[] }).security;
       expect({ op: op.operationId, security }).toEqual({ op: op.operationId, security: needsKey ? [{ bearer: [] }] : [] });
     }
