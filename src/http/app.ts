@@ -89,10 +89,12 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   const api = new Router<AppState, AppContext>();
   readRoutes(api, deps);
   const { metrics } = deps;
-  resolveRoutes(api, {
+  // The resolve endpoints and the MCP server's resolve tool count their resolutions alike.
+  const resolving = {
     ...deps,
-    countResolution: metrics ? (format, outcome) => metrics.resolutions.inc({ format, outcome }) : undefined,
-  });
+    countResolution: metrics ? (format: string, outcome: string) => metrics.resolutions.inc({ format, outcome }) : undefined,
+  };
+  resolveRoutes(api, resolving);
   usageRoutes(api, deps);
   eventRoutes(api, deps);
   writeRoutes(api, deps);
@@ -103,7 +105,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   consumerGroupRoutes(api, deps);
   keyRoutes(api, deps);
   auditRoutes(api, deps);
-  mcpRoutes(api, { ...deps, mcpSessions: deps.mcpSessions ?? createMcpSessions() });
+  mcpRoutes(api, { ...resolving, mcpSessions: deps.mcpSessions ?? createMcpSessions() });
   checkParams(api, { slug: checkSlug, label: checkLabel });
   return api;
 };

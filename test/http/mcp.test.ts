@@ -241,8 +241,13 @@ describe('the resolve tool', () => {
       ],
       ['responses', 'responses', { model: '@preset/plain', input: 'Hi' }],
     ];
+    const counted = async (format: string) =>
+      (await svc.metrics.resolutions.get()).values.find((v) => v.labels.format === format && v.labels.outcome === 'resolved')?.value ?? 0;
     for (const [format, route, body] of bodies) {
+      const before = await counted(format);
       const result = await client.callTool({ name: 'resolve', arguments: { format, body } });
+      // Counted as a resolution of its format, as the endpoint counts one.
+      expect(await counted(format)).toBe(before + 1);
       const expected = await resolveApi(route, body);
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual(expected);
