@@ -85,14 +85,15 @@ export const startMcpSession = (
         async (event) => {
           const preset = parsePresetStreamName(event.stream);
           if (!preset) return; // the workspace's keys stream
-          await deps.waitForPreset(workspaceId, preset.slug, event.revision, NOTIFY_WAIT_MS);
+          // A read model that cannot be read now delays nothing: the change is announced all the same.
+          await deps.waitForPreset(workspaceId, preset.slug, event.revision, NOTIFY_WAIT_MS).catch(() => null);
           changed();
         },
         {
           streamPrefix: workspaceStreamPrefix(workspaceId),
           onError: (error) => {
             sessionLog.error({ err: error }, 'MCP session stopped following the log; ending it');
-            void deps.mcpSessions.end(id, 'shutdown');
+            void deps.mcpSessions.end(id, 'feed_failed');
           },
         },
       );

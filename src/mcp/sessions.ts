@@ -17,7 +17,7 @@ export interface McpSessionLimits {
 export const DEFAULT_MCP_LIMITS: McpSessionLimits = { perKey: 20, perProcess: 1000, idleMs: 30 * 60_000 };
 
 /** Why a session ended. */
-export type McpSessionEnd = 'idle' | 'deleted' | 'key_revoked' | 'key_expired' | 'keys_unavailable' | 'shutdown';
+export type McpSessionEnd = 'idle' | 'deleted' | 'key_revoked' | 'key_expired' | 'keys_unavailable' | 'shutdown' | 'feed_failed';
 
 /**
  * A session as the registry tracks it: `handleRequest` hands a request of the session to its

@@ -156,6 +156,19 @@ describe('prompts', () => {
     ]);
   });
 
+  it('neither lists nor renders a disabled preset: the resolve refuses it (409), as InvalidParams', async () => {
+    await post('/api/v1/presets/paused/chat/completions', chatBody());
+    const patched = await svc.request('/api/v1/presets/paused', { method: 'PATCH', json: { status: 'disabled' } });
+    expect(patched.status).toBe(200);
+    const client = await connect(KEYS.readerOnly);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).not.toContain('paused');
+    const error = await client.getPrompt({ name: 'paused' }).catch((e: unknown) => e);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((error as McpError).data).toMatchObject({ code: 409, metadata: { reason: 'preset_disabled' } });
+    // Still a resource, as GET /api/v1/presets/paused still answers it.
+    expect((await client.listResources()).resources.map((r) => r.uri)).toContain('presets://paused');
+  });
+
   it("does not reach another workspace's preset", async () => {
     const client = await connect(KEYS.readerOnly);
     const error = await client.getPrompt({ name: 'elsewhere' }).catch((e: unknown) => e);

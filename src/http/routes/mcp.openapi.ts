@@ -28,7 +28,10 @@ export const MCP_OPERATIONS: Operation[] = [
     parameters: ['Mcp-Session-Id'],
     requestBody: 'McpMessage',
     answers: {
-      '200': { description: 'The JSON-RPC answers (a notification or answer sent alone gets a 202).', content: json({ type: 'object' }) },
+      '200': {
+        description: 'The JSON-RPC answer (a list of answers for a batch); a body of notifications or answers only gets a 202.',
+        content: json({ type: ['object', 'array'] }),
+      },
       '202': { description: 'Accepted: the message was a notification or an answer.' },
     },
     errors: [...API_ERRORS, '404', '413', '415', '503'],
