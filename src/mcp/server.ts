@@ -10,7 +10,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { PresetStatus } from '../presets/events';
+import { SOURCE_FORMATS, type PresetStatus } from '../presets/events';
 import { SLUG } from '../presets/names';
 import { resolveRequest } from '../resolve/resolve';
 import type { ResolveFailure } from '../resolve/failure';
@@ -35,11 +35,10 @@ export interface McpServerDeps extends ResolveDeps {
 export const MCP_SERVER_NAME = 'presets';
 /** Prompts and resources per page of `prompts/list` and `resources/list` (the read model's largest page). */
 export const MCP_PAGE = 100;
-/** `notifications/resources/list_changed`... and the JSON-RPC error code MCP gives a resource that is not there. */
+/** The JSON-RPC error code MCP gives a resource that is not there. */
 export const RESOURCE_NOT_FOUND = -32002;
 
 const USABLE: readonly PresetStatus[] = ['active'];
-const FORMATS = ['chat_completions', 'messages', 'responses'] as const;
 const PRESET_URI = /^presets:\/\/([^/]+)$/;
 const VERSION_URI = /^presets:\/\/([^/]+)\/versions\/([1-9]\d{0,8})$/;
 
@@ -171,7 +170,9 @@ export const createMcpServer = (deps: McpServerDeps, workspaceId: string): McpSe
         'templated versions take "prompt_variables") into the request to send, as POST /api/v1/resolve/{format} answers: ' +
         '{"data": {"request", "preset", "dropped", "overridden", ...}}. A refusal is an error result holding the API\'s error envelope.',
       inputSchema: {
-        format: z.enum(FORMATS).describe('The request format: chat_completions (OpenAI), messages (Anthropic) or responses (OpenAI)'),
+        format: z
+          .enum(SOURCE_FORMATS)
+          .describe('The request format: chat_completions (OpenAI), messages (Anthropic) or responses (OpenAI)'),
         body: z.record(z.string(), z.unknown()).describe('The request body, as it would be POSTed to /api/v1/resolve/{format}'),
         split_key: z.string().optional().describe('The key a split label picks its version by (the Preset-Split-Key header)'),
       },
