@@ -67,7 +67,7 @@ export interface ComposedService extends ServiceParts {
   app: Koa<AppState, AppContext>;
   /** An HTTP server of its own for /metrics (METRICS_PORT), when configured. */
   metricsServer?: { port: number; close(): Promise<void> };
-  /** Ends open event streams and consumer groups' long polls: the first step of a shutdown. */
+  /** Ends open event streams, MCP sessions and consumer groups' long polls: the first step of a shutdown. */
   endStreams(): Promise<void>;
   /** Stops every part and closes the stores, once requests in flight are done. */
   close(): Promise<void>;
