@@ -13,6 +13,8 @@ import type { AppContext, AppState } from './http/types';
 import { withPresetCache } from './http/presetCache';
 import { createProjectionWaiter } from './http/readYourWrites';
 import { createSseRegistry } from './http/sse';
+import { createMcpSessions } from './mcp/sessions';
+import { mcpMount } from './mcp/route';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
 import { withSharedTail } from './feed/sharedTail';
@@ -66,7 +68,7 @@ export interface ComposedService extends ServiceParts {
   app: Koa<AppState, AppContext>;
   /** An HTTP server of its own for /metrics (METRICS_PORT), when configured. */
   metricsServer?: { port: number; close(): Promise<void> };
-  /** Ends open event streams and consumer groups' long polls: the first step of a shutdown. */
+  /** Ends open event streams, MCP sessions and consumer groups' long polls: the first step of a shutdown. */
   endStreams(): Promise<void>;
   /** Stops every part and closes the stores, once requests in flight are done. */
   close(): Promise<void>;
@@ -164,6 +166,12 @@ export const composeService = async (
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry({ perKey: config.sseMaxPerKey, perProcess: config.sseMaxConnections });
   watchSse(metrics, sse);
+  // MCP sessions hold a notification stream open too: bounded, ended when idle, and ended by a shutdown.
+  const mcpSessions = createMcpSessions({
+    perKey: config.mcpMaxSessionsPerKey,
+    perProcess: config.mcpMaxSessions,
+    idleMs: config.mcpSessionIdleMs,
+  });
   watchWebhooks(metrics, { store: webhooks, feed: eventStore });
   watchConsumerGroups(metrics, { groups: consumerGroups });
   watchProjector(metrics, {
@@ -218,6 +226,8 @@ export const composeService = async (
     consoleDir: CONSOLE_DIR,
     usage,
     usageCounters,
+    // The MCP server at /mcp, its sessions this service's (a shutdown ends them).
+    mounts: [mcpMount(mcpSessions)],
   });
 
   let closing: Promise<void> | undefined;
@@ -249,7 +259,7 @@ export const composeService = async (
     projector,
     metrics,
     checkpointer,
-    endStreams: () => sse.closeAll().then(() => consumerGroups.close()),
+    endStreams: () => Promise.all([sse.closeAll(), mcpSessions.closeAll()]).then(() => consumerGroups.close()),
     close,
   };
 };
