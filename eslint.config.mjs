@@ -20,6 +20,19 @@ const CONSOLE_IMPORTS =
 const UNIT_PURE =
   'test/unit/ is pure (no disk, thread, child process or port): a suite that needs one goes in test/integration/ or test/http/.';
 
+/** What no file of the service (src/, but its composition root) imports. */
+const SERVICE_PATTERNS = [
+  {
+    regex: '(^|/)projections/(?!readmodel/readModel$)',
+    message: 'Only the composition root uses projections/ beyond the read-model port.',
+  },
+  {
+    group: ['**/scripts/**', '**/test/**', '**/bench/**'],
+    message: 'The service does not depend on scripts, tests or benchmarks.',
+  },
+  { group: ['**/console/**'], message: 'The service serves the built console (dist/console/); it does not import its code.' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
@@ -95,17 +108,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              regex: '(^|/)projections/(?!readmodel/readModel$)',
-              message: 'Only the composition root uses projections/ beyond the read-model port.',
-            },
-            {
-              group: ['**/scripts/**', '**/test/**', '**/bench/**'],
-              message: 'The service does not depend on scripts, tests or benchmarks.',
-            },
-            { group: ['**/console/**'], message: 'The service serves the built console (dist/console/); it does not import its code.' },
-          ],
+          patterns: SERVICE_PATTERNS,
         },
       ],
     },
@@ -140,6 +143,53 @@ export default tseslint.config(
               group: ['**/scripts/**', '**/test/**', '**/bench/**', '**/console/**'],
               message: 'The client does not depend on scripts, tests, benchmarks or the console.',
             },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The events' envelope and registry are generic: each stream type registers into them, never the other way.
+    files: ['src/events/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...SERVICE_PATTERNS,
+            {
+              group: ['**/presets/**', '**/keys/**', '**/workspaceLog/**', '**/audit/**'],
+              message: 'src/events/ knows no stream type: stream types register into it (src/workspaceLog/catalog.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A stream type's code reads its own events only: presets and keys do not import each other (src/workspaceLog/ joins them).
+    files: ['src/presets/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...SERVICE_PATTERNS,
+            { group: ['**/keys/**', '**/workspaceLog/**'], message: 'presets and keys are separate stream types.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/keys/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...SERVICE_PATTERNS,
+            { group: ['**/presets/**', '**/workspaceLog/**'], message: 'presets and keys are separate stream types.' },
           ],
         },
       ],
@@ -196,13 +246,10 @@ export default tseslint.config(
           patterns: [
             {
               group: [
-                '**/support/service',
-                '**/support/process',
-                '**/support/reference',
-                '**/support/receiver',
-                '**/support/browser',
-                '**/support/consolePage',
-                '**/support/threads',
+                ...['service', 'process', 'reference', 'receiver', 'browser', 'consolePage', 'threads'].flatMap((name) => [
+                  `**/support/${name}`,
+                  `#support/${name}`,
+                ]),
                 '**/sqlite',
                 '**/sqlite/**',
               ],

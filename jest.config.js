@@ -12,6 +12,14 @@ module.exports = {
     '/node_modules/(github-slugger|cookie)/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true } }],
   },
   transformIgnorePatterns: ['/node_modules/(?!(github-slugger|cookie)/)'],
+  // The tests' import names (tsconfig.json's paths).
+  moduleNameMapper: {
+    '^#src/(.*)$': '<rootDir>/src/$1',
+    '^#projections/(.*)$': '<rootDir>/projections/$1',
+    '^#scripts/(.*)$': '<rootDir>/scripts/$1',
+    '^#bench/(.*)$': '<rootDir>/bench/$1',
+    '^#support/(.*)$': '<rootDir>/test/support/$1',
+  },
   testTimeout: 30000,
   // Builds dist/ once for the suites that run the real service as a child process.
   globalSetup: '<rootDir>/test/support/globalSetup.ts',

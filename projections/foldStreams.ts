@@ -1,9 +1,9 @@
 import type { FeedEvent } from '../src/eventstore/eventFeed';
-import { decodeFeedEvent } from '../src/presets/storedEvents';
 import { parsePresetStreamName } from '../src/presets/streamName';
-import { isKeysStream } from '../src/keys/streamName';
+import { presetEvents } from '../src/presets/events';
 import { streamFold } from './presetProjection';
 import type { PresetRecord, ProjectionChange, VersionView } from './readmodel/readModel';
+import { decodeFeedEvent } from '../src/presets/storedEvents';
 
 /** A preset stream folded to its end (of what was read): what verify compares. */
 export interface FoldedStream {
@@ -44,8 +44,8 @@ export const foldStreams = async (
       written = current;
     };
     for (const recorded of page) {
-      // A workspace's keys stream shares the prefix and has no document.
-      if (isKeysStream(recorded.stream)) continue;
+      // Only a preset's events make a document (a workspace's keys stream shares the prefix).
+      if (!presetEvents.handles(recorded.type)) continue;
       if (recorded.stream !== stream) {
         putCurrent();
         await ended();

@@ -1,11 +1,11 @@
 import { readStreamsToFold, type StreamReader } from '../src/eventstore/streamReader';
-import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import type { Events } from '../src/threads/endpoint';
 import { serveThread, startThread, type Thread } from '../src/threads/thread';
 import { foldStreams } from './foldStreams';
 import type { ProjectionChange } from './readmodel/readModel';
 import { plainChange } from './readmodel/documentJson';
 import { sqliteRows } from './readmodel/sqlite';
+import { WORKSPACE_STREAM_PREFIX } from '../src/events/workspaceStreams';
 
 /**
  * The bulk of a rebuild: every preset stream up to `until`, folded (foldStreams.ts) and written.
@@ -65,7 +65,7 @@ export const loadStreams = async (
 ): Promise<number> => {
   if (!threads || threads.count < 1) {
     const encode = ENCODERS[writer.encoding];
-    const pages = readStreamsToFold(reader, { until, streamPrefix: PRESET_STREAM_PREFIX, pageSize });
+    const pages = readStreamsToFold(reader, { until, streamPrefix: WORKSPACE_STREAM_PREFIX, pageSize });
     return foldStreams(pages, async (changes, events) => {
       await writer.write(encode(changes));
       onEvents?.(events);
@@ -115,7 +115,7 @@ export const serveLoadShare = <Data>(open: (data: Data) => Promise<{ reader: Str
         const unanswered = new Set<Promise<void>>();
         const pages = readStreamsToFold(reader, {
           until: data.until,
-          streamPrefix: PRESET_STREAM_PREFIX,
+          streamPrefix: WORKSPACE_STREAM_PREFIX,
           pageSize: data.pageSize,
           share: data.share,
         });

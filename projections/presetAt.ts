@@ -1,5 +1,5 @@
 import type { EventStore } from '../src/eventstore/eventStore';
-import { decodeEvent } from '../src/presets/events';
+import { decodePresetEvent as decodeEvent } from '../src/presets/events';
 import { presetStreamName } from '../src/presets/streamName';
 import { presetJsonOf } from './readmodel/documentJson';
 import { streamFold } from './presetProjection';

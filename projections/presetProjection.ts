@@ -176,10 +176,6 @@ export const projectPresetEvent = (
     case 'LabelMoveRejected':
     case 'LabelMoveWithdrawn':
       return [at({ ...closed(view, event.data.proposalId), updated_at: event.data.occurredAt })];
-    case 'ApiKeyCreated':
-    case 'ApiKeyRevoked':
-      // A workspace's keys stream has no document (projectBatch never brings one here).
-      return [];
   }
 };
 

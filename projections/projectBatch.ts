@@ -1,10 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { FeedEvent } from '../src/eventstore/eventFeed';
-import { decodeFeedEvent } from '../src/presets/storedEvents';
 import { parsePresetStreamName } from '../src/presets/streamName';
-import { isKeysStream } from '../src/keys/streamName';
+import { presetEvents } from '../src/presets/events';
 import { projectPresetEvent, versionToLookUp } from './presetProjection';
 import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from './readmodel/readModel';
+import { decodeFeedEvent } from '../src/presets/storedEvents';
 
 /**
  * The preset documents a projector wrote last, by stream, so that the next event of a stream it
@@ -55,8 +55,9 @@ export const projectBatch = async (
   const versions = new Map<string, VersionView>();
   const versionChanges: ProjectionChange[] = [];
   for (const recorded of events) {
-    // A workspace's keys stream shares the prefix and has no document; its events only move the checkpoint.
-    if (isKeysStream(recorded.stream)) continue;
+    // The projection handles a preset's events; any other (a workspace's keys, a type this release
+    // does not know) has no document and only moves the checkpoint.
+    if (!presetEvents.handles(recorded.type)) continue;
     const stored = decodeFeedEvent(recorded);
     const key = parsePresetStreamName(recorded.stream);
     if (!key) throw new Error(`${recorded.stream} is not a preset stream`);

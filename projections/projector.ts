@@ -4,7 +4,7 @@ import { hasStoredText, type EventFeed, type FeedEvent, type StoredTextFeed } fr
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { startProcessor } from '../src/feed/processor';
 import { sharedTail, storedTextTail, type SharedTail } from '../src/feed/sharedTail';
-import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
+import { WORKSPACE_STREAM_PREFIX } from '../src/events/workspaceStreams';
 import { presetJsonOf } from './readmodel/documentJson';
 import { projectBatch, recentDocuments } from './projectBatch';
 import type { ProjectedEvents, ReadModel } from './readmodel/readModel';
@@ -61,7 +61,7 @@ export const startProjector = async ({
   const processor = await startProcessor<FeedEvent>(
     {
       name,
-      streamPrefix: PRESET_STREAM_PREFIX,
+      streamPrefix: WORKSPACE_STREAM_PREFIX,
       maxBatch: MAX_BATCH,
       // 1 s, 2 s, 4 s, 8 s, 8 s... (retryDelayMs, doubled up to eight times it).
       retry: { initialMs: retryDelayMs, maxMs: retryDelayMs * 8 },

@@ -1,11 +1,11 @@
 import type { EventFeed } from '../src/eventstore/eventFeed';
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import type { StreamReader } from '../src/eventstore/streamReader';
-import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { projectBatch } from './projectBatch';
 import { PROJECTOR_NAME } from './projector';
 import { loadStreams, type BulkWriter, type LoadOptions } from './loadStreams';
 import type { ProjectionChange, ReadModel } from './readmodel/readModel';
+import { WORKSPACE_STREAM_PREFIX } from '../src/events/workspaceStreams';
 
 /**
  * A rebuild: every preset event projected again, from position zero, into a fresh read model
@@ -51,7 +51,7 @@ export const catchUp = async (
   let first: bigint | undefined;
   let events = 0;
   while (until !== null && (position === undefined || position < until)) {
-    const page = await feed.readAll({ after: position, limit: pageSize, streamPrefix: PRESET_STREAM_PREFIX });
+    const page = await feed.readAll({ after: position, limit: pageSize, streamPrefix: WORKSPACE_STREAM_PREFIX });
     const last = page[page.length - 1];
     const batch = last && last.position > until ? page.filter((e) => e.position <= until) : page;
     if (batch.length === 0) break;
@@ -87,11 +87,11 @@ export const rebuildInto = async (
 ): Promise<CatchUpResult> => {
   const { log, progress: report, pageSize, threads } = options;
   const writer = options.writer ?? { encoding: 'changes', write: (changes) => target.apply(changes as ProjectionChange[]) };
-  const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
+  const head = await eventStore.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX });
   let events = 0;
   if (head !== null) {
     // Streams do not come in position order: progress counts events against the position range.
-    const first = (await eventStore.readAll({ limit: 1, streamPrefix: PRESET_STREAM_PREFIX }))[0]?.position ?? head;
+    const first = (await eventStore.readAll({ limit: 1, streamPrefix: WORKSPACE_STREAM_PREFIX }))[0]?.position ?? head;
     const progress = report?.(head);
     try {
       events = await loadStreams(eventStore, {
@@ -113,7 +113,7 @@ export const rebuildInto = async (
   const late = await catchUp(eventStore, target, {
     after: head ?? undefined,
     pageSize,
-    until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }),
+    until: await eventStore.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX }),
   });
   if (late.events > 0) log(`rebuild: ${late.events} events arrived during the rebuild and are in too`);
   return { position: late.position, events: events + late.events };

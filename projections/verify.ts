@@ -2,7 +2,7 @@ import type { EventFeed } from '../src/eventstore/eventFeed';
 import type { ShareRunner as SharesRunner } from '../src/threads/shares';
 import type { EventStore } from '../src/eventstore/eventStore';
 import { readStreamsToFold, type StreamReader } from '../src/eventstore/streamReader';
-import { PRESET_STREAM_PREFIX, presetStreamName } from '../src/presets/streamName';
+import { presetStreamName } from '../src/presets/streamName';
 import { presetDifferences } from './comparePreset';
 import { ABSENT, show, type Difference } from './diff';
 import { presetViewJson, versionViewJson } from './readmodel/documentJson';
@@ -11,6 +11,7 @@ import { PAGE_EVENTS } from './loadStreams';
 import { PROJECTOR_NAME } from './projector';
 import type { PresetRecord, ReadModel, VersionView } from './readmodel/readModel';
 import type { ProgressReporter } from './rebuild';
+import { WORKSPACE_STREAM_PREFIX } from '../src/events/workspaceStreams';
 
 /**
  * Verify (`npm run verify`): folds every preset stream again with the same pure projection, stream
@@ -130,7 +131,7 @@ export const verifyShare = async (eventStore: Verifiable, readModel: ReadModel, 
     else out.forEach((d) => differenceLine(report, ws, slug, d));
   };
 
-  const pages = readStreamsToFold(eventStore, { until: head, streamPrefix: PRESET_STREAM_PREFIX, pageSize, share });
+  const pages = readStreamsToFold(eventStore, { until: head, streamPrefix: WORKSPACE_STREAM_PREFIX, pageSize, share });
   async function* counted() {
     for await (const page of pages) {
       if (checkpoint === null) report.behind += page.length;
@@ -155,11 +156,11 @@ const merge = (into: ShareReport, from: ShareReport) => {
 export const verifyReadModel = async (eventStore: Verifiable, readModel: ReadModel, options: VerifyOptions = {}): Promise<VerifyReport> => {
   const { strict = false, checkpointName = PROJECTOR_NAME, progress: reportProgress, threads } = options;
   const checkpoint = await readModel.checkpoint(checkpointName);
-  const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
+  const head = await eventStore.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX });
   const all = emptyShare();
   if (head !== null) {
     // Streams do not come in position order: progress counts events against the position range.
-    const first = (await eventStore.readAll({ limit: 1, streamPrefix: PRESET_STREAM_PREFIX }))[0]?.position ?? head;
+    const first = (await eventStore.readAll({ limit: 1, streamPrefix: WORKSPACE_STREAM_PREFIX }))[0]?.position ?? head;
     const progress = reportProgress?.(head);
     let done = 0;
     const onEvents = (n: number) => {

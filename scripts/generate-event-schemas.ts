@@ -6,7 +6,8 @@
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { codecsBySchemaVersion } from '../src/presets/events';
+import { workspaceEvents } from '../src/workspaceLog/catalog';
+import { KEY_EVENT_TYPES } from '../src/keys/events';
 import { auditCodecsBySchemaVersion } from '../src/audit/events';
 import { toJsonSchema } from '../src/jsonSchema';
 
@@ -52,10 +53,13 @@ const file = (
 /** Every schema file by name, as the codecs say it should be. */
 export const renderEventSchemas = (): Map<string, string> => {
   const files = new Map<string, string>();
-  for (const [version, { metadata, data }] of Object.entries(codecsBySchemaVersion)) {
-    const [name, text] = file('EventMetadata', Number(version), metadata);
+  const keyTypes: ReadonlySet<string> = new Set(KEY_EVENT_TYPES);
+  for (const [version, { metadata, data }] of Object.entries(workspaceEvents.codecsBySchemaVersion)) {
+    const [name, text] = file('EventMetadata', Number(version), metadata, 'src/events/envelope.ts');
     files.set(name, text);
-    for (const [type, codec] of Object.entries(data)) files.set(...file(type, Number(version), codec));
+    for (const [type, codec] of Object.entries(data) as [string, Parameters<typeof toJsonSchema>[0]][]) {
+      files.set(...file(type, Number(version), codec, keyTypes.has(type) ? 'src/keys/events.ts' : 'src/presets/events.ts'));
+    }
   }
   for (const [version, { metadata, data }] of Object.entries(auditCodecsBySchemaVersion)) {
     files.set(...file('AuditMetadata', Number(version), metadata, 'src/audit/events.ts'));

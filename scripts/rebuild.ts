@@ -2,12 +2,12 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { EventStoreAdapter } from '../src/eventstore/eventStore';
 import { describeBackends, openEventStore, openReadModel } from '../src/backends';
-import { PRESET_STREAM_PREFIX } from '../src/presets/streamName';
 import { threadEntry } from '../src/threads/thread';
 import { catchUp, rebuildInto } from '../projections/rebuild';
 import { openRebuildTarget, type RebuildTarget } from '../projections/rebuildTarget';
 import { cliLogger, errorMessage, runScript, startCli, type CliIo } from './cli';
 import { createProgress } from './progress';
+import { WORKSPACE_STREAM_PREFIX } from '../src/events/workspaceStreams';
 
 /**
  * `npm run rebuild`: projects every preset event again into a fresh read model, then switches to
@@ -52,7 +52,7 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     try {
       await catchUp(eventStore, live, {
         after: built.position,
-        until: await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }),
+        until: await eventStore.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX }),
       });
     } finally {
       await live.close();

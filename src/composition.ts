@@ -13,13 +13,14 @@ import type { AppContext, AppState } from './http/types';
 import { withPresetCache } from './http/presetCache';
 import { createProjectionWaiter } from './http/readYourWrites';
 import { createSseRegistry } from './http/sse';
+import { createMcpSessions } from './mcp/sessions';
+import { mcpMount } from './mcp/route';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
 import { withSharedTail } from './feed/sharedTail';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { createKeyCommandHandler } from './keys/handler';
 import { createLiveKeyRing, followKeys } from './keys/keyRing';
-import { PRESET_STREAM_PREFIX } from './presets/streamName';
 import { RUNNING_COMPILED } from './threads/thread';
 import type { EventStoreAdapter } from './eventstore/eventStore';
 import { startDeliverer, type Deliverer } from './webhooks/deliverer';
@@ -38,6 +39,7 @@ import { presetAsOf, presetAt } from '../projections/presetAt';
 import { AUDIT_PROCESSOR, startCheckpointer, type Checkpointer } from './audit/checkpoint';
 import type { SigningKey } from './audit/signing';
 import type { ReadModel } from '../projections/readmodel/readModel';
+import { WORKSPACE_STREAM_PREFIX } from './events/workspaceStreams';
 
 /** What every service is made of, whatever it listens on: the parts startService hands out with its URL. */
 export interface ServiceParts {
@@ -67,7 +69,7 @@ export interface ComposedService extends ServiceParts {
   app: Koa<AppState, AppContext>;
   /** An HTTP server of its own for /metrics (METRICS_PORT), when configured. */
   metricsServer?: { port: number; close(): Promise<void> };
-  /** Ends open event streams and consumer groups' long polls: the first step of a shutdown. */
+  /** Ends open event streams, MCP sessions and consumer groups' long polls: the first step of a shutdown. */
   endStreams(): Promise<void>;
   /** Stops every part and closes the stores, once requests in flight are done. */
   close(): Promise<void>;
@@ -151,7 +153,7 @@ export const composeService = async (
     // under load is not a reason to be taken out of a load balancer, a stuck projector is.
     if (!caughtUpOnce) {
       const [head, checkpoint] = await Promise.all([
-        eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }),
+        eventStore.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX }),
         readModel.checkpoint(PROJECTOR_NAME),
       ]);
       caughtUpOnce = head === null || (checkpoint !== null && checkpoint >= head);
@@ -166,11 +168,17 @@ export const composeService = async (
   // Event streams never finish by themselves: a shutdown ends them first (below).
   const sse = createSseRegistry({ perKey: config.sseMaxPerKey, perProcess: config.sseMaxConnections });
   watchSse(metrics, sse);
+  // MCP sessions hold a notification stream open too: bounded, ended when idle, and ended by a shutdown.
+  const mcpSessions = createMcpSessions({
+    perKey: config.mcpMaxSessionsPerKey,
+    perProcess: config.mcpMaxSessions,
+    idleMs: config.mcpSessionIdleMs,
+  });
   watchWebhooks(metrics, { store: webhooks });
   watchConsumerGroups(metrics, { groups: consumerGroups });
   // Every processor's position and lag, in one metric family (src/observability/processorGauges.ts).
   watchProcessors(metrics, eventStore, [
-    projectorWatch(metrics, { streamPrefix: PRESET_STREAM_PREFIX, checkpoint: () => readModel.checkpoint(PROJECTOR_NAME) }),
+    projectorWatch(metrics, { streamPrefix: WORKSPACE_STREAM_PREFIX, checkpoint: () => readModel.checkpoint(PROJECTOR_NAME) }),
     webhooksWatch(metrics, { store: webhooks }),
     consumerGroupsWatch(metrics, { groups: consumerGroups }),
     processorWatch(keysFollower.processor),
@@ -223,6 +231,8 @@ export const composeService = async (
     consoleDir: CONSOLE_DIR,
     usage,
     usageCounters,
+    // The MCP server at /mcp, its sessions this service's (a shutdown ends them).
+    mounts: [mcpMount(mcpSessions)],
   });
 
   let closing: Promise<void> | undefined;
@@ -254,7 +264,7 @@ export const composeService = async (
     projector,
     metrics,
     checkpointer,
-    endStreams: () => sse.closeAll().then(() => consumerGroups.close()),
+    endStreams: () => Promise.all([sse.closeAll(), mcpSessions.closeAll()]).then(() => consumerGroups.close()),
     close,
   };
 };

@@ -20,6 +20,10 @@ export interface Config {
   /** Open event streams per API key, and in this process (429 past either). */
   sseMaxPerKey: number;
   sseMaxConnections: number;
+  /** MCP sessions per API key and in this process (429 past either), and how long an unused one lasts (docs/mcp.md). */
+  mcpMaxSessionsPerKey: number;
+  mcpMaxSessions: number;
+  mcpSessionIdleMs: number;
   /** Run the projector inside this process (default) or leave it to `npm run projector`. */
   projector: boolean;
   eventstoreUrl?: string;
@@ -86,6 +90,9 @@ export const loadConfig = (env: Env): E.Either<string[], Config> => {
     sseHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
     sseMaxPerKey: int('SSE_MAX_PER_KEY', 100, 1, 1_000_000),
     sseMaxConnections: int('SSE_MAX_CONNECTIONS', 2000, 1, 1_000_000),
+    mcpMaxSessionsPerKey: int('MCP_MAX_SESSIONS_PER_KEY', 20, 1, 1_000_000),
+    mcpMaxSessions: int('MCP_MAX_SESSIONS', 1000, 1, 1_000_000),
+    mcpSessionIdleMs: int('MCP_SESSION_IDLE_MS', 30 * 60_000, 100, 86_400_000),
     projector: oneOf('PROJECTOR', ['on', 'off'] as const, 'on') === 'on',
     eventstoreUrl: url('EVENTSTORE_URL', ['esdb', 'esdb+discover', 'kurrentdb', 'kurrentdb+discover']),
     mongodbUrl: url('MONGODB_URL', ['mongodb', 'mongodb+srv']),

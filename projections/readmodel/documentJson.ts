@@ -1,5 +1,5 @@
-import { isRawJson } from '../../src/presets/storedEvents';
 import type { PresetJson, PresetRecord, PresetView, ProjectionChange, VersionView } from './readModel';
+import { isRawJson } from '../../src/presets/storedEvents';
 
 /**
  * The JSON of read-model documents, made once per document. Documents are never changed once made

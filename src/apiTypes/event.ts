@@ -3,7 +3,7 @@
  * stream and webhook payloads), for the service's clients: the web console (src/console/) and
  * presets/client (src/client/) import it, and nothing else of the service (eslint.config.mjs).
  * Types only, importing nothing, so importing it brings no code along. The service's codec for
- * the same shape (src/http/eventJson.ts) is checked against it at compile time.
+ * the same shape (src/workspaceLog/eventJson.ts) is checked against it at compile time.
  */
 
 /** The request format a version was made from. */

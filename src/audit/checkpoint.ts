@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { canonicalJson, inCanonicalOrder } from '../eventstore/canonicalJson';
 import { ConcurrencyConflict, type EventStore, type RecordedEvent } from '../eventstore/eventStore';
 import type { EventFeed } from '../eventstore/eventFeed';
-import { parsePresetStreamName, workspaceStreamPrefix } from '../presets/streamName';
+import { parsePresetStreamName } from '../presets/streamName';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
 import { storedHash } from '../eventstore/hashChain';
 import {
   AUDIT_SCHEMA_VERSION,

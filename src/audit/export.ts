@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../eventstore/canonicalJson';
 import type { EventFeed } from '../eventstore/eventFeed';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore';
-import { presetStreamName, workspaceStreamPrefix } from '../presets/streamName';
+import { presetStreamName } from '../presets/streamName';
 import { GENESIS_HASH } from '../eventstore/hashChain';
 import { lastCheckpoint, linksOf } from './checkpoint';
 import type { SealedLinks } from '../eventstore/sealedLinks';
 import { SIGNATURE_ALGORITHM, type SigningKey } from './signing';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
 
 /**
  * A signed export of a workspace's events (GET /api/v1/audit/export), as NDJSON:

@@ -1,6 +1,8 @@
 import type { EventFeed } from '../eventstore/eventFeed';
-import { decodeEvent, type WorkspaceEvent } from '../presets/events';
-import { parsePresetStreamName, workspaceStreamPrefix } from '../presets/streamName';
+import { decodeWorkspaceEvent as decodeEvent } from '../workspaceLog/catalog';
+import { parsePresetStreamName } from '../presets/streamName';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
+import { type WorkspaceEvent } from '../workspaceLog/catalog';
 
 /**
  * The compliance report (GET /api/v1/audit/report): one row per preset event of a workspace

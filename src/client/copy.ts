@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { projectPresetEvent, versionToLookUp } from '../../projections/presetProjection';
 import type { PresetRecord, PresetView, VersionView } from '../../projections/readmodel/readModel';
-import { decodeEvent } from '../presets/events';
+import { presetEvents } from '../presets/events';
 import { parsePresetStreamName } from '../presets/streamName';
 import type { PresetSource } from '../resolve/presetSource';
 import type { ApiEvent } from '../apiTypes/event';
@@ -90,9 +90,9 @@ export const createPresetCopy = (api: Omit<ClientApi, 'reportUsage'>, options: {
     },
 
     async apply(event) {
-      // Only a preset's stream has a document (a workspace's keys stream shares the feed).
-      if (parsePresetStreamName(event.stream) === null) return;
-      const stored = decodeEvent({
+      // Only a preset's events make a document (a workspace's keys stream shares the feed).
+      if (!presetEvents.handles(event.type)) return;
+      const stored = presetEvents.decode({
         id: event.id,
         type: event.type,
         stream: event.stream,

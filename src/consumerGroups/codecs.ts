@@ -1,9 +1,9 @@
 import * as t from 'io-ts';
 import { closed, integerBetween, listOf, refine } from '../formats/codecs';
-import { EventJson } from '../http/eventJson';
 import { SLUG } from '../presets/names';
 import { EventType, Position } from '../webhooks/codecs';
 import { filterJson, openLease, type ConsumerGroup } from './group';
+import { EventJson } from '../workspaceLog/eventJson';
 
 /** The consumer groups API's bodies and answers (src/http/routes/consumerGroups.ts), from which its OpenAPI operations are generated. */
 

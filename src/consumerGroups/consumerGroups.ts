@@ -3,7 +3,6 @@ import * as E from 'fp-ts/Either';
 import { LRUCache } from 'lru-cache';
 import type { EventFeed, StoredFeedEvent, StoredTextFeed } from '../eventstore/eventFeed';
 import type { RecordedEvent } from '../eventstore/eventStore';
-import { workspaceStreamPrefix } from '../presets/streamName';
 import {
   acknowledged,
   DEFAULT_LEASE_MS,
@@ -17,6 +16,7 @@ import {
   type ConsumerGroupFilter,
 } from './group';
 import { isUnreadable, type ConsumerGroupStore, type StoredGroup, type UnreadableGroup } from './store';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
 
 /**
  * The consumer groups' use cases over their store and the event feed: define, list, remove,

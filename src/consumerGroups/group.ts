@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either';
-import { workspaceStreamPrefix } from '../presets/streamName';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
 
 /**
  * A consumer group: a named, durable position in a workspace's events, shared by the consumers

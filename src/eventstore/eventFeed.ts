@@ -83,3 +83,15 @@ export type FeedEvent = RecordedEvent | StoredFeedEvent;
 export interface LiveFeed<E = FeedEvent> {
   subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: SubscribeOptions): Subscription;
 }
+
+/** The parsed event of a stored one; `data`, when given, in place of its stored data's parse. */
+export const parsedEvent = (e: StoredFeedEvent, data: unknown = JSON.parse(e.data)): RecordedEvent => ({
+  id: e.id,
+  type: e.type,
+  stream: e.stream,
+  revision: e.revision,
+  position: e.position,
+  data,
+  metadata: JSON.parse(e.metadata),
+  recordedAt: e.recordedAt,
+});

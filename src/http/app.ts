@@ -53,7 +53,18 @@ export interface AppDeps extends WriteDeps, EventRouteDeps, WebhookRouteDeps, Re
   /** Usage counts (rollouts): where they are kept, and this process's counters (unset: resolutions are not counted). */
   usage: UsageStore;
   usageCounters?: Pick<UsageCounters, 'count'>;
+  /**
+   * Other protocols' routes on the API's router, behind the same authentication (the MCP server at
+   * /mcp: src/mcp/route.ts), each given the app's deps; the composition root chooses them.
+   */
+  mounts?: readonly Mount[];
 }
+
+/** Routes of another protocol on the API's router: they get the app's deps, with how resolutions are counted. */
+export type Mount = (
+  api: Router<AppState, AppContext>,
+  deps: AppDeps & { countResolution?: (format: string, outcome: string) => void },
+) => void;
 
 /** /health/live and /health/ready, which need no key. */
 export const healthRoutes = (readiness: AppDeps['readiness']): Router<AppState, AppContext> => {
@@ -85,10 +96,12 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   const api = new Router<AppState, AppContext>();
   readRoutes(api, deps);
   const { metrics } = deps;
-  resolveRoutes(api, {
+  // The resolve endpoints and the MCP server's resolve tool count their resolutions alike.
+  const resolving = {
     ...deps,
-    countResolution: metrics ? (format, outcome) => metrics.resolutions.inc({ format, outcome }) : undefined,
-  });
+    countResolution: metrics ? (format: string, outcome: string) => metrics.resolutions.inc({ format, outcome }) : undefined,
+  };
+  resolveRoutes(api, resolving);
   usageRoutes(api, deps);
   eventRoutes(api, deps);
   writeRoutes(api, deps);
@@ -99,6 +112,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   consumerGroupRoutes(api, deps);
   keyRoutes(api, deps);
   auditRoutes(api, deps);
+  for (const mount of deps.mounts ?? []) mount(api, resolving);
   checkParams(api, { slug: checkSlug, label: checkLabel });
   return api;
 };

@@ -1,5 +1,5 @@
 import type { FetchedEvent } from '../consumerGroups/consumerGroups';
-import { feedEventJsonText } from './eventJson';
+import { feedEventJsonText } from '../workspaceLog/eventJson';
 
 /**
  * A consumer group's fetch answer, `{"data":[…],"lease":…}`, as bytes, in two steps: the head, up

@@ -26,6 +26,7 @@ import { ROLLOUT_OPERATIONS, ROLLOUT_PARAMETERS, ROLLOUT_SCHEMAS } from './route
 import { KEY_OPERATIONS, KEY_PARAMETERS, KEY_SCHEMAS } from './routes/keys.openapi';
 import { RELEASE_OPERATIONS, RELEASE_PARAMETERS, RELEASE_SCHEMAS } from './routes/release.openapi';
 import { AUDIT_OPERATIONS, AUDIT_PARAMETERS } from './routes/audit.openapi';
+import { MCP_OPERATIONS, MCP_PARAMETERS, MCP_SCHEMAS } from './routes/mcp.openapi';
 import { SCOPES } from '../auth/scopes';
 
 export type { Operation } from './operations';
@@ -56,6 +57,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...KEY_OPERATIONS,
   ...RELEASE_OPERATIONS,
   ...AUDIT_OPERATIONS,
+  ...MCP_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...DOCS_OPERATIONS,
   ...CONSOLE_OPERATIONS,
@@ -76,6 +78,7 @@ const SCHEMAS: Schemas = [
   ...KEY_SCHEMAS,
   ...RELEASE_SCHEMAS,
   ...HEALTH_SCHEMAS,
+  ...MCP_SCHEMAS,
 ];
 
 const PARAMETERS = {
@@ -90,6 +93,7 @@ const PARAMETERS = {
   ...KEY_PARAMETERS,
   ...RELEASE_PARAMETERS,
   ...AUDIT_PARAMETERS,
+  ...MCP_PARAMETERS,
   ...DOCS_PARAMETERS,
   ...CONSOLE_PARAMETERS,
 };

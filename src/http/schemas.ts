@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { integer, refine } from '../formats/codecs';
 import { PresetView, VersionView } from '../../projections/readmodel/readModel';
-import { EventJson } from './eventJson';
+import { EventJson } from '../workspaceLog/eventJson';
 
 /**
  * The answers of the API, as io-ts codecs: the OpenAPI document's schemas are generated from them

@@ -2,7 +2,6 @@ import * as E from 'fp-ts/Either';
 import type { Rejection } from '../eventstore/commandHandler';
 import type { Decider } from '../eventstore/decider';
 import type { Scope } from '../auth/scopes';
-import type { WorkspaceEvent } from '../presets/events';
 import type { KeyEvent } from './events';
 
 /**
@@ -17,7 +16,7 @@ export interface KeysState {
 
 export const initialKeysState = (): KeysState => ({ keys: {} });
 
-export const evolveKeys = (state: KeysState, event: WorkspaceEvent): KeysState => {
+export const evolveKeys = (state: KeysState, event: KeyEvent): KeysState => {
   switch (event.type) {
     case 'ApiKeyCreated':
       return { keys: { ...state.keys, [event.data.keyId]: { revoked: false, workspaces: event.data.workspaces } } };

@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { SCOPES, type Scope } from '../auth/scopes';
+import { defineStreamType, eventRegistry } from '../events/registry';
 
 /**
  * The events of a workspace's keys stream (streams.ts): who was given which access, and when it
@@ -50,6 +51,12 @@ export const keyEventDataCodecs = {
 } as const satisfies Record<KeyEventType, t.Mixed>;
 
 export const KEY_EVENT_TYPES = Object.keys(keyEventDataCodecs) as KeyEventType[];
+
+/** The keys stream type, as it registers into the log's table (src/events/registry.ts): stored since schema version 2, unchanged since. */
+export const keysStreamType = defineStreamType<KeyEvent>({ name: 'keys', codecs: keyEventDataCodecs, since: 2 });
+
+/** Decodes the events of a keys stream (and only those: its readers select them by type first). */
+export const keyEvents = eventRegistry<KeyEvent>(keysStreamType);
 
 /** An ApiKeyCreated as the API shows it: without the key's hash. */
 export const ApiKeyCreatedPublicData = t.intersection([

@@ -5,7 +5,8 @@ import { hashApiKey, type Scope } from '../auth/keysFile';
 import { handleCommand } from '../eventstore/commandHandler';
 import type { EventStore } from '../eventstore/eventStore';
 import { foldFromStore } from '../eventstore/states';
-import { CURRENT_SCHEMA_VERSION, decodeEvent, toNewEvent, type EventMetadata } from '../presets/events';
+import { CURRENT_SCHEMA_VERSION, toNewEvent, type EventMetadata } from '../events/envelope';
+import { keyEvents } from './events';
 import { keysDecider, type KeyCommand, type KeyCommandMetadata } from './decider';
 import type { ApiKeyRecord, LiveKeyRing } from './keyRing';
 import { keysStreamName } from './streamName';
@@ -52,7 +53,7 @@ export const createKeyCommandHandler = ({
   newId?: () => string;
   clock?: () => Date;
 }): KeyCommandHandler => {
-  const states = foldFromStore(eventStore, { ...keysDecider, decode: (recorded) => decodeEvent(recorded).event });
+  const states = foldFromStore(eventStore, { ...keysDecider, decode: (recorded) => keyEvents.decode(recorded).event });
   const run = async (stream: string, command: KeyCommand, context: KeyRequestContext) => {
     const metadata: EventMetadata = {
       requestId: command.metadata.requestId,

@@ -4,10 +4,8 @@ import type { Scope } from '../auth/keysFile';
 import { memoryCheckpoints } from '../feed/checkpoints';
 import { startProcessor, type Processor, type ProcessorDeps } from '../feed/processor';
 import type { RecordedEvent } from '../eventstore/eventStore';
-import { decodeEvent } from '../presets/events';
-import { PRESET_STREAM_PREFIX } from '../presets/streamName';
-import { KEY_EVENT_TYPES } from './events';
-import { isKeysStream } from './streamName';
+import { KEY_EVENT_TYPES, keyEvents } from './events';
+import { WORKSPACE_STREAM_PREFIX } from '../events/workspaceStreams';
 
 /**
  * The keys a request may present: the keys file's (the bootstrap, read once at start) and those
@@ -89,8 +87,8 @@ export const createLiveKeyRing = (file: KeyRing, clock: () => Date = () => new D
     authenticate: byToken(byDigest),
     byDigest,
     apply(recorded) {
-      if (!isKeysStream(recorded.stream)) return;
-      const stored = decodeEvent(recorded);
+      if (!keyEvents.handles(recorded.type)) return;
+      const stored = keyEvents.decode(recorded);
       const { event } = stored;
       if (event.type === 'ApiKeyCreated') {
         const d = event.data;
@@ -213,7 +211,7 @@ export const followKeys = async (
   const processor = await startProcessor<RecordedEvent>(
     {
       name: KEYS_PROCESSOR,
-      streamPrefix: PRESET_STREAM_PREFIX,
+      streamPrefix: WORKSPACE_STREAM_PREFIX,
       eventTypes: KEY_EVENT_TYPES,
       retry: { initialMs: retryMs, maxMs: Math.max(retryMs, 1000) },
       async handle(events) {

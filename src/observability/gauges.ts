@@ -1,4 +1,4 @@
-import { workspaceStreamPrefix } from '../presets/streamName';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
 import type { WebhookStore } from '../webhooks/webhookStore';
 import type { ConsumerGroups } from '../consumerGroups/consumerGroups';
 import { groupStreamPrefix } from '../consumerGroups/group';

@@ -1,39 +1,16 @@
 import * as t from 'io-ts';
-import { pipe } from 'fp-ts/function';
-import * as E from 'fp-ts/Either';
-import type { NewEvent, RecordedEvent } from '../eventstore/eventStore';
-import { formatErrors } from '../validation';
-import { keyEventDataCodecs, type KeyEvent } from '../keys/events';
 import { upcast } from './upcasters';
 
-/**
- * The published event contract. Every read of the store decodes through these codecs, so a
- * malformed event is a loud error, never a silently wrong read model.
- * Schema versioning rule: adding an optional field keeps the version; anything else bumps
- * `schemaVersion` in the metadata, and an upcaster brings old versions to the current shape.
- */
-export const SOURCE_FORMATS = ['chat_completions', 'messages', 'responses'] as const;
-export const SourceFormat = t.keyof({ chat_completions: null, messages: null, responses: null });
-export type SourceFormat = t.TypeOf<typeof SourceFormat>;
+import type { StoredEvent } from '../events/envelope';
+import { defineStreamType, eventRegistry } from '../events/registry';
+
+export { CURRENT_SCHEMA_VERSION, EventMetadata, MalformedEvent, SOURCE_FORMATS, SourceFormat, toNewEvent } from '../events/envelope';
 
 /**
- * v2 added `version.creatorId` (v1 events take it from `metadata.actorUserId`); v3 added a version's
- * template fields, `templateFormat`, `variables` and `messages` (v2 events read as "none", null and
- * []). See upcasters.ts.
+ * The events of a preset's stream: the published event contract (the envelope they share with
+ * every stream type is src/events/envelope.ts). Every read of the store decodes through these
+ * codecs, so a malformed event is a loud error, never a silently wrong read model.
  */
-export const CURRENT_SCHEMA_VERSION = 3;
-
-const metadataOf = <V extends number>(schemaVersion: V) =>
-  t.intersection([
-    t.type({ requestId: t.string, actorUserId: t.string, schemaVersion: t.literal(schemaVersion) }),
-    // sourceFormat: on events made from an inference request body. keyId: the id of the API key
-    // that made the change (since the hash chain). hash: the event's hash chain link, and hashed:
-    // what the link covers ("as_stored": the event's text as stored), both set by the store.
-    t.partial({ sourceFormat: SourceFormat, keyId: t.string, hash: t.string, hashed: t.literal('as_stored') }),
-  ]);
-/** Metadata as decoded: always at the current schema version, since decodeEvent upcasts first. */
-export const EventMetadata = metadataOf(CURRENT_SCHEMA_VERSION);
-export type EventMetadata = t.TypeOf<typeof EventMetadata>;
 
 const Config = t.record(t.string, t.unknown);
 const versionFields = { id: t.string, number: t.number, config: Config, systemPrompt: t.string };
@@ -246,11 +223,9 @@ export type PresetEvent =
   | LabelMoveRejected
   | LabelMoveWithdrawn
   | PresetChangeProposed;
-/** Every event of a workspace's log: its presets' and its keys' (src/keys/events.ts). */
-export type WorkspaceEvent = PresetEvent | KeyEvent;
-export type PresetEventType = WorkspaceEvent['type'];
+export type PresetEventType = PresetEvent['type'];
 
-export const eventDataCodecs = {
+export const presetEventDataCodecs = {
   PresetCreated: PresetCreatedData,
   PresetVersionAdded: PresetVersionAddedData,
   PresetVersionDesignated: PresetVersionDesignatedData,
@@ -259,7 +234,6 @@ export const eventDataCodecs = {
   PresetLabelMoved: PresetLabelMovedData,
   PresetLabelRemoved: PresetLabelRemovedData,
   PresetLabelSplit: PresetLabelSplitData,
-  ...keyEventDataCodecs,
   PresetLabelProtected: PresetLabelProtectedData,
   LabelMoveProposed: LabelMoveProposedData,
   LabelMoveApproved: LabelMoveApprovedData,
@@ -268,110 +242,41 @@ export const eventDataCodecs = {
   PresetChangeProposed: PresetChangeProposedData,
 } as const satisfies Record<PresetEventType, t.Mixed>;
 
-/** Every event type, in the order they were introduced. */
-export const PRESET_EVENT_TYPES = Object.keys(eventDataCodecs) as PresetEventType[];
+/** Every preset event type, in the order they were introduced. */
+export const PRESET_EVENT_TYPES = Object.keys(presetEventDataCodecs) as PresetEventType[];
 
 /**
- * Schema version 1, only for the published `*.v1.json` schemas: decodeEvent upcasts instead.
+ * Schema version 1, only for the published `*.v1.json` schemas: decoding upcasts instead.
  * `creatorId` is optional, not absent: events stored as v1 by later v1 code already carry it.
  */
 const VersionDataV1 = t.intersection([t.type(versionFields), t.partial({ creatorId: t.string })]);
 /** Schema version 2's version: no template fields. */
 const VersionDataV2 = t.intersection([t.type({ ...versionFields, creatorId: t.string }), withNote]);
-/** The event types schema version 2 had, each with its v2 codec. */
-const V2_TYPES = [
-  'PresetCreated',
-  'PresetVersionAdded',
-  'PresetVersionDesignated',
-  'PresetDetailsChanged',
-  'PresetStatusChanged',
-  'PresetLabelMoved',
-  'PresetLabelRemoved',
-  'PresetLabelSplit',
-  'ApiKeyCreated',
-  'ApiKeyRevoked',
-  'PresetLabelProtected',
-  'LabelMoveProposed',
-  'LabelMoveApproved',
-  'LabelMoveRejected',
-  'LabelMoveWithdrawn',
-] as const satisfies readonly PresetEventType[];
-const v2Data: Partial<Record<PresetEventType, t.Mixed>> = {
-  ...Object.fromEntries(V2_TYPES.map((type) => [type, eventDataCodecs[type]])),
-  PresetCreated: presetCreatedOf(VersionDataV2),
-  PresetVersionAdded: t.intersection([presetVersionAddedOf(VersionDataV2), notDesignated]),
-};
+/** The preset event types schema version 2 had (all but PresetChangeProposed). */
+const { PresetChangeProposed: _since3, ...v2Codecs } = presetEventDataCodecs;
 
-/** Every schema version's codecs: `npm run schemas:generate` writes `schemas/events/` from these. */
-export const codecsBySchemaVersion: Record<number, { metadata: t.Mixed; data: Partial<Record<PresetEventType, t.Mixed>> }> = {
-  1: {
-    metadata: metadataOf(1),
-    data: {
+/** The preset stream type, as it registers into the log's table (src/events/registry.ts). */
+export const presetStreamType = defineStreamType<PresetEvent>({
+  name: 'presets',
+  codecs: presetEventDataCodecs,
+  olderCodecs: {
+    1: {
       PresetCreated: presetCreatedOf(VersionDataV1),
       PresetVersionAdded: presetVersionAddedOf(VersionDataV1),
       PresetVersionDesignated: t.type(presetVersionDesignatedFields),
     },
+    2: {
+      ...v2Codecs,
+      PresetCreated: presetCreatedOf(VersionDataV2),
+      PresetVersionAdded: t.intersection([presetVersionAddedOf(VersionDataV2), notDesignated]),
+    },
   },
-  2: { metadata: metadataOf(2), data: v2Data },
-  [CURRENT_SCHEMA_VERSION]: { metadata: EventMetadata, data: eventDataCodecs },
-};
-
-/** An event as read back from a stream: the domain event plus where and when it was stored. */
-export interface StoredPresetEvent {
-  event: WorkspaceEvent;
-  metadata: EventMetadata;
-  id: string;
-  stream: string;
-  revision: bigint;
-  position: bigint;
-  recordedAt: Date;
-}
-
-export class MalformedEvent extends Error {
-  override readonly name = 'MalformedEvent';
-}
-
-/** Upcasts a stored event to the current schema version, then validates it with the current codecs. */
-export const decodeEvent = (recorded: RecordedEvent): StoredPresetEvent => {
-  const codec = (eventDataCodecs as Record<string, t.Mixed>)[recorded.type];
-  if (!codec) throw new MalformedEvent(`unknown event type ${recorded.type} at ${recorded.stream}@${recorded.revision}`);
-  const from = (recorded.metadata as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (typeof from !== 'number' || !Number.isInteger(from) || from < 1 || from > CURRENT_SCHEMA_VERSION) {
-    throw new MalformedEvent(
-      `event ${recorded.id} (${recorded.type}) has schema version ${String(from)}; this service reads 1 to ${CURRENT_SCHEMA_VERSION}`,
-    );
-  }
-  const raw = upcast({ type: recorded.type, data: recorded.data, metadata: recorded.metadata }, from, CURRENT_SCHEMA_VERSION);
-  // `is` checks what `decode` checks, several times faster (no Either, no context per field), and
-  // these codecs' `decode` hands back the very input when it is valid: decode only to say what is wrong.
-  if (codec.is(raw.data) && EventMetadata.is(raw.metadata)) return stored(recorded, raw.data, raw.metadata);
-  const decoded = pipe(
-    E.Do,
-    E.bind('data', () => codec.decode(raw.data)),
-    E.bind('metadata', () => EventMetadata.decode(raw.metadata)),
-  );
-  if (E.isLeft(decoded)) {
-    const problems = formatErrors(decoded.left)
-      .map((p) => `${p.path}: ${p.message}`)
-      .join('; ');
-    throw new MalformedEvent(`event ${recorded.id} (${recorded.type}) does not match its schema: ${problems}`);
-  }
-  return stored(recorded, decoded.right.data, decoded.right.metadata);
-};
-
-const stored = (recorded: RecordedEvent, data: unknown, metadata: EventMetadata): StoredPresetEvent => ({
-  event: { type: recorded.type, data } as WorkspaceEvent,
-  metadata,
-  id: recorded.id,
-  stream: recorded.stream,
-  revision: recorded.revision,
-  position: recorded.position,
-  recordedAt: recorded.recordedAt,
+  upcast,
 });
 
-export const toNewEvent = (id: string, event: WorkspaceEvent, metadata: EventMetadata): NewEvent => ({
-  id,
-  type: event.type,
-  data: event.data,
-  metadata,
-});
+/** Decodes the events of a preset's stream (src/events/registry.ts). */
+export const presetEvents = eventRegistry<PresetEvent>(presetStreamType);
+export const decodePresetEvent = presetEvents.decode;
+
+/** An event of a preset's stream as read back. */
+export type StoredPresetEvent = StoredEvent<PresetEvent>;

@@ -16,7 +16,14 @@ import {
   type RestorePreset,
   type SplitLabel,
 } from './decider';
-import { CURRENT_SCHEMA_VERSION, decodeEvent, toNewEvent, type EventMetadata, type PresetEvent, type SourceFormat } from './events';
+import {
+  CURRENT_SCHEMA_VERSION,
+  decodePresetEvent as decodeEvent,
+  toNewEvent,
+  type EventMetadata,
+  type PresetEvent,
+  type SourceFormat,
+} from './events';
 import { presetStreamName } from './streamName';
 import { newId as timeOrderedId } from '../ids';
 

@@ -1,4 +1,4 @@
-import type { PresetStatus, SplitShare, WorkspaceEvent } from './events';
+import type { PresetEvent, PresetStatus, SplitShare } from './events';
 
 /**
  * A preset's state as its decider sees it (./decider.ts): the little a decision needs, folded by
@@ -59,7 +59,7 @@ export interface Proposal {
 
 export const initialState = (): PresetState => ({ exists: false });
 
-export const evolve = (state: PresetState, event: WorkspaceEvent): PresetState => {
+export const evolve = (state: PresetState, event: PresetEvent): PresetState => {
   if (event.type === 'PresetCreated') {
     return {
       exists: true,

@@ -1,7 +1,7 @@
 import type { FeedEvent, StoredFeedEvent } from '../eventstore/eventFeed';
-import type { RecordedEvent } from '../eventstore/eventStore';
 import { jsonSpan } from '../jsonSpan';
-import { decodeEvent, type StoredPresetEvent, type VersionData } from './events';
+import { decodePresetEvent as decodeEvent, type StoredPresetEvent, type VersionData } from './events';
+import { parsedEvent } from '../eventstore/eventFeed';
 
 /**
  * Decoding events from the text the store keeps, for the passes over the whole log that only carry
@@ -37,18 +37,6 @@ const CONFIG = ['version', 'config'] as const;
  * quote is always escaped, so no string value can look like one.
  */
 const INTEGER_KEY = /[{,]"(?:0|[1-9]\d*)":/;
-
-/** The parsed event of a stored one; `data`, when given, in place of its stored data's parse. */
-export const parsedEvent = (e: StoredFeedEvent, data: unknown = JSON.parse(e.data)): RecordedEvent => ({
-  id: e.id,
-  type: e.type,
-  stream: e.stream,
-  revision: e.revision,
-  position: e.position,
-  data,
-  metadata: JSON.parse(e.metadata),
-  recordedAt: e.recordedAt,
-});
 
 /** The event as `decodeEvent` makes it, its config kept as its text where that text is what serializing it gives. */
 export const decodeStoredEvent = (e: StoredFeedEvent): StoredPresetEvent => {

@@ -1,19 +1,19 @@
+import type { RawEvent } from '../events/registry';
+
 /**
- * Upcasters: each brings a stored event one schema version up, as plain JSON in and out, before
- * the current codecs validate it. Stored events are never rewritten; old shapes are read forever.
+ * Upcasters of a preset's stream: each brings a stored event one schema version up, as plain JSON
+ * in and out, before the current codecs validate it. Stored events are never rewritten; old shapes
+ * are read forever.
  *
  * Versioning rule: adding an optional field keeps the schema version; any other change (a new
  * required field, a rename, a removal, a changed meaning) bumps CURRENT_SCHEMA_VERSION in
- * events.ts, adds the upcaster from the previous version here, keeps the previous codecs in
- * `codecsBySchemaVersion` and regenerates `schemas/events/` (`npm run schemas:generate`).
+ * src/events/envelope.ts, adds the upcaster from the previous version here, keeps the previous
+ * codecs in the stream type's `olderCodecs` (events.ts) and regenerates `schemas/events/`
+ * (`npm run schemas:generate`).
  *
  * This module imports nothing from events.ts at run time, so the two cannot form a load cycle.
  */
-export interface RawEvent {
-  type: string;
-  data: unknown;
-  metadata: unknown;
-}
+export type { RawEvent };
 
 export type Upcaster = (raw: RawEvent) => RawEvent;
 

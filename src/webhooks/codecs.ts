@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
 import { closed, listOf, maxChars, nullable, refine } from '../formats/codecs';
-import { PRESET_EVENT_TYPES } from '../presets/events';
 import { WEBHOOK_STATUSES, type StoredWebhook } from './webhook';
 import type { DeliveryAttempt } from './webhookStore';
+import { WORKSPACE_EVENT_TYPES } from '../workspaceLog/catalog';
 
 /**
  * The webhooks API's request bodies and answers, as io-ts codecs, in one place: the routes
@@ -11,7 +11,7 @@ import type { DeliveryAttempt } from './webhookStore';
  */
 
 /** The preset event types a webhook can name: every type the service stores, now and as types are added. */
-export const EVENT_TYPES: readonly string[] = PRESET_EVENT_TYPES;
+export const EVENT_TYPES: readonly string[] = WORKSPACE_EVENT_TYPES;
 export const EventType = refine(t.string, (s) => EVENT_TYPES.includes(s), `one of ${EVENT_TYPES.join(', ')}`, { enum: [...EVENT_TYPES] });
 
 export const WebhookUrl = maxChars(2048);

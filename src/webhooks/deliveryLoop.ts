@@ -3,14 +3,14 @@ import type { Logger } from 'pino';
 import type { FeedEvent, LiveFeed } from '../eventstore/eventFeed';
 import { startProcessor } from '../feed/processor';
 import { StoreUnavailable } from '../eventstore/eventStore';
-import { feedEventJsonText } from '../http/eventJson';
-import { workspaceStreamPrefix } from '../presets/streamName';
 import type { DestinationPolicy } from './destination';
 import { afterAttempt, describeResult, succeeded, type RetrySettings } from './retryPolicy';
 import { newConnections, send } from './send';
 import { signer } from './signing';
 import { disableWebhook, NO_FAILURE, wants, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
 import type { NewDeliveryAttempt, WebhookStore } from './webhookStore';
+import { workspaceStreamPrefix } from '../events/workspaceStreams';
+import { feedEventJsonText } from '../workspaceLog/eventJson';
 
 /**
  * One webhook's delivery: a subscription to its workspace's events from its checkpoint, each

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CheckpointStore } from '../../src/feed/checkpoints';
+import type { CheckpointStore } from '#src/feed/checkpoints';
 
 /**
  * What every checkpoint store (src/feed/checkpoints.ts) promises a processor: nothing stored reads

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { memoryCheckpoints } from '../../src/feed/checkpoints';
-import { openMongoCheckpoints } from '../../src/feed/mongoCheckpoints';
-import { openSqliteCheckpoints } from '../../src/feed/sqliteCheckpoints';
-import { openMemoryReadModel } from '../../projections/readmodel/memory';
-import { openMongoReadModel } from '../../projections/readmodel/mongodb';
-import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
-import { readModelCheckpoints } from '../../projections/readModelCheckpoints';
+import { memoryCheckpoints } from '#src/feed/checkpoints';
+import { openMongoCheckpoints } from '#src/feed/mongoCheckpoints';
+import { openSqliteCheckpoints } from '#src/feed/sqliteCheckpoints';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { openMongoReadModel } from '#projections/readmodel/mongodb';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
+import { readModelCheckpoints } from '#projections/readModelCheckpoints';
 import { checkpointStoreContract } from './checkpointStoreContract';
 import { storeContractSuites } from './storeSuites';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ConsumerGroup } from '../../src/consumerGroups/group';
-import type { ConsumerGroupStore } from '../../src/consumerGroups/store';
+import type { ConsumerGroup } from '#src/consumerGroups/group';
+import type { ConsumerGroupStore } from '#src/consumerGroups/store';
 
 /** What every consumer group store must do. Fresh workspace ids per test, so a shared server can hold old data. */
 export interface ConsumerGroupStoreFixture {

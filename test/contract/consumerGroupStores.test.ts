@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { openMongoConsumerGroupStore } from '../../src/consumerGroups/mongodb';
-import { openSqliteConsumerGroupStore } from '../../src/consumerGroups/sqlite';
-import { openMemoryConsumerGroupStore } from '../../src/consumerGroups/store';
-import { openSqliteWebhookStore } from '../../src/webhooks/sqlite';
+import { openMongoConsumerGroupStore } from '#src/consumerGroups/mongodb';
+import { openSqliteConsumerGroupStore } from '#src/consumerGroups/sqlite';
+import { openMemoryConsumerGroupStore } from '#src/consumerGroups/store';
+import { openSqliteWebhookStore } from '#src/webhooks/sqlite';
 import { consumerGroupStoreContract } from './consumerGroupStoreContract';
 import { storeContractSuites } from './storeSuites';
 

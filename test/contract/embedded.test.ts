@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
-import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
 import { eventStoreContract } from './eventStoreContract';
 import { sharedTailContract } from './sharedTailContract';
 import { readModelContract } from './readModelContract';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ConcurrencyConflict, type EventStoreAdapter, type NewEvent, type RecordedEvent } from '../../src/eventstore/eventStore';
-import { streamShare, type StoredEvent } from '../../src/eventstore/streamReader';
-import type { StoredFeedEvent } from '../../src/eventstore/eventFeed';
+import { ConcurrencyConflict, type EventStoreAdapter, type NewEvent, type RecordedEvent } from '#src/eventstore/eventStore';
+import { streamShare, type StoredEvent } from '#src/eventstore/streamReader';
+import type { StoredFeedEvent } from '#src/eventstore/eventFeed';
 
 /**
  * What every event store must do, whatever it is built on. Each implementation's test file calls

@@ -1,4 +1,4 @@
-import { openEventStoreDbEventStore } from '../../src/eventstore/eventstoredb/store';
+import { openEventStoreDbEventStore } from '#src/eventstore/eventstoredb/store';
 import { eventStoreContract } from './eventStoreContract';
 import { sharedTailContract } from './sharedTailContract';
 

@@ -1,5 +1,5 @@
-import { openMemoryEventStore } from '../../src/eventstore/memory';
-import { openMemoryReadModel } from '../../projections/readmodel/memory';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
 import { eventStoreContract } from './eventStoreContract';
 import { sharedTailContract } from './sharedTailContract';
 import { readModelContract } from './readModelContract';

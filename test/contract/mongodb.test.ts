@@ -1,4 +1,4 @@
-import { openMongoReadModel } from '../../projections/readmodel/mongodb';
+import { openMongoReadModel } from '#projections/readmodel/mongodb';
 import { readModelContract } from './readModelContract';
 
 // Runs against a real server only: `docker compose up -d mongo`, then

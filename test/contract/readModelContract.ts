@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from '../../projections/readmodel/readModel';
+import type { PresetRecord, ProjectionChange, ReadModel, VersionView } from '#projections/readmodel/readModel';
 
 /** What every read model must do. Each test uses fresh workspace ids, so a shared server can hold old data. */
 export interface ReadModelFixture {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { EventFeed, FeedEvent, StoredTextFeed, Subscription } from '../../src/eventstore/eventFeed';
-import type { NewEvent } from '../../src/eventstore/eventStore';
-import { storedTextTail, withSharedTail, type SharedTail, type SharedTailOptions, type TailSubscription } from '../../src/feed/sharedTail';
-import { workspaceStreamPrefix } from '../../src/presets/streamName';
+import type { EventFeed, FeedEvent, StoredTextFeed, Subscription } from '#src/eventstore/eventFeed';
+import type { NewEvent } from '#src/eventstore/eventStore';
+import { storedTextTail, withSharedTail, type SharedTail, type SharedTailOptions, type TailSubscription } from '#src/feed/sharedTail';
 import { until } from '../support/until';
 import type { EventStoreFixture } from './eventStoreContract';
+import { workspaceStreamPrefix } from '#src/events/workspaceStreams';
 
 /**
  * The shared tail over each store: one subscription to the store per process, however many live

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { UsageCount, UsageStore } from '../../src/usage/usageStore';
+import type { UsageCount, UsageStore } from '#src/usage/usageStore';
 
 /**
  * What every usage store does (in memory, SQLite, MongoDB): counts of the same workspace, preset,

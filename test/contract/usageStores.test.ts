@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { createMemoryUsageStore } from '../../src/usage/memory';
-import { openMongoUsageStore } from '../../src/usage/mongodb';
-import { openSqliteUsageStore } from '../../src/usage/sqlite';
+import { createMemoryUsageStore } from '#src/usage/memory';
+import { openMongoUsageStore } from '#src/usage/mongodb';
+import { openSqliteUsageStore } from '#src/usage/sqlite';
 import { storeContractSuites } from './storeSuites';
 import { usageStoreContract } from './usageStoreContract';
 

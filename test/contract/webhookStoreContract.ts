@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { disableWebhook, newWebhook, patchWebhook, rotateSecret, type StoredWebhook } from '../../src/webhooks/webhook';
-import { DELIVERY_LOG_SIZE, InvalidCursor, TRIM_EVERY, type NewDeliveryAttempt, type WebhookStore } from '../../src/webhooks/webhookStore';
+import { disableWebhook, newWebhook, patchWebhook, rotateSecret, type StoredWebhook } from '#src/webhooks/webhook';
+import { DELIVERY_LOG_SIZE, InvalidCursor, TRIM_EVERY, type NewDeliveryAttempt, type WebhookStore } from '#src/webhooks/webhookStore';
 
 /** What every webhook store must do. Each test uses fresh workspace ids, so a shared server can hold old data. */
 export interface WebhookStoreFixture {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { openMemoryWebhookStore } from '../../src/webhooks/memory';
-import { openMongoWebhookStore } from '../../src/webhooks/mongodb';
-import { openSqliteWebhookStore } from '../../src/webhooks/sqlite';
+import { openMemoryWebhookStore } from '#src/webhooks/memory';
+import { openMongoWebhookStore } from '#src/webhooks/mongodb';
+import { openSqliteWebhookStore } from '#src/webhooks/sqlite';
 import { storeContractSuites } from './storeSuites';
 import { webhookStoreContract } from './webhookStoreContract';
 

@@ -5,16 +5,16 @@ import { MongoClient } from 'mongodb';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EVENTS_FILE, READ_MODEL_FILE } from '../../src/backends';
-import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
-import { presetStreamName } from '../../src/presets/streamName';
-import type { CliIo } from '../../scripts/cli';
-import { openMongoReadModel } from '../../projections/readmodel/mongodb';
-import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
-import { rebuildInto } from '../../projections/rebuild';
-import { openMongoRebuildTarget } from '../../projections/rebuildTarget';
-import { main as rebuild } from '../../scripts/rebuild';
-import { main as verify } from '../../scripts/verify';
+import { EVENTS_FILE, READ_MODEL_FILE } from '#src/backends';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { presetStreamName } from '#src/presets/streamName';
+import type { CliIo } from '#scripts/cli';
+import { openMongoReadModel } from '#projections/readmodel/mongodb';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
+import { rebuildInto } from '#projections/rebuild';
+import { openMongoRebuildTarget } from '#projections/rebuildTarget';
+import { main as rebuild } from '#scripts/rebuild';
+import { main as verify } from '#scripts/verify';
 import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '../support/presetHistory';
 
 /** A dump's text, key order included (revisions are bigints). */

@@ -1,4 +1,4 @@
-import { createPresetClient, PresetResolveError, type PresetClient } from '../../src/client';
+import { createPresetClient, PresetResolveError, type PresetClient } from '#src/client';
 import { checkResponse } from '../support/contract';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS } from '../support/service';

@@ -1,4 +1,4 @@
-import { consume, type ApiEvent } from '../../src/client';
+import { consume, type ApiEvent } from '#src/client';
 import { useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS } from '../support/service';
 import { eventually } from '../support/webhooks';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { LAG_CAP } from '../../src/consumerGroups/codecs';
-import { createPresetCommandHandler } from '../../src/presets/handler';
+import { LAG_CAP } from '#src/consumerGroups/codecs';
+import { createPresetCommandHandler } from '#src/presets/handler';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS, WORKSPACE_A } from '../support/service';
 import { scrape } from '../support/prometheus';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { presetStreamName } from '../../src/presets/streamName';
+import { presetStreamName } from '#src/presets/streamName';
 import { useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 
@@ -254,7 +254,7 @@ describe('filters and start positions', () => {
 
 describe('what a batch shows', () => {
   it('each event exactly as the feed shows it: every kind of preset change, and an event of an older schema version upcast', async () => {
-    // The embedded store hands a group its events' stored text (src/http/eventJson.ts); the feed
+    // The embedded store hands a group its events' stored text (src/workspaceLog/eventJson.ts); the feed
     // (GET /api/v1/events) parses and checks each one: both must show the same values.
     const slug = 'cg-shown';
     const call = async (path: string, method: string, json?: unknown) => {

@@ -1,6 +1,6 @@
-import { ConcurrencyConflict, type EventStore } from '../../src/eventstore/eventStore';
-import { createPresetCommandHandler, PreconditionFailed, type PresetCommandRequest } from '../../src/presets/handler';
-import { presetStreamName } from '../../src/presets/streamName';
+import { ConcurrencyConflict, type EventStore } from '#src/eventstore/eventStore';
+import { createPresetCommandHandler, PreconditionFailed, type PresetCommandRequest } from '#src/presets/handler';
+import { presetStreamName } from '#src/presets/streamName';
 import { startApiSpecification, useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { OPERATIONS } from '../../src/http/openapi';
+import { OPERATIONS } from '#src/http/openapi';
 import { launchOptions } from '../support/browser';
 import { useApiSpecification } from '../support/apiSpecification';
 import { removeDir } from '../support/service';

@@ -1,6 +1,6 @@
 import { useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
-import { presetStreamName } from '../../src/presets/streamName';
+import { presetStreamName } from '#src/presets/streamName';
 
 const svc = useApiSpecification({ BODY_LIMIT_BYTES: '4096' });
 

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS, WORKSPACE_A, WORKSPACE_B } from '../support/service';
-import { CURRENT_SCHEMA_VERSION } from '../../src/presets/events';
-import { presetStreamName, workspaceStreamPrefix } from '../../src/presets/streamName';
+import { CURRENT_SCHEMA_VERSION } from '#src/presets/events';
+import { presetStreamName } from '#src/presets/streamName';
+import { workspaceStreamPrefix } from '#src/events/workspaceStreams';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

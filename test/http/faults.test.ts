@@ -1,17 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { createApp } from '../../src/http/app';
-import { createSseRegistry } from '../../src/http/sse';
-import { createKeyRing } from '../../src/auth/apiKeys';
-import { createLogger } from '../../src/logger';
-import type { ReadModel } from '../../projections/readmodel/readModel';
-import { ConcurrencyConflict, StoreUnavailable } from '../../src/eventstore/eventStore';
+import { createApp } from '#src/http/app';
+import { createSseRegistry } from '#src/http/sse';
+import { createKeyRing } from '#src/auth/apiKeys';
+import { createLogger } from '#src/logger';
+import type { ReadModel } from '#projections/readmodel/readModel';
+import { ConcurrencyConflict, StoreUnavailable } from '#src/eventstore/eventStore';
 import { checkedFetch } from '../support/contract';
-import { createMetrics } from '../../src/observability/metrics';
-import { instrumentCommands } from '../../src/observability/instrument';
+import { createMetrics } from '#src/observability/metrics';
+import { instrumentCommands } from '#src/observability/instrument';
 import { parseScrape } from '../support/prometheus';
-import { createMemoryUsageStore } from '../../src/usage/memory';
+import { createMemoryUsageStore } from '#src/usage/memory';
 
 /**
  * Faults below the HTTP layer, injected through the app factory's dependencies: a lost race is a

@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { FormatName } from '../../src/formats';
-import { fieldsOf } from '../../src/formats/persistedFields';
-import { FORMAT_ROUTES } from '../../src/http/routes/writes';
-import { SOURCE_FORMATS } from '../../src/presets/events';
+import type { FormatName } from '#src/formats';
+import { fieldsOf } from '#src/formats/persistedFields';
+import { FORMAT_ROUTES } from '#src/http/routes/writes';
+import { SOURCE_FORMATS } from '#src/presets/events';
 import { part8Problems, withinPart8 } from '../support/part8';
 import Ajv2020 from 'ajv/dist/2020';
-import { openApiDocument } from '../../src/http/openapi';
+import { openApiDocument } from '#src/http/openapi';
 import { REFERENCE_FILE, REQUEST_SCHEMA, validRequest } from '../support/reference';
 import { useApiSpecification } from '../support/apiSpecification';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { generateApiKey } from '../../src/auth/keyStore';
-import { hashApiKey } from '../../src/auth/keysFile';
-import { keysStreamName } from '../../src/keys/streamName';
+import { generateApiKey } from '#src/auth/keyStore';
+import { hashApiKey } from '#src/auth/keysFile';
+import { keysStreamName } from '#src/keys/streamName';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS, WORKSPACE_A, chatBody } from '../support/service';
 

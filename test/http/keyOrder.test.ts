@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { createPresetClient } from '../../src/client';
+import { createPresetClient } from '#src/client';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { openSse } from '../support/sse';
 import { until } from '../support/until';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, get as httpGet } from 'node:http';
-import { hashApiKey } from '../../src/auth/keysFile';
+import { hashApiKey } from '#src/auth/keysFile';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody } from '../support/service';
 

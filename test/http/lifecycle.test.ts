@@ -1,4 +1,4 @@
-import { presetStreamName } from '../../src/presets/streamName';
+import { presetStreamName } from '#src/presets/streamName';
 import { startApiSpecification, useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
 

@@ -1,4 +1,4 @@
-import { createPresetClient, PresetServiceError } from '../../src/client';
+import { createPresetClient, PresetServiceError } from '#src/client';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS, WORKSPACE_A, chatBody } from '../support/service';
 import { openSse, type SseClient, type SseFrame } from '../support/sse';

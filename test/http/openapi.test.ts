@@ -3,16 +3,18 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
-import type { AppDeps } from '../../src/http/app';
-import { apiRoutes, healthRoutes } from '../../src/http/app';
-import { CONSOLE_PATHS } from '../../src/http/console';
-import { docsRoutes } from '../../src/http/routes/docs';
-import { openApiDocument, OPERATIONS } from '../../src/http/openapi';
-import * as chatCompletions from '../../src/formats/chatCompletions';
-import * as messages from '../../src/formats/messages';
-import * as responses from '../../src/formats/responses';
-import { SOURCE_FORMATS } from '../../src/presets/events';
-import type { FormatName } from '../../src/formats';
+import type { AppDeps } from '#src/http/app';
+import { apiRoutes, healthRoutes } from '#src/http/app';
+import { mcpMount } from '#src/mcp/route';
+import { createMcpSessions } from '#src/mcp/sessions';
+import { CONSOLE_PATHS } from '#src/http/console';
+import { docsRoutes } from '#src/http/routes/docs';
+import { openApiDocument, OPERATIONS } from '#src/http/openapi';
+import * as chatCompletions from '#src/formats/chatCompletions';
+import * as messages from '#src/formats/messages';
+import * as responses from '#src/formats/responses';
+import { SOURCE_FORMATS } from '#src/presets/events';
+import type { FormatName } from '#src/formats';
 import { referenceFields } from '../support/reference';
 import { useApiSpecification } from '../support/apiSpecification';
 
@@ -41,7 +43,11 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents exactly the routes the app registers, each once', () => {
-    const deps = { readModel: {}, readiness: async () => ({ ready: true, checks: {} }) } as unknown as AppDeps;
+    const deps = {
+      readModel: {},
+      readiness: async () => ({ ready: true, checks: {} }),
+      mounts: [mcpMount(createMcpSessions())],
+    } as unknown as AppDeps;
     const registered = [...apiRoutes(deps).stack, ...healthRoutes(deps.readiness).stack, ...docsRoutes().stack]
       .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`))
       .concat(CONSOLE_PATHS.map((path) => `GET ${path}`)); // the console's middleware, before the key is asked for
@@ -65,9 +71,9 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('secures every /api/v1 operation but the document itself with the bearer scheme, and nothing else', () => {
+  it('secures every /api/v1 operation but the document itself, and the MCP endpoint, with the bearer scheme, and nothing else', () => {
     for (const op of OPERATIONS) {
-      const needsKey = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json';
+      const needsKey = (op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json') || op.path === '/mcp';
       const security = (doc.paths[op.path]![op.method] as unknown as { security: unknown[] }).security;
       expect({ op: op.operationId, security }).toEqual({ op: op.operationId, security: needsKey ? [{ bearer: [] }] : [] });
     }

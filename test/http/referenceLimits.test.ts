@@ -1,6 +1,6 @@
-import type { FormatName } from '../../src/formats';
-import { SOURCE_FORMATS } from '../../src/presets/events';
-import { FORMAT_ROUTES } from '../../src/http/routes/writes';
+import type { FormatName } from '#src/formats';
+import { SOURCE_FORMATS } from '#src/presets/events';
+import { FORMAT_ROUTES } from '#src/http/routes/writes';
 import { useApiSpecification } from '../support/apiSpecification';
 import { REQUEST_SCHEMA, sampleOf, statedLimits, validRequest, type StatedLimit } from '../support/reference';
 

@@ -1,6 +1,6 @@
-import type { FormatName } from '../../src/formats';
-import { FORMAT_CODECS } from '../../src/formats';
-import { SOURCE_FORMATS } from '../../src/presets/events';
+import type { FormatName } from '#src/formats';
+import { FORMAT_CODECS } from '#src/formats';
+import { SOURCE_FORMATS } from '#src/presets/events';
 import { validRequest } from '../support/reference';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS } from '../support/service';

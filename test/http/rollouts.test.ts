@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { createPresetClient } from '../../src/client';
-import { presetStreamName } from '../../src/presets/streamName';
+import { createPresetClient } from '#src/client';
+import { presetStreamName } from '#src/presets/streamName';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS, WORKSPACE_A } from '../support/service';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { hashApiKey } from '../../src/auth/keysFile';
-import { verifyExport } from '../../src/audit/exportVerifier';
+import { hashApiKey } from '#src/auth/keysFile';
+import { verifyExport } from '#src/audit/exportVerifier';
 import { scrape } from '../support/prometheus';
 import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody, useTestService } from '../support/service';
 

@@ -4,8 +4,8 @@ import { startApiSpecification, useApiSpecification, type ApiSpecification } fro
 import { chatBody, KEYS, WORKSPACE_B } from '../support/service';
 import { openSse } from '../support/sse';
 import { until as waitUntil } from '../support/until';
-import { createSseRegistry } from '../../src/http/sse';
-import { workspaceStreamPrefix } from '../../src/presets/streamName';
+import { createSseRegistry } from '#src/http/sse';
+import { workspaceStreamPrefix } from '#src/events/workspaceStreams';
 
 const svc = useApiSpecification({ SSE_HEARTBEAT_MS: '50' });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { createPresetClient, PresetResolveError, type PresetClient } from '../../src/client';
-import type { FormatName } from '../../src/formats';
+import { createPresetClient, PresetResolveError, type PresetClient } from '#src/client';
+import type { FormatName } from '#src/formats';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS } from '../support/service';
 

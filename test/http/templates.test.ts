@@ -1,4 +1,4 @@
-import type { FormatName } from '../../src/formats';
+import type { FormatName } from '#src/formats';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS } from '../support/service';
 

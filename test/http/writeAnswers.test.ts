@@ -1,17 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createKeyRing } from '../../src/auth/apiKeys';
-import { openMemoryWebhookStore } from '../../src/webhooks/memory';
-import { openMemoryEventStore } from '../../src/eventstore/memory';
-import { createApp } from '../../src/http/app';
-import { createSseRegistry } from '../../src/http/sse';
-import { createLogger } from '../../src/logger';
-import { createPresetCommandHandler, type PresetCommandRequest } from '../../src/presets/handler';
-import { PRESET_STREAM_PREFIX } from '../../src/presets/streamName';
-import { presetAt } from '../../projections/presetAt';
-import { projectBatch } from '../../projections/projectBatch';
-import { openMemoryReadModel } from '../../projections/readmodel/memory';
-import { createMemoryUsageStore } from '../../src/usage/memory';
+import { createKeyRing } from '#src/auth/apiKeys';
+import { openMemoryWebhookStore } from '#src/webhooks/memory';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { createApp } from '#src/http/app';
+import { createSseRegistry } from '#src/http/sse';
+import { createLogger } from '#src/logger';
+import { createPresetCommandHandler, type PresetCommandRequest } from '#src/presets/handler';
+import { presetAt } from '#projections/presetAt';
+import { projectBatch } from '#projections/projectBatch';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { createMemoryUsageStore } from '#src/usage/memory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * A write answers with the preset as that write left it, even when another write has already
@@ -22,7 +22,7 @@ const WS = '5b1f3c2d-8e4a-4b6c-9d0e-1f2a3b4c5d6e';
 const store = openMemoryEventStore();
 const readModel = openMemoryReadModel();
 const handle = createPresetCommandHandler({ eventStore: store });
-const projectAll = async () => projectBatch(readModel, await store.readAll({ limit: 1000, streamPrefix: PRESET_STREAM_PREFIX }), 'test');
+const projectAll = async () => projectBatch(readModel, await store.readAll({ limit: 1000, streamPrefix: WORKSPACE_STREAM_PREFIX }), 'test');
 let later: PresetCommandRequest | undefined;
 let server: Server;
 let base: string;

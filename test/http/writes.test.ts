@@ -1,6 +1,6 @@
 import { useApiSpecification } from '../support/apiSpecification';
 import { chatBody, KEYS, WORKSPACE_A } from '../support/service';
-import { presetStreamName } from '../../src/presets/streamName';
+import { presetStreamName } from '#src/presets/streamName';
 import { validate as validateUuid, version as uuidVersion } from 'uuid';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashApiKey } from '../../src/auth/keysFile';
+import { hashApiKey } from '#src/auth/keysFile';
 import { chatBody, removeDir, useTestService } from '../support/service';
 
 /** A keys file holding only hashes works end to end; answers carry safe headers everywhere. */

@@ -1,4 +1,4 @@
-import { runCrashTest } from '../../scripts/crash-test';
+import { runCrashTest } from '#scripts/crash-test';
 
 /**
  * The short form of `npm run test:crash`: the real service, 4 writer clients, killed with SIGKILL

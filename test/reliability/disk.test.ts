@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StoreUnavailable } from '../../src/eventstore/eventStore';
-import { storeFault } from '../../src/sqlite/connection';
+import { StoreUnavailable } from '#src/eventstore/eventStore';
+import { storeFault } from '#src/sqlite/connection';
 import { spawnService, writeChildKeys } from '../support/process';
 import { chatBody, removeDir, startTestService } from '../support/service';
 

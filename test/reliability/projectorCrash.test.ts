@@ -3,16 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSqliteEventStore } from '../../src/eventstore/sqlite/store';
-import type { EventStoreAdapter, RecordedEvent } from '../../src/eventstore/eventStore';
-import { createLogger } from '../../src/logger';
-import { createPresetCommandHandler } from '../../src/presets/handler';
-import { PRESET_STREAM_PREFIX } from '../../src/presets/streamName';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import type { EventStoreAdapter, RecordedEvent } from '#src/eventstore/eventStore';
+import { createLogger } from '#src/logger';
+import { createPresetCommandHandler } from '#src/presets/handler';
 import { crashBeforeCheckpoint, InjectedCrash } from '../support/faults';
-import { projectBatch } from '../../projections/projectBatch';
-import { PROJECTOR_NAME, startProjector, type Projector } from '../../projections/projector';
-import type { ReadModel } from '../../projections/readmodel/readModel';
-import { openSqliteReadModel } from '../../projections/readmodel/sqlite';
+import { projectBatch } from '#projections/projectBatch';
+import { PROJECTOR_NAME, startProjector, type Projector } from '#projections/projector';
+import type { ReadModel } from '#projections/readmodel/readModel';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * The projector "crashes" after a batch's documents are written but before its checkpoint moved
@@ -45,8 +45,8 @@ const write = async (slugs: string[], times: number) => {
       );
     }
 };
-const allEvents = async (): Promise<RecordedEvent[]> => events.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
-const head = async () => (await events.headPosition({ streamPrefix: PRESET_STREAM_PREFIX }))!;
+const allEvents = async (): Promise<RecordedEvent[]> => events.readAll({ limit: 10_000, streamPrefix: WORKSPACE_STREAM_PREFIX });
+const head = async () => (await events.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX }))!;
 const caughtUp = async (p: Projector, to: bigint) => {
   for (let i = 0; i < 500 && p.position() !== to; i++) await sleep(10);
   expect(p.position()).toBe(to);
@@ -94,7 +94,7 @@ it('a crash between documents and checkpoint: the replay changes nothing, the ch
   expect(afterCrash.find((p) => p.record!.view.slug === 'a')!.versions).toHaveLength(5);
 
   // The replay of the crashed events changes no document and no version.
-  const crashed = await events.readAll({ after: p1, limit: 100, streamPrefix: PRESET_STREAM_PREFIX });
+  const crashed = await events.readAll({ after: p1, limit: 100, streamPrefix: WORKSPACE_STREAM_PREFIX });
   expect(crashed).toHaveLength(6);
   await projectBatch(readModel, crashed, PROJECTOR_NAME);
   expect(await dump(readModel)).toEqual(afterCrash);

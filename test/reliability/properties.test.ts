@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { FormatName } from '../../src/formats';
-import { fieldsOf } from '../../src/formats/persistedFields';
-import { FORMAT_ROUTES } from '../../src/http/routes/writes';
+import type { FormatName } from '#src/formats';
+import { fieldsOf } from '#src/formats/persistedFields';
+import { FORMAT_ROUTES } from '#src/http/routes/writes';
 import { useApiSpecification } from '../support/apiSpecification';
 
 /**

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
-import { loadConfig } from '../../src/config';
-import { createRateLimiter } from '../../src/http/middleware/rateLimit';
+import { loadConfig } from '#src/config';
+import { createRateLimiter } from '#src/http/middleware/rateLimit';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS } from '../support/service';
 

@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { openApiDocument, OPERATIONS, type Operation } from '../../src/http/openapi';
+import { openApiDocument, OPERATIONS, type Operation } from '#src/http/openapi';
 import { referenceValidator } from './reference';
 
 /**

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either';
-import type { Decider } from '../../src/eventstore/decider';
+import type { Decider } from '#src/eventstore/decider';
 
 /**
  * Given / when / then for a decider, as in EventSourcing.NodeJS's `DeciderSpecification`:

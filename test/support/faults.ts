@@ -1,4 +1,4 @@
-import type { Checkpoint, ProjectionChange, ReadModel } from '../../projections/readmodel/readModel';
+import type { Checkpoint, ProjectionChange, ReadModel } from '#projections/readmodel/readModel';
 
 /**
  * FOR TESTS ONLY: a read model that "crashes" between writing a batch's documents and moving the

@@ -1,4 +1,4 @@
-import type { FormatName } from '../../src/formats';
+import type { FormatName } from '#src/formats';
 
 /**
  * The limits of part 8 of the specification (and the bracket rule of 4.3 for responses

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { EventStoreAdapter } from '../../src/eventstore/eventStore';
-import { createKeyRing, type Caller } from '../../src/auth/apiKeys';
-import { SCOPES } from '../../src/auth/keysFile';
-import { createKeyCommandHandler } from '../../src/keys/handler';
-import { createLiveKeyRing } from '../../src/keys/keyRing';
-import { createPresetCommandHandler, type PresetCommandRequest } from '../../src/presets/handler';
-import { PRESET_STREAM_PREFIX } from '../../src/presets/streamName';
-import { startProjector } from '../../projections/projector';
-import type { PresetRecord, ReadModel, VersionView } from '../../projections/readmodel/readModel';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { createKeyRing, type Caller } from '#src/auth/apiKeys';
+import { SCOPES } from '#src/auth/keysFile';
+import { createKeyCommandHandler } from '#src/keys/handler';
+import { createLiveKeyRing } from '#src/keys/keyRing';
+import { createPresetCommandHandler, type PresetCommandRequest } from '#src/presets/handler';
+import { startProjector } from '#projections/projector';
+import type { PresetRecord, ReadModel, VersionView } from '#projections/readmodel/readModel';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /** A history made through the real command handler, with rollbacks, in two workspaces. */
 export const WORKSPACES = [randomUUID(), randomUUID()] as const;
@@ -113,7 +113,7 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
 
 /** Projects with the live projector until it has passed the last preset event. */
 export const projectLive = async (eventStore: EventStoreAdapter, readModel: ReadModel) => {
-  const head = await eventStore.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
+  const head = await eventStore.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX });
   const projector = await startProjector({ feed: eventStore, readModel, logger: silentLogger, retryDelayMs: 10 });
   const deadline = Date.now() + 10_000;
   while (head !== null && (projector.position() ?? -1n) < head && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

@@ -1,8 +1,8 @@
-import { call as plainCall, type Answer } from '../../scripts/serviceProcess';
+import { call as plainCall, type Answer } from '#scripts/serviceProcess';
 import { checkExchange } from './contract';
 
 /** The real service as a child process: shared with the crash test (scripts/serviceProcess.ts). */
-export * from '../../scripts/serviceProcess';
+export * from '#scripts/serviceProcess';
 
 /**
  * One request on its own connection, as scripts/serviceProcess.ts makes it; in tests every answer

@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../../src/eventstore/eventStore';
-import { CURRENT_SCHEMA_VERSION } from '../../src/presets/events';
-import { projectBatch } from '../../projections/projectBatch';
-import { openMemoryReadModel, type MemoryReadModel } from '../../projections/readmodel/memory';
+import type { RecordedEvent } from '#src/eventstore/eventStore';
+import { CURRENT_SCHEMA_VERSION } from '#src/presets/events';
+import { projectBatch } from '#projections/projectBatch';
+import { openMemoryReadModel, type MemoryReadModel } from '#projections/readmodel/memory';
 
 /**
  * Given / when / then for the preset projection, as Emmett's projection specifications read:

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import type { FormatName } from '../../src/formats';
+import type { FormatName } from '#src/formats';
 
 /**
  * OpenRouter's published contract, cut to the /presets paths and what they use: the reference

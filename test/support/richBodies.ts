@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { FormatName } from '../../src/formats';
+import type { FormatName } from '#src/formats';
 
 /**
  * Request bodies of each format rich in what translation and merging are about: function tools in

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import * as E from 'fp-ts/Either';
-import { SCOPES } from '../../src/auth/keysFile';
-import { loadConfig, type Config } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import { startService, type Service } from '../../src/service';
+import { SCOPES } from '#src/auth/keysFile';
+import { loadConfig, type Config } from '#src/config';
+import { createLogger } from '#src/logger';
+import { startService, type Service } from '#src/service';
 import { checkResponse } from './contract';
 
 /**

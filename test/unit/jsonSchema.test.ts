@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { toJsonSchema } from '../../src/jsonSchema';
+import { toJsonSchema } from '#src/jsonSchema';
 import {
   between,
   enumOf,
@@ -13,7 +13,7 @@ import {
   props,
   refine,
   variants,
-} from '../../src/formats/codecs';
+} from '#src/formats/codecs';
 
 describe('io-ts codec → JSON Schema', () => {
   it("adds the keywords a refinement declares to the refined codec's schema", () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
-import { jsonSpan } from '../../src/jsonSpan';
+import { jsonSpan } from '#src/jsonSpan';
 import { jsonValue, type Json } from '../support/jsonArbitrary';
 
 /**

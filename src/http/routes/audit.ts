@@ -10,13 +10,13 @@ import { SIGNATURE_ALGORITHM } from '../../audit/signing';
 import { verifyLog, type VerifiableStore } from '../../audit/verify';
 import { auditStreamName, type StoredCheckpoint } from '../../audit/events';
 import { SLUG } from '../../presets/names';
-import { workspaceStreamPrefix } from '../../presets/streamName';
 import type { ValidationProblem } from '../../validation';
 import { isProblem, parseMoment } from '../asOf';
 import { ApiError, badRequest } from '../errors';
 import { requireScope } from '../middleware/auth';
 import { WORKSPACE_PARAMETER } from '../middleware/workspace';
 import type { AppContext, AppState } from '../types';
+import { workspaceStreamPrefix } from '../../events/workspaceStreams';
 
 /** Streams whose last link a verify over HTTP keeps (src/audit/verify.ts): 16,384 of about 244 bytes. */
 const VERIFY_STREAMS_KEPT = 16_384;

@@ -176,7 +176,7 @@ export const consumerGroupRoutes = (router: Router<AppState, AppContext>, deps: 
     const lease: t.TypeOf<typeof FetchAnswer>['lease'] =
       fetched.events.length > 0 && fetched.group.lease ? leaseView(fetched.group.lease) : null;
     // A FetchAnswer written as bytes: the events' JSON from the store's own text where it can be
-    // (src/http/eventJson.ts), a batch of 1,000 not parsed and serialized again; made while the
+    // (src/workspaceLog/eventJson.ts), a batch of 1,000 not parsed and serialized again; made while the
     // batch was read ahead, when it was.
     ctx.type = 'application/json';
     ctx.body = fetchAnswer(fetched.prepared ?? fetchAnswerHead(fetched.events), lease);

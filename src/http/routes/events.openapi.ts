@@ -1,8 +1,8 @@
-import { PRESET_EVENT_TYPES } from '../../presets/events';
-import { EventJson } from '../eventJson';
 import { API_ERRORS, json, type Operation, type Parameters, type Schemas } from '../operations';
 import { EventsBackwardsPage, EventsPage, PresetEventsPage } from '../schemas';
 import { EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT } from './events';
+import { EventJson } from '../../workspaceLog/eventJson';
+import { WORKSPACE_EVENT_TYPES } from '../../workspaceLog/catalog';
 
 /** The operations of ./events.ts: a preset's stream, and the workspace's feed (paged or live). */
 export const EVENT_OPERATIONS: Operation[] = [
@@ -78,7 +78,7 @@ export const EVENT_PARAMETERS: Parameters = {
     description: 'Only events of these types (repeated, or comma-separated).',
     style: 'form',
     explode: true,
-    schema: { type: 'array', items: { type: 'string', enum: [...PRESET_EVENT_TYPES] } },
+    schema: { type: 'array', items: { type: 'string', enum: [...WORKSPACE_EVENT_TYPES] } },
   },
   from: {
     name: 'from',

@@ -4,10 +4,8 @@ import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
 import type { TailSubscription } from '../../feed/sharedTail';
 import type { EventStore } from '../../eventstore/eventStore';
-import { PRESET_EVENT_TYPES } from '../../presets/events';
-import { presetStreamName, workspaceStreamPrefix } from '../../presets/streamName';
+import { presetStreamName } from '../../presets/streamName';
 import { ApiError, notFound } from '../errors';
-import { eventJson, eventJsonText, revisionNumber } from '../eventJson';
 import { requireScope } from '../middleware/auth';
 import type { KeyRing } from '../../auth/apiKeys';
 import { keyGoneEnvelope, watchKey } from '../keyGone';
@@ -15,6 +13,9 @@ import type { SseRegistry } from '../sse';
 import { queryReader } from '../query';
 import type { EventsBackwardsPage, EventsPage, PresetEventsPage } from '../schemas';
 import type { AppContext, AppState } from '../types';
+import { workspaceStreamPrefix } from '../../events/workspaceStreams';
+import { eventJson, eventJsonText, revisionNumber } from '../../workspaceLog/eventJson';
+import { WORKSPACE_EVENT_TYPES } from '../../workspaceLog/catalog';
 
 /**
  * The events as stored, read from the event store (not the read model), for auditors (one
@@ -57,7 +58,7 @@ export const eventRoutes = (router: Router<AppState, AppContext>, deps: EventRou
     if (live) return streamEvents(ctx, deps, streamPrefix);
     const q = queryReader(ctx.query);
     const direction = q.oneOf('direction', DIRECTIONS, 'forwards');
-    const types = q.someOf('type', PRESET_EVENT_TYPES);
+    const types = q.someOf('type', WORKSPACE_EVENT_TYPES);
     const limit = q.int('limit', 1, EVENTS_MAX_LIMIT, EVENTS_DEFAULT_LIMIT);
     if (direction === 'backwards') {
       q.absent('after', 'reading backwards pages with "before"');
@@ -117,7 +118,7 @@ const streamEvents = async (ctx: Ctx, deps: EventRouteDeps, streamPrefix: string
   const lastEventId = ctx.get('Last-Event-ID');
   const afterQuery = q.position('after', ctx.query.after, deps.feed.maxPosition);
   const after = lastEventId !== '' ? q.position('Last-Event-ID', lastEventId, deps.feed.maxPosition) : afterQuery;
-  const types = q.someOf('type', PRESET_EVENT_TYPES);
+  const types = q.someOf('type', WORKSPACE_EVENT_TYPES);
   q.absent('before', 'a live stream reads forwards, after Last-Event-ID or "after"');
   if (ctx.query.direction !== undefined && ctx.query.direction !== 'forwards') q.absent('direction', 'a live stream reads forwards');
   q.done();

@@ -4,7 +4,6 @@ import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
 import type { ParameterizedContext } from 'koa';
 import type { EventFeed } from '../../eventstore/eventFeed';
-import { workspaceStreamPrefix } from '../../presets/streamName';
 import { formatErrors } from '../../validation';
 import {
   CreateWebhookBody,
@@ -34,6 +33,7 @@ import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { queryReader } from '../query';
 import type { AppContext, AppState } from '../types';
+import { workspaceStreamPrefix } from '../../events/workspaceStreams';
 
 /**
  * The webhooks API (scope webhooks:manage): registrations, their recent delivery attempts,

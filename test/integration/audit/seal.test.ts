@@ -2,14 +2,14 @@ import Database from 'better-sqlite3';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { verifyLog } from '../../../src/audit/verify';
-import { EVENTS_FILE } from '../../../src/backends';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { createPresetCommandHandler } from '../../../src/presets/handler';
-import { presetStreamName } from '../../../src/presets/streamName';
-import { main as audit } from '../../../scripts/audit';
-import type { CliIo } from '../../../scripts/cli';
-import { startTestService } from '../../support/service';
+import { verifyLog } from '#src/audit/verify';
+import { EVENTS_FILE } from '#src/backends';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { createPresetCommandHandler } from '#src/presets/handler';
+import { presetStreamName } from '#src/presets/streamName';
+import { main as audit } from '#scripts/audit';
+import type { CliIo } from '#scripts/cli';
+import { startTestService } from '#support/service';
 
 /**
  * A data directory written by the release before the hash chain (test/fixtures/pre-chain-log, made

@@ -5,14 +5,14 @@ import { canonicalize } from 'json-canonicalize';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkpointWorkspace } from '../../../src/audit/checkpoint';
-import { verifyLogShare, verifyLog, type LogShareRunner } from '../../../src/audit/verify';
-import { EVENTS_FILE } from '../../../src/backends';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { presetStreamName } from '../../../src/presets/streamName';
-import { main as audit } from '../../../scripts/audit';
-import type { CliIo } from '../../../scripts/cli';
-import { makeHistory, WORKSPACES } from '../../support/presetHistory';
+import { checkpointWorkspace } from '#src/audit/checkpoint';
+import { verifyLogShare, verifyLog, type LogShareRunner } from '#src/audit/verify';
+import { EVENTS_FILE } from '#src/backends';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { presetStreamName } from '#src/presets/streamName';
+import { main as audit } from '#scripts/audit';
+import type { CliIo } from '#scripts/cli';
+import { makeHistory, WORKSPACES } from '#support/presetHistory';
 
 /**
  * The log's tamper evidence on the embedded store: a history of every event type made through the

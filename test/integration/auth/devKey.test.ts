@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadKeyRing } from '../../../src/auth/apiKeys';
-import { ensureKeysFile } from '../../../src/auth/devKey';
+import { loadKeyRing } from '#src/auth/apiKeys';
+import { ensureKeysFile } from '#src/auth/devKey';
 
 let dir: string;
 beforeEach(async () => {

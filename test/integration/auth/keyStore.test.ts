@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../../scripts/create-api-key';
-import { hashApiKey, loadKeyRing } from '../../../src/auth/apiKeys';
-import { ensureKeysFile } from '../../../src/auth/devKey';
-import { appendKeyEntry, generateApiKey, newKey } from '../../../src/auth/keyStore';
+import { main } from '#scripts/create-api-key';
+import { hashApiKey, loadKeyRing } from '#src/auth/apiKeys';
+import { ensureKeysFile } from '#src/auth/devKey';
+import { appendKeyEntry, generateApiKey, newKey } from '#src/auth/keyStore';
 
 const WS = '0b6f4a52-3c1d-4e8f-9a7b-6c5d4e3f2a10';
 

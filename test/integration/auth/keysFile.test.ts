@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashApiKey, loadKeyRing } from '../../../src/auth/apiKeys';
+import { hashApiKey, loadKeyRing } from '#src/auth/apiKeys';
 
 const WS = '6f1c2a3e-9b4d-4c1a-8e2f-0a1b2c3d4e5f';
 const PLAIN = 'pk_plaintext-key-0123456789abcdefghij';

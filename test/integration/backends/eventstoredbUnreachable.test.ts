@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { StoreUnavailable } from '../../../src/eventstore/eventStore';
-import { openEventStoreDbEventStore } from '../../../src/eventstore/eventstoredb/store';
+import { StoreUnavailable } from '#src/eventstore/eventStore';
+import { openEventStoreDbEventStore } from '#src/eventstore/eventstoredb/store';
 
 // No server: port 1 on the loopback refuses connections, so the real client fails the way it does
 // when EventStoreDB is down. What is checked is our side: the error we raise, the retry, stop().

@@ -1,5 +1,5 @@
-import { StoreUnavailable } from '../../../src/eventstore/eventStore';
-import { openMongoReadModel } from '../../../projections/readmodel/mongodb';
+import { StoreUnavailable } from '#src/eventstore/eventStore';
+import { openMongoReadModel } from '#projections/readmodel/mongodb';
 
 // No server: port 1 on the loopback refuses connections; the real driver's server selection fails.
 it('reports an unreachable MongoDB as StoreUnavailable when opening the read model', async () => {

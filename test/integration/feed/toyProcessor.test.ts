@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { startProcessor, type ProcessorDefinition } from '../../../src/feed/processor';
-import { withSharedTail } from '../../../src/feed/sharedTail';
-import { openSqliteCheckpoints } from '../../../src/feed/sqliteCheckpoints';
-import { createMetrics } from '../../../src/observability/metrics';
-import { processorWatch, watchProcessors } from '../../../src/observability/processorGauges';
+import type { RecordedEvent } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { startProcessor, type ProcessorDefinition } from '#src/feed/processor';
+import { withSharedTail } from '#src/feed/sharedTail';
+import { openSqliteCheckpoints } from '#src/feed/sqliteCheckpoints';
+import { createMetrics } from '#src/observability/metrics';
+import { processorWatch, watchProcessors } from '#src/observability/processorGauges';
 
 /**
  * A new consumer of the log, as docs/architecture.md ("Adding a consumer of the log") walks it: a

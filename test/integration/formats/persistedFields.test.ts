@@ -1,9 +1,9 @@
-import { SOURCE_FORMATS } from '../../../src/presets/events';
-import { PERSISTED_FIELDS, fieldsOf, renderFieldTable } from '../../../src/formats/persistedFields';
-import * as chatCompletions from '../../../src/formats/chatCompletions';
-import * as messages from '../../../src/formats/messages';
-import * as responses from '../../../src/formats/responses';
-import { referenceFields } from '../../support/reference';
+import { SOURCE_FORMATS } from '#src/presets/events';
+import { PERSISTED_FIELDS, fieldsOf, renderFieldTable } from '#src/formats/persistedFields';
+import * as chatCompletions from '#src/formats/chatCompletions';
+import * as messages from '#src/formats/messages';
+import * as responses from '#src/formats/responses';
+import { referenceFields } from '#support/reference';
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
 const CODEC_FIELDS = { chat_completions: chatCompletions.fields, messages: messages.fields, responses: responses.fields };

@@ -1,9 +1,9 @@
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import * as E from 'fp-ts/Either';
-import { toDraft, type FormatName } from '../../../src/formats';
-import { SOURCE_FORMATS } from '../../../src/presets/events';
-import { part8Problems } from '../../support/part8';
+import { toDraft, type FormatName } from '#src/formats';
+import { SOURCE_FORMATS } from '#src/presets/events';
+import { part8Problems } from '#support/part8';
 import {
   REFERENCE_FILE,
   REQUEST_SCHEMA,
@@ -14,7 +14,7 @@ import {
   sharedReferenceExists,
   shallowSchema,
   validRequest,
-} from '../../support/reference';
+} from '#support/reference';
 import { MINIMAL } from '../../unit/formats/helpers';
 
 /**

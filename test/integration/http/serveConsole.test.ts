@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
 import pino from 'pino';
-import { CONSOLE_CSP, serveConsole } from '../../../src/http/console';
-import { errorHandler } from '../../../src/http/middleware/errorHandler';
-import { requestContext } from '../../../src/http/middleware/requestContext';
-import type { AppContext, AppState } from '../../../src/http/types';
-import { removeDir } from '../../support/service';
+import { CONSOLE_CSP, serveConsole } from '#src/http/console';
+import { errorHandler } from '#src/http/middleware/errorHandler';
+import { requestContext } from '#src/http/middleware/requestContext';
+import type { AppContext, AppState } from '#src/http/types';
+import { removeDir } from '#support/service';
 
 /**
  * How the service serves a built console from disk: only the files of the build, the page with its

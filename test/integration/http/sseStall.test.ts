@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
-import { createSseRegistry, type SseConnection } from '../../../src/http/sse';
+import { createSseRegistry, type SseConnection } from '#src/http/sse';
 
 /**
  * A consumer whose socket stops reading is dropped after one keep-alive interval with nothing

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
-import { renderEventSchemas, SCHEMA_DIR } from '../../../scripts/generate-event-schemas';
-import { decide, evolve, initialState } from '../../../src/presets/decider';
-import { decideKeys, initialKeysState, type KeyCommandMetadata } from '../../../src/keys/decider';
-import { codecsBySchemaVersion, CURRENT_SCHEMA_VERSION, PRESET_EVENT_TYPES, type PresetEvent } from '../../../src/presets/events';
-import { toJsonSchema, type JsonSchema } from '../../../src/jsonSchema';
+import { renderEventSchemas, SCHEMA_DIR } from '#scripts/generate-event-schemas';
+import { decide, evolve, initialState } from '#src/presets/decider';
+import { decideKeys, initialKeysState, type KeyCommandMetadata } from '#src/keys/decider';
+import { CURRENT_SCHEMA_VERSION, type PresetEvent } from '#src/presets/events';
+import { WORKSPACE_EVENT_TYPES, workspaceEvents } from '#src/workspaceLog/catalog';
+import { toJsonSchema, type JsonSchema } from '#src/jsonSchema';
 
 const dir = join(__dirname, '..', '..', '..', SCHEMA_DIR);
 
@@ -28,7 +29,7 @@ describe('the published event schemas', () => {
       for (const name of ['EventMetadata', 'PresetCreated', 'PresetVersionAdded', 'PresetVersionDesignated'])
         expect(names).toContain(`${name}.v${v}.json`);
     }
-    for (const type of PRESET_EVENT_TYPES) expect(names).toContain(`${type}.v${CURRENT_SCHEMA_VERSION}.json`);
+    for (const type of WORKSPACE_EVENT_TYPES) expect(names).toContain(`${type}.v${CURRENT_SCHEMA_VERSION}.json`);
   });
 
   it('refuse to publish a codec the walker cannot express, rather than publish a looser schema', () => {
@@ -327,7 +328,7 @@ const samples: Record<number, Record<string, unknown[]>> = {
 };
 
 describe('codec → schema round trip: the schema accepts exactly what the codec accepts', () => {
-  for (const [version, { metadata, data }] of Object.entries(codecsBySchemaVersion)) {
+  for (const [version, { metadata, data }] of Object.entries(workspaceEvents.codecsBySchemaVersion)) {
     const codecs: Record<string, t.Mixed> = { EventMetadata: metadata, ...data };
     for (const [name, codec] of Object.entries(codecs)) {
       it(`${name} v${version}`, () => {

@@ -5,18 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as E from 'fp-ts/Either';
-import { EVENTS_FILE, READ_MODEL_FILE } from '../../../src/backends';
-import { loadConfig, type Config } from '../../../src/config';
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { createLogger } from '../../../src/logger';
-import { createPresetCommandHandler } from '../../../src/presets/handler';
-import { PROJECTOR_NAME } from '../../../projections/projector';
-import type { Projector } from '../../../projections/projector';
-import { startProjectorThread } from '../../../projections/projectorThread';
-import { compiledEntry } from '../../support/threads';
-import type { PresetJson } from '../../../projections/readmodel/readModel';
-import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
+import { EVENTS_FILE, READ_MODEL_FILE } from '#src/backends';
+import { loadConfig, type Config } from '#src/config';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { createLogger } from '#src/logger';
+import { createPresetCommandHandler } from '#src/presets/handler';
+import { PROJECTOR_NAME } from '#projections/projector';
+import type { Projector } from '#projections/projector';
+import { startProjectorThread } from '#projections/projectorThread';
+import { compiledEntry } from '#support/threads';
+import type { PresetJson } from '#projections/readmodel/readModel';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
 
 /**
  * The built service projects in a worker thread (dist/projections/projectorWorker.js, compiled by

@@ -2,21 +2,21 @@ import Database from 'better-sqlite3';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EVENTS_FILE, READ_MODEL_FILE } from '../../../src/backends';
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { eventDataCodecs } from '../../../src/presets/events';
-import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
-import { hasStoredText } from '../../../src/eventstore/eventFeed';
-import { projectBatch } from '../../../projections/projectBatch';
-import { PROJECTOR_NAME } from '../../../projections/projector';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import type { ProjectionChange } from '../../../projections/readmodel/readModel';
-import { BULK_COMMIT_EVERY, openSqliteReadModel } from '../../../projections/readmodel/sqlite';
-import { rebuildInto } from '../../../projections/rebuild';
-import { openSqliteRebuildTarget } from '../../../projections/rebuildTarget';
-import { verifyReadModel } from '../../../projections/verify';
-import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '../../support/presetHistory';
+import { EVENTS_FILE, READ_MODEL_FILE } from '#src/backends';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { WORKSPACE_EVENT_TYPES } from '#src/workspaceLog/catalog';
+import { hasStoredText } from '#src/eventstore/eventFeed';
+import { projectBatch } from '#projections/projectBatch';
+import { PROJECTOR_NAME } from '#projections/projector';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import type { ProjectionChange } from '#projections/readmodel/readModel';
+import { BULK_COMMIT_EVERY, openSqliteReadModel } from '#projections/readmodel/sqlite';
+import { rebuildInto } from '#projections/rebuild';
+import { openSqliteRebuildTarget } from '#projections/rebuildTarget';
+import { verifyReadModel } from '#projections/verify';
+import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * The embedded rebuild and verify on real files: a store holding every preset event type, rebuilt
@@ -47,9 +47,9 @@ describe('rebuild and verify on the embedded stores', () => {
   });
 
   it('the history holds every preset event type', async () => {
-    const events = await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
+    const events = await store.readAll({ limit: 10_000, streamPrefix: WORKSPACE_STREAM_PREFIX });
     const types = new Set(events.map((e) => e.type));
-    expect(Object.keys(eventDataCodecs).filter((type) => !types.has(type))).toEqual([]);
+    expect(WORKSPACE_EVENT_TYPES.filter((type) => !types.has(type))).toEqual([]);
   });
 
   it('the live projector, which follows the stored text, writes the bytes it writes from parsed events', async () => {
@@ -57,7 +57,7 @@ describe('rebuild and verify on the embedded stores', () => {
     const parsed = openSqliteReadModel({ file: join(dir, 'parsed.db') });
     const live = openSqliteReadModel({ file: liveFile() });
     try {
-      for (const event of await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX })) {
+      for (const event of await store.readAll({ limit: 10_000, streamPrefix: WORKSPACE_STREAM_PREFIX })) {
         expect('stored' in event).toBe(false);
         await projectBatch(parsed, [event], PROJECTOR_NAME);
       }

@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
-import { removeDir } from '../../support/service';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
+import { removeDir } from '#support/service';
 
 /** A read-model file written before searches existed is searchable once opened by this version. */
 it('a file without name_folded gets it on open, filled from each document, and is searched by name', async () => {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { PERSISTED_FIELDS, fieldsOf } from '../../../src/formats/persistedFields';
-import { SOURCE_FORMATS } from '../../../src/presets/events';
-import { SERVER_TOOLS } from '../../../src/resolve/tools';
-import { renderTranslationTable, TRANSLATION_TABLE, translateConfig } from '../../../src/resolve/translation';
-import { reference } from '../../support/reference';
+import { PERSISTED_FIELDS, fieldsOf } from '#src/formats/persistedFields';
+import { SOURCE_FORMATS } from '#src/presets/events';
+import { SERVER_TOOLS } from '#src/resolve/tools';
+import { renderTranslationTable, TRANSLATION_TABLE, translateConfig } from '#src/resolve/translation';
+import { reference } from '#support/reference';
 
 const SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 const PARAMS = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };

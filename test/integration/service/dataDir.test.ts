@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeDir, startTestService } from '../../support/service';
+import { removeDir, startTestService } from '#support/service';
 
 /**
  * The data directory holds every preset and the webhooks' signing secrets: the service makes it

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewEvent } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import * as writer from '../../../src/eventstore/sqlite/writer';
-import { until } from '../../support/until';
+import type { NewEvent } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import * as writer from '#src/eventstore/sqlite/writer';
+import { until } from '#support/until';
 
 /**
  * The embedded store hears of every commit to its file in the process (writer.ts announces them)

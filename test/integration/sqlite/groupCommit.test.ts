@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyConflict, StoreUnavailable, type NewEvent } from '../../../src/eventstore/eventStore';
-import { groupCommit } from '../../../src/eventstore/sqlite/groupCommit';
-import type { AppendRequest, BatchOutcome } from '../../../src/eventstore/sqlite/writer';
+import { ConcurrencyConflict, StoreUnavailable, type NewEvent } from '#src/eventstore/eventStore';
+import { groupCommit } from '#src/eventstore/sqlite/groupCommit';
+import type { AppendRequest, BatchOutcome } from '#src/eventstore/sqlite/writer';
 
 /**
  * The embedded store's group commit, against a writer whose commits the test finishes one by one:

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { SCHEMA } from '../../../src/eventstore/sqlite/writer';
-import { workspaceStreamPrefix } from '../../../src/presets/streamName';
+import type { RecordedEvent } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { SCHEMA } from '#src/eventstore/sqlite/writer';
+import { workspaceStreamPrefix } from '#src/events/workspaceStreams';
 
 /**
  * The embedded store reads the events of given types through an index of its own (made on open for

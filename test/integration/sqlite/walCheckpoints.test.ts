@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createLogger } from '../../../src/logger';
-import { checkpointRound, checkpointWal, openForCheckpoints } from '../../../src/sqlite/walCheckpoints';
-import { startWalCheckpointer, type WalCheckpointer } from '../../../src/sqlite/walCheckpointer';
-import { compiledEntry } from '../../support/threads';
+import { createLogger } from '#src/logger';
+import { checkpointRound, checkpointWal, openForCheckpoints } from '#src/sqlite/walCheckpoints';
+import { startWalCheckpointer, type WalCheckpointer } from '#src/sqlite/walCheckpointer';
+import { compiledEntry } from '#support/threads';
 
 /**
  * The service's WAL checkpoints: made on a connection of their own (in the built service a thread

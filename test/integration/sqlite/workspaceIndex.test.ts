@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { filteredCountSql, filteredReadParams, filteredReadSql } from '../../../src/eventstore/sqlite/filteredRead';
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { SCHEMA, WORKSPACE_KEY } from '../../../src/eventstore/sqlite/writer';
-import { workspaceStreamPrefix } from '../../../src/presets/streamName';
+import { filteredCountSql, filteredReadParams, filteredReadSql } from '#src/eventstore/sqlite/filteredRead';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { SCHEMA, WORKSPACE_KEY } from '#src/eventstore/sqlite/writer';
+import { workspaceStreamPrefix } from '#src/events/workspaceStreams';
 
 /**
  * The embedded store reads one workspace's events through an index of its own, made on open for a

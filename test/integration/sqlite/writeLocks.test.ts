@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBatchWriter, openEventsDb, serializeEvent } from '../../../src/eventstore/sqlite/writer';
-import { openSqliteReadModel } from '../../../projections/readmodel/sqlite';
+import { createBatchWriter, openEventsDb, serializeEvent } from '#src/eventstore/sqlite/writer';
+import { openSqliteReadModel } from '#projections/readmodel/sqlite';
 
 /**
  * Another connection holding the write lock for a moment (the WAL checkpointer restarting the WAL,

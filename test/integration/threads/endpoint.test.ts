@@ -1,5 +1,5 @@
 import { MessageChannel } from 'node:worker_threads';
-import { endpoint, RemoteError } from '../../../src/threads/endpoint';
+import { endpoint, RemoteError } from '#src/threads/endpoint';
 
 /** The one protocol across threads, over an in-process channel: both sides are the same code. */
 describe('thread endpoint', () => {

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseStartArgs } from '../../../bench/lib';
-import { HEAP_GROWING_PERCENT } from '../../../src/threads/heapFlags';
-import { THREAD_HEAPS } from '../../../src/threads/thread';
+import { parseStartArgs } from '#bench/lib';
+import { HEAP_GROWING_PERCENT } from '#src/threads/heapFlags';
+import { THREAD_HEAPS } from '#src/threads/thread';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** `npm start`'s command line. */

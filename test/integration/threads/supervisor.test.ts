@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as E from 'fp-ts/Either';
-import { loadConfig } from '../../../src/config';
-import { createLogger } from '../../../src/logger';
-import { startSupervisedThread } from '../../../src/threads/supervisor';
-import { compiledEntry } from '../../support/threads';
+import { loadConfig } from '#src/config';
+import { createLogger } from '#src/logger';
+import { startSupervisedThread } from '#src/threads/supervisor';
+import { compiledEntry } from '#support/threads';
 
 /**
  * A supervised thread (the webhook deliverer's) that ends when nobody asked it to is started again

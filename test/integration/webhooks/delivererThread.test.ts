@@ -5,22 +5,22 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as E from 'fp-ts/Either';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { EVENTS_FILE } from '../../../src/backends';
-import { loadConfig, type Config } from '../../../src/config';
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openSqliteEventStore } from '../../../src/eventstore/sqlite/store';
-import { eventJson } from '../../../src/http/eventJson';
-import { createLogger } from '../../../src/logger';
-import { createPresetCommandHandler } from '../../../src/presets/handler';
-import type { Deliverer } from '../../../src/webhooks/deliverer';
-import { startDelivererThread } from '../../../src/webhooks/delivererThread';
-import { openSqliteWebhookStore, WEBHOOKS_FILE } from '../../../src/webhooks/sqlite';
-import { newSecret } from '../../../src/webhooks/signing';
-import { newWebhook, patchWebhook } from '../../../src/webhooks/webhook';
-import type { NewDeliveryAttempt, WebhookStore } from '../../../src/webhooks/webhookStore';
-import { until } from '../../support/until';
-import { startReceiver, type Receiver } from '../../support/receiver';
-import { compiledEntry } from '../../support/threads';
+import { EVENTS_FILE } from '#src/backends';
+import { loadConfig, type Config } from '#src/config';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
+import { createLogger } from '#src/logger';
+import { createPresetCommandHandler } from '#src/presets/handler';
+import type { Deliverer } from '#src/webhooks/deliverer';
+import { startDelivererThread } from '#src/webhooks/delivererThread';
+import { openSqliteWebhookStore, WEBHOOKS_FILE } from '#src/webhooks/sqlite';
+import { newSecret } from '#src/webhooks/signing';
+import { newWebhook, patchWebhook } from '#src/webhooks/webhook';
+import type { NewDeliveryAttempt, WebhookStore } from '#src/webhooks/webhookStore';
+import { until } from '#support/until';
+import { startReceiver, type Receiver } from '#support/receiver';
+import { compiledEntry } from '#support/threads';
+import { eventJson } from '#src/workspaceLog/eventJson';
 
 /**
  * The built service delivers webhooks in a worker thread of its own (dist/src/workers/deliverer.js,

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newConnections, send, USER_AGENT } from '../../../src/webhooks/send';
+import { newConnections, send, USER_AGENT } from '#src/webhooks/send';
 
 /** The sender against real servers on 127.0.0.1: what it does with redirects, silence, big answers, and refused addresses. */
 let server: Server;

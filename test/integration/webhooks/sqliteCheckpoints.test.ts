@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../../../src/logger';
-import { startWalCheckpointer } from '../../../src/sqlite/walCheckpointer';
-import { openSqliteWebhookStore } from '../../../src/webhooks/sqlite';
-import { newWebhook } from '../../../src/webhooks/webhook';
-import { compiledEntry } from '../../support/threads';
+import { createLogger } from '#src/logger';
+import { startWalCheckpointer } from '#src/sqlite/walCheckpointer';
+import { openSqliteWebhookStore } from '#src/webhooks/sqlite';
+import { newWebhook } from '#src/webhooks/webhook';
+import { compiledEntry } from '#support/threads';
 
 /**
  * The embedded webhook store under the service's WAL checkpointer, restarting the WAL as often as

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_HEADS, checkpointWorkspace } from '../../../src/audit/checkpoint';
-import { auditStreamName, decodeCheckpoint } from '../../../src/audit/events';
-import { verifyLog } from '../../../src/audit/verify';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { presetStreamName } from '../../../src/presets/streamName';
+import { MAX_HEADS, checkpointWorkspace } from '#src/audit/checkpoint';
+import { auditStreamName, decodeCheckpoint } from '#src/audit/events';
+import { verifyLog } from '#src/audit/verify';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { presetStreamName } from '#src/presets/streamName';
 
 /** Checkpoints over the in-memory store (the same contract as the stored ones). */
 const WS = randomUUID();

@@ -1,4 +1,4 @@
-import { createKeyRing, decodeKeysFile, parseBearer } from '../../../src/auth/apiKeys';
+import { createKeyRing, decodeKeysFile, parseBearer } from '#src/auth/apiKeys';
 
 const WS = '6f1c2a3e-9b4d-4c1a-8e2f-0a1b2c3d4e5f';
 const PLAIN = 'pk_plaintext-key-0123456789abcdefghij';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { connectionDigests } from '../../../src/auth/connectionDigests';
+import { connectionDigests } from '#src/auth/connectionDigests';
 
 /** The reference: SHA-256 of the token as node:crypto computes it, not through our code. */
 const sha256 = (token: string) => createHash('sha256').update(token, 'utf8').digest();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decodePosition, encodePosition, knownPosition } from '../../../src/eventstore/eventstoredb/position';
+import { decodePosition, encodePosition, knownPosition } from '#src/eventstore/eventstoredb/position';
 
 const U64_MAX = 2n ** 64n - 1n;
 const u64 = fc.bigInt({ min: 0n, max: U64_MAX });

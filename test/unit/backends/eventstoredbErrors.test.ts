@@ -9,8 +9,8 @@ import {
   WrongExpectedVersionError,
   convertToCommandError,
 } from '@eventstore/db-client';
-import { ConcurrencyConflict, StoreUnavailable } from '../../../src/eventstore/eventStore';
-import { isTransient, mapAppendError, mapStoreError, toExpectedRevision } from '../../../src/eventstore/eventstoredb/store';
+import { ConcurrencyConflict, StoreUnavailable } from '#src/eventstore/eventStore';
+import { isTransient, mapAppendError, mapStoreError, toExpectedRevision } from '#src/eventstore/eventstoredb/store';
 
 // The client's own error classes, built as the client builds them (CommandError.js): with no
 // gRPC ServiceError for those it creates itself, from a ServiceError-shaped error otherwise.

@@ -7,8 +7,8 @@ import {
   presetUpsert,
   versionInsert,
   versionViewOf,
-} from '../../../projections/readmodel/mongoDocuments';
-import type { PresetView, VersionView } from '../../../projections/readmodel/readModel';
+} from '#projections/readmodel/mongoDocuments';
+import type { PresetView, VersionView } from '#projections/readmodel/readModel';
 
 const version: VersionView = {
   id: 'v-1',

@@ -1,7 +1,7 @@
-import type { PresetView, VersionView } from '../../../projections/readmodel/readModel';
-import type { ClientApi } from '../../../src/client/api';
-import { createPresetCopy, type FeedEvent } from '../../../src/client/copy';
-import { backoffDelay } from '../../../src/client/feed';
+import type { PresetView, VersionView } from '#projections/readmodel/readModel';
+import type { ClientApi } from '#src/client/api';
+import { createPresetCopy, type FeedEvent } from '#src/client/copy';
+import { backoffDelay } from '#src/client/feed';
 
 /** The client's copy against a service played by a fake API: what it asks for, and what it keeps. */
 const WS = '11111111-1111-4111-8111-111111111111';

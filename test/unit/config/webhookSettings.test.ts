@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '#src/config';
 
 /** The webhook settings: their defaults, and a clear refusal of a bad value. */
 describe('webhook settings', () => {

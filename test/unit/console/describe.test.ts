@@ -1,5 +1,5 @@
-import { describeEvent, slugOfStream } from '../../../src/console/describe';
-import type { PresetEvent } from '../../../src/console/api/types';
+import { describeEvent, slugOfStream } from '#src/console/describe';
+import type { PresetEvent } from '#src/console/api/types';
 
 /** The sentences of the console's history: what a person reads for each event of the contract. */
 const event = (type: string, data: Record<string, unknown>, sourceFormat?: 'chat_completions' | 'messages' | 'responses'): PresetEvent => ({

@@ -1,4 +1,4 @@
-import { fieldsOf, typeText, valuesOf } from '../../../src/console/variables';
+import { fieldsOf, typeText, valuesOf } from '#src/console/variables';
 
 /** The console's reading of a variables schema (src/console/variables.ts): the types it shows, the fields it asks with, the values it sends. */
 const schema = {

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either';
-import { acknowledged, leased, openLease, retryAfterSeconds, type ConsumerGroup } from '../../../src/consumerGroups/group';
+import { acknowledged, leased, openLease, retryAfterSeconds, type ConsumerGroup } from '#src/consumerGroups/group';
 
 const T0 = new Date('2026-11-24T12:00:00.000Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { canonicalize } from 'json-canonicalize';
-import { canonicalJson, storedJson } from '../../../src/eventstore/canonicalJson';
+import { canonicalJson, storedJson } from '#src/eventstore/canonicalJson';
 
 /**
  * The hash chain, the checkpoints and the signed exports hash canonical JSON (RFC 8785); links

@@ -1,9 +1,9 @@
 import * as E from 'fp-ts/Either';
-import { CommandRejected, handleCommand, PreconditionFailed, type Rejection } from '../../../src/eventstore/commandHandler';
-import type { Decider } from '../../../src/eventstore/decider';
-import { ConcurrencyConflict, type EventStore, type RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { foldFromStore, withStateCache } from '../../../src/eventstore/states';
+import { CommandRejected, handleCommand, PreconditionFailed, type Rejection } from '#src/eventstore/commandHandler';
+import type { Decider } from '#src/eventstore/decider';
+import { ConcurrencyConflict, type EventStore, type RecordedEvent } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { foldFromStore, withStateCache } from '#src/eventstore/states';
 
 /**
  * The generic command handler over a cache of stream states: a command on a stream the cache

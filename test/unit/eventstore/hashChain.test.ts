@@ -11,8 +11,8 @@ import {
   metadataToStore,
   splitStoredMetadata,
   storedBody,
-} from '../../../src/eventstore/hashChain';
-import { storedJson } from '../../../src/eventstore/canonicalJson';
+} from '#src/eventstore/hashChain';
+import { storedJson } from '#src/eventstore/canonicalJson';
 
 /**
  * The chain's pure parts against the formula written out here with node:crypto (and, for events

@@ -1,5 +1,5 @@
-import { createPoller } from '../../../src/eventstore/poller';
-import type { RecordedEvent } from '../../../src/eventstore/eventStore';
+import { createPoller } from '#src/eventstore/poller';
+import type { RecordedEvent } from '#src/eventstore/eventStore';
 
 /**
  * The embedded store's subscriptions: an append in this process is delivered at once, also when

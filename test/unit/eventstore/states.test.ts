@@ -1,6 +1,6 @@
-import type { EventStore, RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { foldFromStore, withStateCache } from '../../../src/eventstore/states';
+import type { EventStore, RecordedEvent } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { foldFromStore, withStateCache } from '#src/eventstore/states';
 
 /** A stream's state folded from its events, and the cache that saves reading them again. */
 const counting = (store: EventStore) => {

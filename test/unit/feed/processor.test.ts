@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { memoryCheckpoints, type CheckpointStore } from '../../../src/feed/checkpoints';
-import { backOff, startProcessor, type ProcessorDefinition } from '../../../src/feed/processor';
-import { withSharedTail } from '../../../src/feed/sharedTail';
-import { until } from '../../support/until';
+import type { RecordedEvent } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { memoryCheckpoints, type CheckpointStore } from '#src/feed/checkpoints';
+import { backOff, startProcessor, type ProcessorDefinition } from '#src/feed/processor';
+import { withSharedTail } from '#src/feed/sharedTail';
+import { until } from '#support/until';
 
 /**
  * The processor base (src/feed/processor.ts) over the memory store's shared tail and the memory

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
-import { formatErrors } from '../../../src/validation';
-import { named, nullable, oneOf, refine } from '../../../src/formats/codecs';
+import { formatErrors } from '#src/validation';
+import { named, nullable, oneOf, refine } from '#src/formats/codecs';
 import { problemsOf } from './helpers';
 
 // The paths formatErrors gives for the codec shapes the formats use: wrappers are seen through,

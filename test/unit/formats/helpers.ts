@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
-import { toDraft, type FormatName, type PresetDraft } from '../../../src/formats';
-import type { ValidationProblem } from '../../../src/validation';
+import { toDraft, type FormatName, type PresetDraft } from '#src/formats';
+import type { ValidationProblem } from '#src/validation';
 
 /** The smallest body each format accepts, to add one field to. */
 export const MINIMAL: Record<FormatName, Record<string, unknown>> = {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/Either';
-import { FORMAT_CODECS } from '../../../src/formats';
-import { SOURCE_FORMATS } from '../../../src/presets/events';
-import { RESOLVE_REQUEST_CODECS } from '../../../src/resolve/codecs';
-import { RICH_BODIES } from '../../support/richBodies';
+import { FORMAT_CODECS } from '#src/formats';
+import { SOURCE_FORMATS } from '#src/presets/events';
+import { RESOLVE_REQUEST_CODECS } from '#src/resolve/codecs';
+import { RICH_BODIES } from '#support/richBodies';
 
 /**
  * The resolver checks a body with the codec's `is` and decodes only to say what is wrong (decoding

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/Either';
-import { toDraft } from '../../../src/formats';
-import { fieldsOf } from '../../../src/formats/persistedFields';
-import { SOURCE_FORMATS } from '../../../src/presets/events';
+import { toDraft } from '#src/formats';
+import { fieldsOf } from '#src/formats/persistedFields';
+import { SOURCE_FORMATS } from '#src/presets/events';
 import { draftOf, MINIMAL, problemsOf } from './helpers';
 
 describe('toDraft', () => {

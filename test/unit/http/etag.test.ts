@@ -1,4 +1,4 @@
-import { ifNoneMatchNames } from '../../../src/http/etag';
+import { ifNoneMatchNames } from '#src/http/etag';
 
 describe('If-None-Match (RFC 9110 §13.1.2)', () => {
   it.each([

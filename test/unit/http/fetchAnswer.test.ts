@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import type { StoredFeedEvent } from '../../../src/eventstore/eventFeed';
-import { fetchAnswer, fetchAnswerHead } from '../../../src/http/fetchAnswer';
-import { feedEventJsonText, schemaVersionOf } from '../../../src/http/eventJson';
+import type { StoredFeedEvent } from '#src/eventstore/eventFeed';
+import { fetchAnswer, fetchAnswerHead } from '#src/http/fetchAnswer';
+import { feedEventJsonText, schemaVersionOf } from '#src/workspaceLog/eventJson';
 
 /**
  * A consumer group's fetch answer as bytes (src/http/fetchAnswer.ts), and the schema version read
- * off a stored metadata text (src/http/eventJson.ts): each against the plain way, JSON.parse and
+ * off a stored metadata text (src/workspaceLog/eventJson.ts): each against the plain way, JSON.parse and
  * JSON.stringify.
  */
 const stored = (i: number, text: string): StoredFeedEvent => ({

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { presetJsonOf } from '../../../projections/readmodel/documentJson';
-import type { PresetJson, PresetRecord, ReadModel } from '../../../projections/readmodel/readModel';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import { withPresetCache } from '../../../src/http/presetCache';
+import { presetJsonOf } from '#projections/readmodel/documentJson';
+import type { PresetJson, PresetRecord, ReadModel } from '#projections/readmodel/readModel';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { withPresetCache } from '#src/http/presetCache';
 
 /**
  * The service's reads of one preset go through this cache; the projector's announcements keep it

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { createProjectionWaiter } from '../../../src/http/readYourWrites';
-import type { PresetJson, ReadModel } from '../../../projections/readmodel/readModel';
+import { createProjectionWaiter } from '#src/http/readYourWrites';
+import type { PresetJson, ReadModel } from '#projections/readmodel/readModel';
 
 /** A read model holding documents by key, counting how often it is read. */
 const fakeReadModel = () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { resolutionJson } from '../../../src/http/resolutionJson';
-import type { Resolution } from '../../../src/resolve/codecs';
+import { resolutionJson } from '#src/http/resolutionJson';
+import type { Resolution } from '#src/resolve/codecs';
 
 const freeze = <T>(value: T): T => {
   if (typeof value === 'object' && value !== null) {

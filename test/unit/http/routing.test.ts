@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import fc from 'fast-check';
 import Koa from 'koa';
 import request from 'supertest';
-import { apiRoutes, type AppDeps } from '../../../src/http/app';
-import { checkParams, routesByShape, segments } from '../../../src/http/routing';
+import { apiRoutes, type AppDeps } from '#src/http/app';
+import { checkParams, routesByShape, segments } from '#src/http/routing';
 
 /**
  * routesByShape must answer every request as @koa/router's own `routes()` + `allowedMethods()`

@@ -1,6 +1,6 @@
-import { keysDecider, type CreateApiKey, type KeyCommandMetadata, type RevokeApiKey } from '../../../src/keys/decider';
-import type { ApiKeyCreated, ApiKeyRevoked } from '../../../src/keys/events';
-import { DeciderSpecification } from '../../support/deciderSpecification';
+import { keysDecider, type CreateApiKey, type KeyCommandMetadata, type RevokeApiKey } from '#src/keys/decider';
+import type { ApiKeyCreated, ApiKeyRevoked } from '#src/keys/events';
+import { DeciderSpecification } from '#support/deciderSpecification';
 
 /** The keys decider: whose a key may be, who made it, and revocations in any stream the key touches. */
 const given = DeciderSpecification.for(keysDecider);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { createKeyRing } from '../../../src/auth/apiKeys';
-import { hashApiKey, SCOPES } from '../../../src/auth/keysFile';
-import type { EventFeed } from '../../../src/eventstore/eventFeed';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { createKeyCommandHandler } from '../../../src/keys/handler';
-import { withSharedTail } from '../../../src/feed/sharedTail';
-import { createLiveKeyRing, followKeys } from '../../../src/keys/keyRing';
+import { createKeyRing } from '#src/auth/apiKeys';
+import { hashApiKey, SCOPES } from '#src/auth/keysFile';
+import type { EventFeed } from '#src/eventstore/eventFeed';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { createKeyCommandHandler } from '#src/keys/handler';
+import { withSharedTail } from '#src/feed/sharedTail';
+import { createLiveKeyRing, followKeys } from '#src/keys/keyRing';
 
 /**
  * Two key rings over one store, as two replicas: keys made and revoked through one reach the other

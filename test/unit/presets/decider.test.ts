@@ -9,7 +9,7 @@ import {
   type ProtectLabel,
   type RemoveLabel,
   type SplitLabel,
-} from '../../../src/presets/decider';
+} from '#src/presets/decider';
 import type {
   PresetChangeProposed,
   LabelMoveApproved,
@@ -24,8 +24,8 @@ import type {
   PresetStatusChanged,
   PresetVersionAdded,
   PresetVersionDesignated,
-} from '../../../src/presets/events';
-import { DeciderSpecification } from '../../support/deciderSpecification';
+} from '#src/presets/events';
+import { DeciderSpecification } from '#support/deciderSpecification';
 
 const given = DeciderSpecification.for(presetDecider);
 const { evolve, initialState } = presetDecider;

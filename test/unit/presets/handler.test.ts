@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyConflict, type EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { withStateCache } from '../../../src/eventstore/states';
-import { createPresetCommandHandler, presetStates, type CommandContext, type PresetCommandRequest } from '../../../src/presets/handler';
-import { decodeEvent } from '../../../src/presets/events';
-import { presetStreamName } from '../../../src/presets/streamName';
+import { ConcurrencyConflict, type EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { withStateCache } from '#src/eventstore/states';
+import { createPresetCommandHandler, presetStates, type CommandContext, type PresetCommandRequest } from '#src/presets/handler';
+import { decodePresetEvent as decodeEvent } from '#src/presets/events';
+import { presetStreamName } from '#src/presets/streamName';
 
 const WS = '0b7c3f5e-1d2a-4e8b-9c6d-2f1e0a9b8c7d';
 type Req = { actorUserId?: string; requestId?: string };

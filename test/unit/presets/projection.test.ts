@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { projectPresetEvent, ProjectionGap } from '../../../projections/presetProjection';
-import type { PresetEvent, StoredPresetEvent } from '../../../src/presets/events';
-import { presetViewJson, versionViewJson } from '../../../projections/readmodel/documentJson';
-import type { PresetRecord, PresetView } from '../../../projections/readmodel/readModel';
+import { projectPresetEvent, ProjectionGap } from '#projections/presetProjection';
+import type { PresetEvent, StoredPresetEvent } from '#src/presets/events';
+import { presetViewJson, versionViewJson } from '#projections/readmodel/documentJson';
+import type { PresetRecord, PresetView } from '#projections/readmodel/readModel';
 
 const stored = (event: PresetEvent, revision: bigint): StoredPresetEvent => ({
   event,

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { canonicalJson } from '../../../src/eventstore/canonicalJson';
-import type { StoredFeedEvent } from '../../../src/eventstore/eventFeed';
-import { CURRENT_SCHEMA_VERSION, decodeEvent, MalformedEvent, type StoredPresetEvent } from '../../../src/presets/events';
-import { decodeStoredEvent, isRawJson } from '../../../src/presets/storedEvents';
-import { streamFold } from '../../../projections/presetProjection';
-import { jsonValue } from '../../support/jsonArbitrary';
-import { presetViewJson, versionViewJson } from '../../../projections/readmodel/documentJson';
+import { canonicalJson } from '#src/eventstore/canonicalJson';
+import type { StoredFeedEvent } from '#src/eventstore/eventFeed';
+import { CURRENT_SCHEMA_VERSION, decodePresetEvent as decodeEvent, MalformedEvent, type StoredPresetEvent } from '#src/presets/events';
+import { streamFold } from '#projections/presetProjection';
+import { jsonValue } from '#support/jsonArbitrary';
+import { presetViewJson, versionViewJson } from '#projections/readmodel/documentJson';
+import { decodeStoredEvent, isRawJson } from '#src/presets/storedEvents';
 
 /**
  * A rebuild folds events from their stored text, a version's config kept as that text; the live

@@ -1,15 +1,19 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
-import type { EventStoreAdapter, RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { CURRENT_SCHEMA_VERSION, decodeEvent, eventDataCodecs, EventMetadata, MalformedEvent } from '../../../src/presets/events';
-import { createPresetCommandHandler } from '../../../src/presets/handler';
-import { presetStreamName } from '../../../src/presets/streamName';
-import { upcast, UPCASTERS, type RawEvent } from '../../../src/presets/upcasters';
-import { projectBatch } from '../../../projections/projectBatch';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import { rebuildInto } from '../../../projections/rebuild';
+import type { EventStoreAdapter, RecordedEvent } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { CURRENT_SCHEMA_VERSION, EventMetadata, MalformedEvent, presetEventDataCodecs } from '#src/presets/events';
+import { keyEventDataCodecs } from '#src/keys/events';
+import { decodeWorkspaceEvent as decodeEvent } from '#src/workspaceLog/catalog';
+
+const eventDataCodecs = { ...presetEventDataCodecs, ...keyEventDataCodecs };
+import { createPresetCommandHandler } from '#src/presets/handler';
+import { presetStreamName } from '#src/presets/streamName';
+import { upcast, UPCASTERS, type RawEvent } from '#src/presets/upcasters';
+import { projectBatch } from '#projections/projectBatch';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { rebuildInto } from '#projections/rebuild';
 
 const WS = '6a0d2c1e-3b4f-4a5e-8d7c-9e0f1a2b3c4d';
 const version = (n: number) => ({ id: `v${n}`, number: n, config: { model: 'm' }, systemPrompt: `S${n}` });

@@ -1,4 +1,4 @@
-import { ABSENT, diffValues, show } from '../../../projections/diff';
+import { ABSENT, diffValues, show } from '#projections/diff';
 
 describe('diffValues', () => {
   it('finds nothing in equal values, whatever the key order', () => {

@@ -1,7 +1,7 @@
-import { keysStreamName } from '../../../src/keys/streamName';
-import { presetStreamName } from '../../../src/presets/streamName';
-import type { MemoryReadModel } from '../../../projections/readmodel/memory';
-import { ProjectionSpecification, type SpecEvent } from '../../support/projectionSpecification';
+import { keysStreamName } from '#src/keys/streamName';
+import { presetStreamName } from '#src/presets/streamName';
+import type { MemoryReadModel } from '#projections/readmodel/memory';
+import { ProjectionSpecification, type SpecEvent } from '#support/projectionSpecification';
 
 /**
  * The preset projection, event type by event type, as given/when/then specifications: each one also

@@ -1,12 +1,12 @@
-import type { FeedEvent, StoredFeedEvent } from '../../../src/eventstore/eventFeed';
-import type { RecordedEvent } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
-import { isKeysStream } from '../../../src/keys/streamName';
-import { projectBatch, recentDocuments } from '../../../projections/projectBatch';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import type { ReadModel } from '../../../projections/readmodel/readModel';
-import { dump, makeHistory, releaseHistory } from '../../support/presetHistory';
+import type { FeedEvent, StoredFeedEvent } from '#src/eventstore/eventFeed';
+import type { RecordedEvent } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { presetEvents as presetTypes } from '#src/presets/events';
+import { projectBatch, recentDocuments } from '#projections/projectBatch';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import type { ReadModel } from '#projections/readmodel/readModel';
+import { dump, makeHistory, releaseHistory } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * The live projector projects an event at a time and keeps the documents it wrote last
@@ -17,7 +17,7 @@ const history = async (): Promise<RecordedEvent[]> => {
   const store = openMemoryEventStore();
   await makeHistory(store);
   await releaseHistory(store);
-  const events = await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
+  const events = await store.readAll({ limit: 10_000, streamPrefix: WORKSPACE_STREAM_PREFIX });
   await store.close();
   return events;
 };
@@ -57,7 +57,7 @@ describe('projecting an event at a time with the documents written last', () => 
     await oneByOne(readModel, events, recentDocuments(128));
     const readBack = [...reads];
     expect(await dump(readModel)).toEqual(expected);
-    const presetEvents = events.filter((e) => !isKeysStream(e.stream));
+    const presetEvents = events.filter((e) => presetTypes.handles(e.type));
     const streams = new Set(presetEvents.map((e) => e.stream));
     // Every event of the history writes its preset's document, so only each stream's first event reads.
     expect(readBack).toHaveLength(streams.size);
@@ -112,13 +112,36 @@ describe('projecting an event at a time with the documents written last', () => 
     expect(await dump(readModel)).toEqual(expected);
     const switches = events.filter(
       (e, i) =>
-        !isKeysStream(e.stream) &&
+        presetTypes.handles(e.type) &&
         e.stream !==
           events
             .slice(0, i)
-            .filter((p) => !isKeysStream(p.stream))
+            .filter((p) => presetTypes.handles(p.type))
             .at(-1)?.stream,
     );
     expect(readBack).toHaveLength(switches.length); // one document kept: a read each time the stream changes
+  });
+});
+
+describe('an event of a type the projection does not handle', () => {
+  it('moves the checkpoint and nothing else, whatever stream of the workspace it is in', async () => {
+    const events = await history();
+    const last = events[events.length - 1]!;
+    const readModel = openMemoryReadModel();
+    await projectBatch(readModel, events, 'test');
+    const before = await dump(readModel);
+    // A later release's stream type under the workspace's prefix: a name no slug takes, and a type this release does not know.
+    const stranger: RecordedEvent = {
+      ...last,
+      id: 'e-stranger',
+      type: 'SomethingNewHappened',
+      stream: `${last.stream.slice(0, last.stream.lastIndexOf('-'))}-~later`,
+      revision: 0n,
+      position: last.position + 1n,
+      data: { anything: true },
+    };
+    await projectBatch(readModel, [stranger], 'test');
+    expect(await dump(readModel)).toEqual(before);
+    expect(await readModel.checkpoint('test')).toBe(stranger.position);
   });
 });

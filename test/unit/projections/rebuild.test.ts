@@ -1,10 +1,10 @@
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
-import { PROJECTOR_NAME } from '../../../projections/projector';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import { catchUp, rebuildInto } from '../../../projections/rebuild';
-import { dump, makeHistory, projectLive } from '../../support/presetHistory';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { PROJECTOR_NAME } from '#projections/projector';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { catchUp, rebuildInto } from '#projections/rebuild';
+import { dump, makeHistory, projectLive } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 describe('rebuild', () => {
   let store: EventStoreAdapter;
@@ -14,7 +14,7 @@ describe('rebuild', () => {
   afterEach(async () => {
     await store.close();
   });
-  const head = () => store.headPosition({ streamPrefix: PRESET_STREAM_PREFIX });
+  const head = () => store.headPosition({ streamPrefix: WORKSPACE_STREAM_PREFIX });
 
   it.each([1, 4, 5000])('builds what the live projector builds, rollbacks included (pages of %i)', async (pageSize) => {
     await makeHistory(store);
@@ -33,7 +33,7 @@ describe('rebuild', () => {
 
   it('stops at the position it is given, and a second pass takes the rest', async () => {
     await makeHistory(store, { extraPresets: 0 });
-    const all = await store.readAll({ limit: 100, streamPrefix: PRESET_STREAM_PREFIX });
+    const all = await store.readAll({ limit: 100, streamPrefix: WORKSPACE_STREAM_PREFIX });
     const middle = all[4]!.position;
     const rm = openMemoryReadModel();
     const first = await catchUp(store, rm, { after: undefined, until: middle, pageSize: 3 });

@@ -1,12 +1,12 @@
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { keysStreamName } from '../../../src/keys/streamName';
-import { decodeEvent } from '../../../src/presets/events';
-import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
-import { openMemoryReadModel } from '../../../projections/readmodel/memory';
-import { rebuildInto } from '../../../projections/rebuild';
-import { verifyReadModel } from '../../../projections/verify';
-import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '../../support/presetHistory';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { keysStreamName } from '#src/keys/streamName';
+import { decodeWorkspaceEvent as decodeEvent } from '#src/workspaceLog/catalog';
+import { openMemoryReadModel } from '#projections/readmodel/memory';
+import { rebuildInto } from '#projections/rebuild';
+import { verifyReadModel } from '#projections/verify';
+import { dump, makeHistory, projectLive, releaseHistory, WORKSPACES } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 /**
  * A mixed run of every new event type (keys made and revoked, labels and the designation protected,
@@ -28,7 +28,7 @@ describe('release control and keys through the projector, rebuild and verify', (
     await makeHistory(store, { extraPresets: 2 });
     const made = await releaseHistory(store);
     const { key } = made;
-    const all = await store.readAll({ limit: 10_000, streamPrefix: PRESET_STREAM_PREFIX });
+    const all = await store.readAll({ limit: 10_000, streamPrefix: WORKSPACE_STREAM_PREFIX });
     const types = new Set(all.map((e) => e.type));
     for (const type of [
       'ApiKeyCreated',

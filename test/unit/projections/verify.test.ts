@@ -1,10 +1,10 @@
-import type { EventStoreAdapter } from '../../../src/eventstore/eventStore';
-import { openMemoryEventStore } from '../../../src/eventstore/memory';
-import { PRESET_STREAM_PREFIX } from '../../../src/presets/streamName';
-import { openMemoryReadModel, type MemoryReadModel } from '../../../projections/readmodel/memory';
-import type { ReadModel } from '../../../projections/readmodel/readModel';
-import { verifyReadModel } from '../../../projections/verify';
-import { makeHistory, projectLive, WORKSPACES } from '../../support/presetHistory';
+import type { EventStoreAdapter } from '#src/eventstore/eventStore';
+import { openMemoryEventStore } from '#src/eventstore/memory';
+import { openMemoryReadModel, type MemoryReadModel } from '#projections/readmodel/memory';
+import type { ReadModel } from '#projections/readmodel/readModel';
+import { verifyReadModel } from '#projections/verify';
+import { makeHistory, projectLive, WORKSPACES } from '#support/presetHistory';
+import { WORKSPACE_STREAM_PREFIX } from '#src/events/workspaceStreams';
 
 const [A] = WORKSPACES;
 
@@ -81,7 +81,7 @@ describe('verify', () => {
   });
 
   it('does not count a preset that changed after the events it folded', async () => {
-    const all = await store.readAll({ limit: 1000, streamPrefix: PRESET_STREAM_PREFIX });
+    const all = await store.readAll({ limit: 1000, streamPrefix: WORKSPACE_STREAM_PREFIX });
     // The last event arrives "during" the verify: its head is the one before, the read model has it.
     const earlier: EventStoreAdapter = { ...store, headPosition: async () => all[all.length - 2]!.position };
     const report = await verifyReadModel(earlier, live);

@@ -1,5 +1,5 @@
-import { mergeRequest, mergeTools } from '../../../src/resolve/merge';
-import type { Translation } from '../../../src/resolve/translation';
+import { mergeRequest, mergeTools } from '#src/resolve/merge';
+import type { Translation } from '#src/resolve/translation';
 
 const preset = (config: Record<string, unknown>, origins: Record<string, string> = {}): Translation => ({
   config,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { v3 } from 'murmurhash';
-import { murmur3, murmur3Ascii, murmur3OfWord, NOT_ASCII } from '../../../src/resolve/murmur3';
-import { pickSplitVersion, type SplitTarget } from '../../../src/resolve/split';
+import { murmur3, murmur3Ascii, murmur3OfWord, NOT_ASCII } from '#src/resolve/murmur3';
+import { pickSplitVersion, type SplitTarget } from '#src/resolve/split';
 
 /**
  * The service's MurmurHash3 is the `murmurhash` package's (x86, 32 bits), and a split label's pick

@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either';
-import { parsePresetReference } from '../../../src/resolve/reference';
+import { parsePresetReference } from '#src/resolve/reference';
 
 const parsed = (body: { model?: unknown; preset?: unknown }) => {
   const result = parsePresetReference(body);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { pickSplitVersion, randomSplitVersion, splitKeyOf, type SplitShareView, type SplitTarget } from '../../../src/resolve/split';
+import { pickSplitVersion, randomSplitVersion, splitKeyOf, type SplitShareView, type SplitTarget } from '#src/resolve/split';
 
 /**
  * Picking a version of a split label, as properties over any split and any key: sticky (a key keeps

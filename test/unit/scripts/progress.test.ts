@@ -1,4 +1,4 @@
-import { createProgress } from '../../../scripts/progress';
+import { createProgress } from '#scripts/progress';
 
 describe('progress without a terminal', () => {
   it('prints a line every 2 s with the rate and an estimated total', () => {

@@ -1,4 +1,4 @@
-import { pickBrowser, type BrowserSearch } from '../../support/chromium';
+import { pickBrowser, type BrowserSearch } from '#support/chromium';
 
 /** What a machine has: the executables on it. */
 const machine = (executables: string[], overrides: Partial<BrowserSearch> = {}): BrowserSearch => ({

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import * as E from 'fp-ts/Either';
 import { Dotprompt } from 'dotprompt';
-import { renderVersion } from '../../../src/templates/render';
+import { renderVersion } from '#src/templates/render';
 
 /**
  * The service renders a template as Google's `dotprompt` package does (its Handlebars options and

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
-import { checkTemplate, renderVersion, versionCompilations, type TemplateVersion } from '../../../src/templates/render';
-import { MAX_OUTPUT_BYTES, MAX_STEPS } from '../../../src/templates/limits';
+import { checkTemplate, renderVersion, versionCompilations, type TemplateVersion } from '#src/templates/render';
+import { MAX_OUTPUT_BYTES, MAX_STEPS } from '#src/templates/limits';
 
 /**
  * Rendering a templated version (src/templates/render.ts), as a pure function: the Handlebars

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
-import { checkTemplate, renderVersion } from '../../../src/templates/render';
-import { compileVariables, patternProblem } from '../../../src/templates/variables';
+import { checkTemplate, renderVersion } from '#src/templates/render';
+import { compileVariables, patternProblem } from '#src/templates/variables';
 
 /**
  * A variables schema is user input (src/templates/variables.ts): JSON Schema draft 2020-12 as ajv

@@ -1,5 +1,5 @@
-import { parseStartArgs } from '../../../bench/lib';
-import { ENTRY_THREAD_ONLY, HEAP_GROWING_PERCENT, heapFlags, heapGrowingFlag } from '../../../src/threads/heapFlags';
+import { parseStartArgs } from '#bench/lib';
+import { ENTRY_THREAD_ONLY, HEAP_GROWING_PERCENT, heapFlags, heapGrowingFlag } from '#src/threads/heapFlags';
 
 /** The service bounds how far V8 lets its heaps grow between collections, unless its operator chose otherwise. */
 describe('heap growth', () => {

@@ -1,6 +1,6 @@
-import { startUsageCounters } from '../../../src/usage/counters';
-import { createMemoryUsageStore } from '../../../src/usage/memory';
-import type { UsageCount } from '../../../src/usage/usageStore';
+import { startUsageCounters } from '#src/usage/counters';
+import { createMemoryUsageStore } from '#src/usage/memory';
+import type { UsageCount } from '#src/usage/usageStore';
 
 /** A process's usage counters: counted in memory by hour, added to the store on flush, kept when a flush fails. */
 describe('usage counters', () => {

@@ -1,4 +1,4 @@
-import { addressRefusal, parseWebhookUrl } from '../../../src/webhooks/addresses';
+import { addressRefusal, parseWebhookUrl } from '#src/webhooks/addresses';
 
 describe('addressRefusal: only public unicast addresses may be reached', () => {
   it.each([

@@ -1,5 +1,5 @@
-import { DELIVERY_PAGE_BYTES, deliveryLimits } from '../../../src/webhooks/delivererThread';
-import { THREAD_HEAPS } from '../../../src/threads/thread';
+import { DELIVERY_PAGE_BYTES, deliveryLimits } from '#src/webhooks/delivererThread';
+import { THREAD_HEAPS } from '#src/threads/thread';
 
 /** The delivery thread sized for the largest event BODY_LIMIT_BYTES lets a preset be. */
 describe('deliveryLimits', () => {

@@ -1,8 +1,8 @@
 import pino from 'pino';
-import type { Deliverer } from '../../../src/webhooks/deliverer';
-import { openMemoryWebhookStore } from '../../../src/webhooks/memory';
-import { delivererOnDemand } from '../../../src/webhooks/onDemand';
-import { newWebhook } from '../../../src/webhooks/webhook';
+import type { Deliverer } from '#src/webhooks/deliverer';
+import { openMemoryWebhookStore } from '#src/webhooks/memory';
+import { delivererOnDemand } from '#src/webhooks/onDemand';
+import { newWebhook } from '#src/webhooks/webhook';
 
 /**
  * A service whose workspaces have no active webhook runs no delivery thread; the first active

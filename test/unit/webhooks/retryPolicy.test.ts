@@ -1,4 +1,4 @@
-import { afterAttempt, retryDelayMs } from '../../../src/webhooks/retryPolicy';
+import { afterAttempt, retryDelayMs } from '#src/webhooks/retryPolicy';
 
 const settings = { retryMaxMs: 600_000, disableAfterMs: 3 * 24 * 3600_000 };
 const now = new Date('2026-03-01T12:00:00.000Z');

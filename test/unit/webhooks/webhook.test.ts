@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { signer, newSecret } from '../../../src/webhooks/signing';
-import { liveSecrets, newWebhook, patchWebhook, rewound, rotateSecret, ROTATION_OVERLAP_MS, wants } from '../../../src/webhooks/webhook';
+import { signer, newSecret } from '#src/webhooks/signing';
+import { liveSecrets, newWebhook, patchWebhook, rewound, rotateSecret, ROTATION_OVERLAP_MS, wants } from '#src/webhooks/webhook';
 
 const t0 = new Date('2026-05-01T00:00:00.000Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);

@@ -3,17 +3,11 @@ import type { RecordedEvent } from '../eventstore/eventStore';
 import type { StoredFeedEvent } from '../eventstore/eventFeed';
 import * as t from 'io-ts';
 import { refine } from '../formats/codecs';
-import {
-  CURRENT_SCHEMA_VERSION,
-  decodeEvent,
-  EventMetadata,
-  eventDataCodecs,
-  PRESET_EVENT_TYPES,
-  type PresetEventType,
-  type WorkspaceEvent,
-} from '../presets/events';
-import { ApiKeyCreatedPublicData } from '../keys/events';
-import { parsedEvent } from '../presets/storedEvents';
+import { CURRENT_SCHEMA_VERSION, EventMetadata } from '../events/envelope';
+import { presetEventDataCodecs } from '../presets/events';
+import { ApiKeyCreatedPublicData, keyEventDataCodecs } from '../keys/events';
+import { decodeWorkspaceEvent, WORKSPACE_EVENT_TYPES, type WorkspaceEvent, type WorkspaceEventType } from './catalog';
+import { parsedEvent } from '../eventstore/eventFeed';
 
 /**
  * An event as the API shows it, in one shape for /presets/{slug}/events, /events and the
@@ -21,7 +15,7 @@ import { parsedEvent } from '../presets/storedEvents';
  * exceed 2^64 (EventStoreDB's packed commit/prepare), so it is a decimal string.
  */
 const Position = refine(t.string, (s) => /^\d+$/.test(s), 'event position (a decimal integer string)', { pattern: '^\\d+$' });
-const ofType = <T extends PresetEventType, C extends t.Mixed>(type: T, data: C) => t.type({ type: t.literal(type), data });
+const ofType = <T extends WorkspaceEventType, C extends t.Mixed>(type: T, data: C) => t.type({ type: t.literal(type), data });
 export const EventJson = t.intersection(
   [
     t.type({
@@ -33,23 +27,23 @@ export const EventJson = t.intersection(
       metadata: EventMetadata,
     }),
     t.union([
-      ofType('PresetCreated', eventDataCodecs.PresetCreated),
-      ofType('PresetVersionAdded', eventDataCodecs.PresetVersionAdded),
-      ofType('PresetVersionDesignated', eventDataCodecs.PresetVersionDesignated),
-      ofType('PresetDetailsChanged', eventDataCodecs.PresetDetailsChanged),
-      ofType('PresetStatusChanged', eventDataCodecs.PresetStatusChanged),
-      ofType('PresetLabelMoved', eventDataCodecs.PresetLabelMoved),
-      ofType('PresetLabelRemoved', eventDataCodecs.PresetLabelRemoved),
-      ofType('PresetLabelSplit', eventDataCodecs.PresetLabelSplit),
+      ofType('PresetCreated', presetEventDataCodecs.PresetCreated),
+      ofType('PresetVersionAdded', presetEventDataCodecs.PresetVersionAdded),
+      ofType('PresetVersionDesignated', presetEventDataCodecs.PresetVersionDesignated),
+      ofType('PresetDetailsChanged', presetEventDataCodecs.PresetDetailsChanged),
+      ofType('PresetStatusChanged', presetEventDataCodecs.PresetStatusChanged),
+      ofType('PresetLabelMoved', presetEventDataCodecs.PresetLabelMoved),
+      ofType('PresetLabelRemoved', presetEventDataCodecs.PresetLabelRemoved),
+      ofType('PresetLabelSplit', presetEventDataCodecs.PresetLabelSplit),
       // Without the key's hash: only the replicas' key rings need it.
       ofType('ApiKeyCreated', ApiKeyCreatedPublicData),
-      ofType('ApiKeyRevoked', eventDataCodecs.ApiKeyRevoked),
-      ofType('PresetLabelProtected', eventDataCodecs.PresetLabelProtected),
-      ofType('LabelMoveProposed', eventDataCodecs.LabelMoveProposed),
-      ofType('LabelMoveApproved', eventDataCodecs.LabelMoveApproved),
-      ofType('LabelMoveRejected', eventDataCodecs.LabelMoveRejected),
-      ofType('LabelMoveWithdrawn', eventDataCodecs.LabelMoveWithdrawn),
-      ofType('PresetChangeProposed', eventDataCodecs.PresetChangeProposed),
+      ofType('ApiKeyRevoked', keyEventDataCodecs.ApiKeyRevoked),
+      ofType('PresetLabelProtected', presetEventDataCodecs.PresetLabelProtected),
+      ofType('LabelMoveProposed', presetEventDataCodecs.LabelMoveProposed),
+      ofType('LabelMoveApproved', presetEventDataCodecs.LabelMoveApproved),
+      ofType('LabelMoveRejected', presetEventDataCodecs.LabelMoveRejected),
+      ofType('LabelMoveWithdrawn', presetEventDataCodecs.LabelMoveWithdrawn),
+      ofType('PresetChangeProposed', presetEventDataCodecs.PresetChangeProposed),
     ]),
   ],
   'Event',
@@ -59,7 +53,7 @@ export const EventJson = t.intersection(
 const covered = new Set(
   (EventJson.types[1] as t.UnionType<t.Mixed[]>).types.map((v) => (v as t.InterfaceType<{ type: t.LiteralC<string> }>).props.type.value),
 );
-const missing = PRESET_EVENT_TYPES.filter((type) => !covered.has(type));
+const missing = WORKSPACE_EVENT_TYPES.filter((type) => !covered.has(type));
 if (missing.length > 0) throw new Error(`EventJson has no variant for ${missing.join(', ')}`);
 export type EventJson = t.TypeOf<typeof EventJson>;
 /** The shape the service's clients import (src/apiTypes/event.ts) is this codec's: if one changes and the other does not, this fails to compile. */
@@ -77,7 +71,7 @@ export const revisionNumber = (revision: bigint): number => {
  * the service itself reads it; a malformed event throws instead of leaving the service.
  */
 export const eventJson = (recorded: RecordedEvent): EventJson => {
-  const stored = decodeEvent(recorded);
+  const stored = decodeWorkspaceEvent(recorded);
   return {
     id: stored.id,
     type: stored.event.type,
@@ -112,7 +106,7 @@ const publicData = (event: WorkspaceEvent): unknown => {
   return shown;
 };
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set(PRESET_EVENT_TYPES);
+const KNOWN_TYPES: ReadonlySet<string> = new Set(WORKSPACE_EVENT_TYPES);
 
 const VERSION_KEY = '"schemaVersion":';
 /**
