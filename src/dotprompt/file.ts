@@ -38,6 +38,8 @@ export interface DotpromptVersion {
     /** Absent: inferred from the template, as a `POST …/versions` without it. */
     variables?: Record<string, unknown> | null;
   };
+  /** The line of the file each text starts on: the system prompt's (none when the file has no marker for it), each message's. */
+  lines: { system?: number; messages: number[] };
 }
 
 export const DOTPROMPT_MEDIA_TYPE = 'text/x-dotprompt; charset=utf-8';
@@ -195,7 +197,12 @@ export const parseDotprompt = async (text: string): Promise<E.Either<ValidationP
   }
   const counter = new LineCounter();
   const document = parseDocument(frontText, { lineCounter: counter, uniqueKeys: true });
-  const yamlErrors = document.errors.map((e) => problem('front matter', e.message.split('\n')[0]!, (e.linePos?.[0].line ?? 0) + 1));
+  // The first YAML error (the others follow from it), at its line of the file.
+  const yamlErrors = document.errors
+    .slice(0, 1)
+    .map((e) =>
+      problem('front matter', e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), (e.linePos?.[0].line ?? 0) + 1),
+    );
   if (yamlErrors.length > 0) return E.left(yamlErrors);
   if (frontText.trim() !== '' && !isMap(document.contents)) return E.left([problem('front matter', 'must be a YAML mapping of fields', 2)]);
   const located: Located = {
@@ -272,7 +279,7 @@ export const parseDotprompt = async (text: string): Promise<E.Either<ValidationP
   const template = splitTemplate(body, bodyLine, templateFormat === 'none');
   if (E.isLeft(template)) problems.push(...template.left);
   if (problems.length > 0 || E.isLeft(template)) return E.left(problems);
-  const { system, messages } = template.right;
+  const { system, messages, lines } = template.right;
   return E.right({
     ...(typeof p.slug === 'string' ? { slug: p.slug } : {}),
     body: {
@@ -283,6 +290,7 @@ export const parseDotprompt = async (text: string): Promise<E.Either<ValidationP
       messages,
       ...(variables !== undefined ? { variables } : {}),
     },
+    lines,
   });
 };
 
@@ -342,7 +350,10 @@ const splitTemplate = (
   body: string,
   firstLine: number,
   literal: boolean,
-): E.Either<ValidationProblem[], { system: string; messages: { role: 'user' | 'assistant'; content: string }[] }> => {
+): E.Either<
+  ValidationProblem[],
+  { system: string; messages: { role: 'user' | 'assistant'; content: string }[]; lines: DotpromptVersion['lines'] }
+> => {
   const lineAt = (offset: number) => firstLine + body.slice(0, offset).split(/\r\n|\r|\n/).length - 1;
   const markers = [...body.matchAll(ROLE_MARKER)];
   const problems: ValidationProblem[] = [];
@@ -357,9 +368,10 @@ const splitTemplate = (
     const start = marker.index + tag.length;
     const end = markers[i + 1]?.index ?? body.length;
     let text = body.slice(start, end);
-    if (right === '~') text = text.trimStart();
+    const skipped = right === '~' ? text.length - text.trimStart().length : 0;
+    text = text.slice(skipped);
     if (markers[i + 1]?.[1] === '~') text = text.trimEnd();
-    texts.push({ role: role ?? 'user', text, line: lineAt(start) });
+    texts.push({ role: role ?? 'user', text, line: lineAt(start + skipped) });
   });
   // The file's last newline is the file's, not the text's.
   const last = texts.at(-1);
@@ -372,21 +384,9 @@ const splitTemplate = (
     if (m.role === 'system') problems.push(problem('template', 'a {{role "system"}} comes first, once: the system prompt', m.line - 1));
     return { role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const), content: unescape(m.text) };
   });
-  return problems.length > 0 ? E.left(problems) : E.right({ system, messages });
-};
-
-/** Where each text of a file's template starts (for a problem's line): the system prompt, then each message. */
-export const templateLines = (text: string): number[] => {
-  const match = FRONT_MATTER_AND_BODY.exec(text);
-  const body = match ? match[2]! : text;
-  const firstLine = match ? text.slice(0, text.length - body.length).split(/\r\n|\r|\n/).length : 1;
-  const lines: number[] = [];
-  for (const marker of body.matchAll(ROLE_MARKER)) {
-    const end =
-      marker.index +
-      marker[0].length +
-      (marker[3] === '~' ? (/^\s*/.exec(body.slice(marker.index + marker[0].length))?.[0].length ?? 0) : 0);
-    lines.push(firstLine + body.slice(0, end).split(/\r\n|\r|\n/).length - 1);
-  }
-  return lines;
+  const lines = {
+    ...(first?.role === 'system' ? { system: first.line } : {}),
+    messages: (first?.role === 'system' ? others : texts).map((m) => m.line),
+  };
+  return problems.length > 0 ? E.left(problems) : E.right({ system, messages, lines });
 };
