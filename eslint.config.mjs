@@ -21,7 +21,7 @@ const UNIT_PURE =
   'test/unit/ is pure (no disk, thread, child process or port): a suite that needs one goes in test/integration/ or test/http/.';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
