@@ -212,6 +212,8 @@ export const parseDotprompt = async (text: string): Promise<E.Either<ValidationP
       return at === undefined ? undefined : counter.linePos(at).line + 1;
     },
   };
+  const shape = jsonShapeProblem(document.toJS({ maxAliasCount: 100 }));
+  if (shape) return E.left([problem('front matter', shape)]);
   // The metadata as Dotprompt reads it (its parse would print and ignore a YAML error: caught above).
   const parsed = new Dotprompt().parse(source);
   const raw = (parsed.raw ?? {}) as Json;
@@ -292,6 +294,27 @@ export const parseDotprompt = async (text: string): Promise<E.Either<ValidationP
     },
     lines,
   });
+};
+
+/** The front matter holds what a JSON body may (src/http/middleware/jsonBody.ts): finite numbers, no `__proto__` key, at most 128 levels. */
+export const MAX_DEPTH = 128;
+const jsonShapeProblem = (value: unknown): string | null => {
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return 'holds a number JSON cannot (.inf or .nan)';
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_DEPTH) return `is nested deeper than ${MAX_DEPTH} levels`;
+    if (!Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype) return 'holds a value JSON cannot';
+    for (const key of Object.keys(v)) {
+      if (key === '__proto__') return 'holds a forbidden key (__proto__)';
+      values.push((v as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return null;
 };
 
 /** `output` as a chat version's `response_format` (`json_schema`), its name and the rest from `metadata.presets.json_schema`. */

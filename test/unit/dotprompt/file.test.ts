@@ -271,6 +271,15 @@ describe('a Dotprompt file written by hand', () => {
     expect(await problems('---\nmodel: x\nfoo\n')).toEqual([
       { path: 'front matter', message: 'line 1: the front matter that starts here is not closed by a line "---"' },
     ]);
+    expect(await problems('---\nconfig:\n  temperature: .inf\n---\nHi\n')).toEqual([
+      { path: 'front matter', message: 'holds a number JSON cannot (.inf or .nan)' },
+    ]);
+    expect(await problems(`---\nconfig:\n  deep: ${'['.repeat(200)}${']'.repeat(200)}\n---\nHi\n`)).toEqual([
+      { path: 'front matter', message: 'is nested deeper than 128 levels' },
+    ]);
+    expect(await problems('---\nconfig:\n  __proto__: {polluted: true}\n---\nHi\n')).toEqual([
+      { path: 'front matter', message: 'holds a forbidden key (__proto__)' },
+    ]);
     expect(await problems('---\ninput:\n  schema:\n    a: string\n  default:\n    b: 1\n---\n{{a}}\n')).toEqual([
       { path: 'input.default.b', message: 'line 6: is not a variable input.schema declares' },
     ]);
