@@ -73,15 +73,18 @@ const variables = fc.oneof(
     additionalProperties: fc.constant(false),
   }),
 );
-const versions = fc.record({
-  version: fc.integer({ min: 1, max: 1000 }),
-  config: configs,
-  system_prompt: text,
-  template_format: fc.constantFrom('none' as const, 'handlebars' as const),
-  variables,
-  messages: fc.array(fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: text }), { maxLength: 3 }),
-  source_format: fc.constantFrom('chat_completions' as const, 'messages' as const, 'responses' as const),
-});
+const versions = fc
+  .record({
+    version: fc.integer({ min: 1, max: 1000 }),
+    config: configs,
+    system_prompt: text,
+    template_format: fc.constantFrom('none' as const, 'handlebars' as const),
+    variables,
+    messages: fc.array(fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: text }), { maxLength: 3 }),
+    source_format: fc.constantFrom('chat_completions' as const, 'messages' as const, 'responses' as const),
+  })
+  // What a version can hold: a body with a __proto__ key is refused (src/http/middleware/jsonBody.ts), and so is a file.
+  .filter((v) => !JSON.stringify(v).includes('"__proto__"'));
 
 describe('a version as a Dotprompt file', () => {
   it('reads back as the same version, whatever its texts, config and variables', async () => {
