@@ -162,6 +162,8 @@ describe('POST /api/v1/presets/{slug}/dotprompt', () => {
       variables: SUPPORT.variables,
       source_format: 'chat_completions',
     });
+    // A stale If-Match is a 412 even when there is nothing to write.
+    expect((await push('bot', file, { headers: { 'if-match': '"99"' } })).status).toBe(412);
     expect(await eventCount()).toBe(before);
   });
 

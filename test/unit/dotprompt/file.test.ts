@@ -3,6 +3,7 @@ import * as E from 'fp-ts/Either';
 import { Dotprompt, picoschema } from 'dotprompt';
 import { parse } from 'yaml';
 import { parseDotprompt, sameJson, toDotprompt, type VersionParts } from '../../../src/dotprompt/file';
+import { renderVersion } from '../../../src/templates/render';
 
 /**
  * A version as a Dotprompt file and back (src/dotprompt/file.ts), as pure functions: every version
@@ -117,6 +118,44 @@ describe('a version as a Dotprompt file', () => {
           expect(rendered.messages.map((m) => ({ role: m.role, text: m.content.map((part) => part.text).join('') }))).toEqual([
             { role: 'system', text: system },
             ...messages.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', text: m.content })),
+          ]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('renders a templated version with the dotprompt package to the texts the service renders', async () => {
+    // Templates of text, values, conditions and loops, starting and ending with a letter (Dotprompt trims a file's end).
+    const word = fc.stringMatching(/^[a-z][a-z ,.\n]{0,8}[a-z]$/);
+    const piece = fc.oneof(
+      word,
+      fc.constant('{{name}}'),
+      fc.constant('{{#if vip}} (VIP){{/if}}'),
+      fc.constant('{{#each tags}}[{{this}}]{{/each}}'),
+    );
+    const template = fc.tuple(word, fc.array(piece, { maxLength: 4 }), word).map(([a, middle, b]) => [a, ...middle, b].join(''));
+    const input = fc.record({
+      name: fc.string({ maxLength: 6 }),
+      vip: fc.boolean(),
+      tags: fc.array(fc.stringMatching(/^[a-z]{0,3}$/), { maxLength: 3 }),
+    });
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        template,
+        fc.array(fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: template }), { maxLength: 2 }),
+        input,
+        async (system, messages, values) => {
+          const variables = { type: 'object', properties: { name: { type: 'string' }, vip: { type: 'boolean' }, tags: { type: 'array' } } };
+          const v = version({ system_prompt: system, messages, variables });
+          const ours = renderVersion({ id: `render-${++n}`, ...v }, values, '$.prompt_variables');
+          if (E.isLeft(ours)) throw new Error(JSON.stringify(ours.left));
+          const file = await toDotprompt('p', v);
+          const theirs = await dotprompt.render(file, { input: values });
+          expect(theirs.messages.map((m) => [m.role, m.content.map((part) => part.text).join('')])).toEqual([
+            ['system', ours.right.system],
+            ...ours.right.messages.map((m) => [m.role === 'assistant' ? 'model' : 'user', m.content]),
           ]);
         },
       ),
