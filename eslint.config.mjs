@@ -34,7 +34,7 @@ const SERVICE_PATTERNS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

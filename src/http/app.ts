@@ -18,6 +18,7 @@ import { auditRoutes, type AuditRouteDeps } from './routes/audit';
 import { eventRoutes, type EventRouteDeps } from './routes/events';
 import { consumerGroupRoutes, type ConsumerGroupRouteDeps } from './routes/consumerGroups';
 import { designateRoutes } from './routes/designate';
+import { dotpromptRoutes } from './routes/dotprompt';
 import { docsRoutes, OPENAPI_PATH } from './routes/docs';
 import { keyRoutes, type KeyRouteDeps } from './routes/keys';
 import { checkLabel, lifecycleRoutes } from './routes/lifecycle';
@@ -105,6 +106,7 @@ export const apiRoutes = (deps: AppDeps): Router<AppState, AppContext> => {
   usageRoutes(api, deps);
   eventRoutes(api, deps);
   writeRoutes(api, deps);
+  dotpromptRoutes(api, deps);
   designateRoutes(api, deps);
   lifecycleRoutes(api, deps);
   releaseRoutes(api, deps);

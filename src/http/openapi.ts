@@ -14,6 +14,7 @@ import {
 } from './operations';
 import { CONSUMER_GROUP_OPERATIONS, CONSUMER_GROUP_PARAMETERS, CONSUMER_GROUP_SCHEMAS } from './routes/consumerGroups.openapi';
 import { DESIGNATE_OPERATIONS, DESIGNATE_SCHEMAS } from './routes/designate.openapi';
+import { DOTPROMPT_OPERATIONS, DOTPROMPT_PARAMETERS } from './routes/dotprompt.openapi';
 import { DOCS_OPERATIONS, DOCS_PARAMETERS } from './routes/docs.openapi';
 import { EVENT_OPERATIONS, EVENT_PARAMETERS, EVENT_SCHEMAS } from './routes/events.openapi';
 import { HEALTH_OPERATIONS, HEALTH_SCHEMAS } from './routes/health.openapi';
@@ -46,6 +47,7 @@ export type { Operation } from './operations';
 /** The route table: every endpoint of the service. */
 export const OPERATIONS: readonly Operation[] = [
   ...WRITE_OPERATIONS,
+  ...DOTPROMPT_OPERATIONS,
   ...READ_OPERATIONS,
   ...DESIGNATE_OPERATIONS,
   ...LIFECYCLE_OPERATIONS,
@@ -84,6 +86,7 @@ const SCHEMAS: Schemas = [
 const PARAMETERS = {
   ...SHARED_PARAMETERS,
   ...WRITE_PARAMETERS,
+  ...DOTPROMPT_PARAMETERS,
   ...READ_PARAMETERS,
   ...LIFECYCLE_PARAMETERS,
   ...EVENT_PARAMETERS,
@@ -128,7 +131,15 @@ const operation = (op: Operation) => ({
       }
     : {}),
   ...(op.requestBody
-    ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.requestBody}` } } } } }
+    ? {
+        requestBody: {
+          required: true,
+          content:
+            typeof op.requestBody === 'string'
+              ? { 'application/json': { schema: { $ref: `#/components/schemas/${op.requestBody}` } } }
+              : { [op.requestBody.type]: { schema: op.requestBody.schema } },
+        },
+      }
     : {}),
   responses: {
     ...Object.fromEntries(Object.entries(op.answers).map(([status, answer]) => [status, response(answer)])),

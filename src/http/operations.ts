@@ -37,8 +37,8 @@ export interface Operation {
   scope?: Scope;
   /** Names of the document's parameters. */
   parameters?: string[];
-  /** A schema name of the document's schemas. */
-  requestBody?: string;
+  /** A schema name of the document's schemas (a JSON body), or a body of another media type and its schema. */
+  requestBody?: string | { type: string; schema: JsonSchema };
   answers: Partial<Record<Status, Answer>>;
   /** Error statuses, answered in the error envelope. */
   errors: Status[];

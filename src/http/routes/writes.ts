@@ -33,9 +33,10 @@ export interface WriteDeps {
   readYourWritesTimeoutMs: number;
 }
 
-export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDeps) => {
-  /** A version drafted from a request: previewed (?dry_run=true), or added and answered as the preset it left. */
-  const addVersion = async (ctx: ParameterizedContext<AppState, AppContext>, slug: string, version: VersionDraft) => {
+/** A version drafted from a request: previewed (?dry_run=true), or added and answered as the preset it left. Every version-making route's. */
+export const versionAdder =
+  (deps: WriteDeps) =>
+  async (ctx: ParameterizedContext<AppState, AppContext>, slug: string, version: VersionDraft): Promise<void> => {
     const { format, draft, template, note } = version;
     if (isDryRun(ctx.query.dry_run)) {
       ctx.body = dryRunAnswer(format, draft, template, note);
@@ -71,6 +72,9 @@ export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDep
       pendingLocation: versionLocation(slug, number),
     });
   };
+
+export const writeRoutes = (router: Router<AppState, AppContext>, deps: WriteDeps) => {
+  const addVersion = versionAdder(deps);
 
   for (const [path, format] of FORMAT_ROUTES) {
     router.post(`/api/v1/presets/:slug/${path}`, requireScope('presets:write'), jsonBody(deps.bodyLimitBytes), async (ctx) => {
