@@ -13,8 +13,8 @@ import * as E from 'fp-ts/Either';
 import { EVENTS_FILE, READ_MODEL_FILE } from '../src/backends';
 import { openSqliteEventStore } from '../src/eventstore/sqlite/store';
 import { toDraft } from '../src/formats';
-import { decide, evolve, initialState, type PresetState } from '../src/presets/decider';
-import { CURRENT_SCHEMA_VERSION, toNewEvent, type EventMetadata } from '../src/presets/events';
+import { decide, evolve, initialState, type AddPresetVersion, type PresetState } from '../src/presets/decider';
+import { eventMetadata, toNewEvent } from '../src/events/envelope';
 import { presetStreamName } from '../src/presets/streamName';
 import { BODIES } from './bodies';
 import { ROOT, WORKSPACE_ID } from './lib';
@@ -50,33 +50,26 @@ export const generateEvents = async (
       for (let i = start; i < Math.min(start + BATCH, presets) && written < total; i++, written++) {
         const slug = `p${i}`;
         const draft = drafts[(i + pass) % drafts.length]!;
-        const decision = decide(
-          {
-            type: 'AddPresetVersion',
-            workspaceId: WORKSPACE_ID,
-            slug,
+        const command: AddPresetVersion = {
+          type: 'AddPresetVersion',
+          data: { workspaceId: WORKSPACE_ID, slug, config: draft.config, systemPrompt: draft.systemPrompt },
+          metadata: {
+            requestId: randomUUID(),
             actorUserId: 'bench',
+            sourceFormat: 'chat_completions',
             now: new Date(),
-            config: draft.config,
-            systemPrompt: draft.systemPrompt,
             newPresetId: randomUUID(),
             newVersionId: randomUUID(),
           },
-          states[i]!,
-        );
+        };
+        const decision = decide(command, states[i]!);
         if (E.isLeft(decision)) throw new Error(decision.left.message);
         const event = decision.right[0]!;
         states[i] = evolve(states[i]!, event);
-        const metadata: EventMetadata = {
-          requestId: randomUUID(),
-          actorUserId: 'bench',
-          sourceFormat: 'chat_completions',
-          schemaVersion: CURRENT_SCHEMA_VERSION,
-        };
         appends.push(
           store.append(
             presetStreamName(WORKSPACE_ID, slug),
-            [toNewEvent(randomUUID(), event, metadata)],
+            [toNewEvent(randomUUID(), event, eventMetadata(command.metadata))],
             pass === 0 ? 'no_stream' : BigInt(pass - 1),
           ),
         );

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either';
 import type { Rejection } from '../eventstore/commandHandler';
 import type { Decider } from '../eventstore/decider';
 import type { Scope } from '../auth/scopes';
+import type { CommandMetadata } from '../events/envelope';
 import type { KeyEvent } from './events';
 
 /**
@@ -30,16 +31,17 @@ export const evolveKeys = (state: KeysState, event: KeyEvent): KeysState => {
   }
 };
 
-export interface KeyCommandMetadata {
-  requestId: string;
-  actorUserId: string;
-  /** The acting key's id: an API key's id, or a keys-file key's 12-hex key id. */
+/**
+ * Who asks and when (the envelope's `CommandMetadata`, from which the events' metadata is built by
+ * `eventMetadata`), and what bounds what the actor may give.
+ */
+export interface KeyCommandMetadata extends CommandMetadata {
+  /** The acting key's id as the key ring knows it: an API key's id, or a keys-file key's 12-hex key id (the maker on ApiKeyCreated). */
   actorKeyId: string;
   actorWorkspaces: readonly string[];
   actorScopes: ReadonlySet<Scope>;
   /** Whether the acting key may make keys for other users (a keys-file right: `act_for_others`). */
   actorActsForOthers: boolean;
-  now: Date;
 }
 
 export interface CreateApiKey {

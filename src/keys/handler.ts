@@ -5,7 +5,7 @@ import { hashApiKey, type Scope } from '../auth/keysFile';
 import { handleCommand } from '../eventstore/commandHandler';
 import type { EventStore } from '../eventstore/eventStore';
 import { foldFromStore } from '../eventstore/states';
-import { CURRENT_SCHEMA_VERSION, toNewEvent, type EventMetadata } from '../events/envelope';
+import { eventMetadata, toNewEvent } from '../events/envelope';
 import { keyEvents } from './events';
 import { keysDecider, type KeyCommand, type KeyCommandMetadata } from './decider';
 import type { ApiKeyRecord, LiveKeyRing } from './keyRing';
@@ -54,14 +54,8 @@ export const createKeyCommandHandler = ({
   clock?: () => Date;
 }): KeyCommandHandler => {
   const states = foldFromStore(eventStore, { ...keysDecider, decode: (recorded) => keyEvents.decode(recorded).event });
-  const run = async (stream: string, command: KeyCommand, context: KeyRequestContext) => {
-    const metadata: EventMetadata = {
-      requestId: command.metadata.requestId,
-      actorUserId: command.metadata.actorUserId,
-      schemaVersion: CURRENT_SCHEMA_VERSION,
-      // The acting key's id, as on every preset event: the audit report's key column.
-      keyId: context.caller.keyId,
-    };
+  const run = async (stream: string, command: KeyCommand) => {
+    const metadata = eventMetadata(command.metadata);
     const outcome = await handleCommand(
       { eventStore, states, decider: keysDecider, toNewEvent: (event) => toNewEvent(newId(), event, metadata) },
       stream,
@@ -75,6 +69,8 @@ export const createKeyCommandHandler = ({
   const metadataOf = (context: KeyRequestContext): KeyCommandMetadata => ({
     requestId: context.requestId,
     actorUserId: context.caller.userId,
+    // The acting key's id, as on every preset event: the audit report's key column.
+    keyId: context.caller.keyId,
     actorKeyId: context.caller.apiKeyId ?? context.caller.keyId,
     actorWorkspaces: context.caller.workspaces,
     actorScopes: context.caller.scopes,
@@ -95,7 +91,7 @@ export const createKeyCommandHandler = ({
       const workspaces = input.workspaces.map((w) => context.caller.workspaces.find((held) => held.toLowerCase() === w.toLowerCase()) ?? w);
       const data = { ...input, userId: input.userId ?? context.caller.userId, workspaces, keyId, keySha256: hashApiKey(key) };
       for (const stream of streamsOf(context.workspaceId, workspaces)) {
-        await run(stream, { type: 'CreateApiKey', data, metadata }, context);
+        await run(stream, { type: 'CreateApiKey', data, metadata });
       }
       return { key, record: ring.get(keyId)! };
     },
@@ -104,7 +100,7 @@ export const createKeyCommandHandler = ({
       if (!record || !record.workspaces.some((w) => w.toLowerCase() === context.workspaceId.toLowerCase())) return null;
       const metadata = metadataOf(context);
       for (const stream of streamsOf(context.workspaceId, record.workspaces)) {
-        await run(stream, { type: 'RevokeApiKey', data: { keyId: id }, metadata }, context);
+        await run(stream, { type: 'RevokeApiKey', data: { keyId: id }, metadata });
       }
       return ring.get(id)!;
     },

@@ -30,11 +30,12 @@ export { guardProtected, samePerson } from './proposals';
  * (./commands.ts) into the events to append (none when the command changes nothing) or a rejection.
  */
 export const decide = (command: PresetCommand, state: PresetState): Decision => {
-  if (state.exists && (state.workspaceId !== command.workspaceId || state.slug !== command.slug)) {
+  if (state.exists && (state.workspaceId !== command.data.workspaceId || state.slug !== command.data.slug)) {
     return E.left({ type: 'PresetInconsistent', kind: 'internal', message: 'stream belongs to another preset' });
   }
   if (command.type === 'AddPresetVersion') return state.exists ? addVersion(command, state) : E.right([create(command)]);
-  if (!state.exists) return E.left({ type: 'PresetNotFound', kind: 'not_found', message: `no preset ${JSON.stringify(command.slug)}` });
+  if (!state.exists)
+    return E.left({ type: 'PresetNotFound', kind: 'not_found', message: `no preset ${JSON.stringify(command.data.slug)}` });
   switch (command.type) {
     case 'DesignateVersion':
       return designate(command, state);
@@ -60,27 +61,27 @@ export const decide = (command: PresetCommand, state: PresetState): Decision => 
 };
 
 const versionOf = (command: AddPresetVersion, number: number) => ({
-  id: command.newVersionId,
+  id: command.metadata.newVersionId,
   number,
-  config: command.config,
-  systemPrompt: command.systemPrompt,
-  templateFormat: command.templateFormat ?? 'none',
-  variables: command.variables ?? null,
-  messages: command.messages ?? [],
-  creatorId: command.actorUserId,
-  ...noted(command.note),
+  config: command.data.config,
+  systemPrompt: command.data.systemPrompt,
+  templateFormat: command.data.templateFormat ?? 'none',
+  variables: command.data.variables ?? null,
+  messages: command.data.messages ?? [],
+  creatorId: command.metadata.actorUserId,
+  ...noted(command.data.note),
 });
 
 const create = (command: AddPresetVersion): PresetEvent => ({
   type: 'PresetCreated',
   data: {
-    presetId: command.newPresetId,
-    workspaceId: command.workspaceId,
-    slug: command.slug,
-    name: command.slug,
-    creatorUserId: command.actorUserId,
+    presetId: command.metadata.newPresetId,
+    workspaceId: command.data.workspaceId,
+    slug: command.data.slug,
+    name: command.data.slug,
+    creatorUserId: command.metadata.actorUserId,
     version: versionOf(command, 1),
-    occurredAt: command.now.toISOString(),
+    occurredAt: command.metadata.now.toISOString(),
   },
 });
 
@@ -92,7 +93,7 @@ const addVersion = (command: AddPresetVersion, state: Existing): Decision => {
       data: {
         presetId: state.presetId,
         version: versionOf(command, state.versionIds.length + 1),
-        occurredAt: command.now.toISOString(),
+        occurredAt: command.metadata.now.toISOString(),
         // A protected designation moves only by the rule: the new version does not take it.
         ...(state.designationApprovals !== null ? { designated: false as const } : {}),
       },
@@ -102,36 +103,38 @@ const addVersion = (command: AddPresetVersion, state: Existing): Decision => {
 
 /** A move of a label (or the designation) to a version: at once, or as a proposal when its protection asks for approvals. */
 const move = (command: MoveLabel | DesignateVersion, state: Existing, label: string | null, what: string): Decision => {
-  const versionId = existingVersion(state, command.version);
+  const versionId = existingVersion(state, command.data.version);
   if (E.isLeft(versionId)) return versionId;
   if (state.status === 'archived') return archived(state, what);
   const previous = currentOf(state, label);
   // Pointing it where it points already changes nothing: no event.
-  if (previous === command.version) return E.right([]);
+  if (previous === command.data.version) return E.right([]);
   const guard = guardProtected(state, label, 'move', command);
   if (E.isLeft(guard)) return guard;
   if (guard.right.propose) return proposeMove(command, state, label, versionId.right, guard.right.approvals);
-  const occurredAt = command.now.toISOString();
-  return E.right([moved(state, label, command.version, versionId.right, occurredAt, command.note)]);
+  const occurredAt = command.metadata.now.toISOString();
+  return E.right([moved(state, label, command.data.version, versionId.right, occurredAt, command.data.note)]);
 };
 
 const designate = (command: DesignateVersion, state: Existing): Decision => move(command, state, null, 'designating a version');
 
 const change = (command: ChangePreset, state: Existing): Decision => {
-  const occurredAt = command.now.toISOString();
+  const occurredAt = command.metadata.now.toISOString();
   const events: PresetEvent[] = [];
-  const name = command.name !== undefined && command.name !== state.name ? { name: command.name } : {};
+  const name = command.data.name !== undefined && command.data.name !== state.name ? { name: command.data.name } : {};
   const description =
-    command.description !== undefined && command.description !== state.description ? { description: command.description } : {};
+    command.data.description !== undefined && command.data.description !== state.description
+      ? { description: command.data.description }
+      : {};
   if ('name' in name || 'description' in description) {
     events.push({
       type: 'PresetDetailsChanged',
-      data: { presetId: state.presetId, ...name, ...description, occurredAt, ...noted(command.note) },
+      data: { presetId: state.presetId, ...name, ...description, occurredAt, ...noted(command.data.note) },
     });
   }
-  if (command.status !== undefined && command.status !== state.status) {
+  if (command.data.status !== undefined && command.data.status !== state.status) {
     // What protected labels serve changes with the status: release control's rule (a refusal stores nothing).
-    const status = changeStatus(command, state, command.status);
+    const status = changeStatus(command, state, command.data.status);
     if (E.isLeft(status)) return status;
     events.push(...status.right);
   }
@@ -154,15 +157,15 @@ const sameSplit = (a: SplitShare[], b: SplitShare[]) =>
 const splitLabel = (command: SplitLabel, state: Existing): Decision => {
   const shares: SplitShare[] = [];
   // Ascending by version: the fixed order in which resolution lays the weights out (src/resolve/split.ts).
-  for (const { version, weight } of [...command.split].sort((a, b) => a.version - b.version)) {
+  for (const { version, weight } of [...command.data.split].sort((a, b) => a.version - b.version)) {
     const versionId = existingVersion(state, version);
     if (E.isLeft(versionId)) return versionId;
     shares.push({ versionNumber: version, versionId: versionId.right, weight });
   }
   if (state.status === 'archived') return archived(state, 'splitting a label');
-  const previousSplit = labelSplit(state, command.label);
+  const previousSplit = labelSplit(state, command.data.label);
   if (previousSplit && sameSplit(previousSplit, shares)) return E.right([]);
-  const guard = guardProtected(state, command.label, 'move', command);
+  const guard = guardProtected(state, command.data.label, 'move', command);
   if (E.isLeft(guard)) return guard;
   if (guard.right.propose) {
     return E.left({
@@ -170,7 +173,7 @@ const splitLabel = (command: SplitLabel, state: Existing): Decision => {
       kind: 'conflict',
       reason: 'label_protected_split',
       message:
-        `label ${JSON.stringify(command.label)} of preset ${JSON.stringify(state.slug)} is protected with ${guard.right.approvals} ` +
+        `label ${JSON.stringify(command.data.label)} of preset ${JSON.stringify(state.slug)} is protected with ${guard.right.approvals} ` +
         `approval(s): a protected label with approvals cannot be split; propose a move to one version (PUT {"version": N}), ` +
         `or protect it without approvals first`,
     });
@@ -180,12 +183,12 @@ const splitLabel = (command: SplitLabel, state: Existing): Decision => {
       type: 'PresetLabelSplit',
       data: {
         presetId: state.presetId,
-        label: command.label,
+        label: command.data.label,
         versions: shares,
-        previousVersionNumber: labelledVersion(state.labels, command.label) ?? null,
+        previousVersionNumber: labelledVersion(state.labels, command.data.label) ?? null,
         previousVersions: previousSplit ?? null,
-        occurredAt: command.now.toISOString(),
-        ...noted(command.note),
+        occurredAt: command.metadata.now.toISOString(),
+        ...noted(command.data.note),
       },
     },
   ]);
@@ -196,75 +199,75 @@ const restore = (command: RestorePreset, state: Existing): Decision => {
   return state.status === 'active' ? E.right([]) : changeStatus(command, state, 'active');
 };
 
-const moveLabel = (command: MoveLabel, state: Existing): Decision => move(command, state, command.label, 'moving a label');
+const moveLabel = (command: MoveLabel, state: Existing): Decision => move(command, state, command.data.label, 'moving a label');
 
 const removeLabel = (command: RemoveLabel, state: Existing): Decision => {
-  const current = labelledVersion(state.labels, command.label);
-  if (current === undefined && labelSplit(state, command.label)) {
+  const current = labelledVersion(state.labels, command.data.label);
+  if (current === undefined && labelSplit(state, command.data.label)) {
     return E.left({
       type: 'LabelSplit',
       kind: 'conflict',
       reason: 'label_split',
-      message: `label ${JSON.stringify(command.label)} of preset ${JSON.stringify(state.slug)} is split between versions: move it to one version first (PUT {"version": N})`,
+      message: `label ${JSON.stringify(command.data.label)} of preset ${JSON.stringify(state.slug)} is split between versions: move it to one version first (PUT {"version": N})`,
     });
   }
   if (current === undefined)
     return E.left({
       type: 'LabelNotFound',
       kind: 'not_found',
-      message: `preset ${JSON.stringify(state.slug)} has no label ${JSON.stringify(command.label)}`,
+      message: `preset ${JSON.stringify(state.slug)} has no label ${JSON.stringify(command.data.label)}`,
     });
   if (state.status === 'archived') return archived(state, 'removing a label');
-  const guard = guardProtected(state, command.label, 'remove', command);
+  const guard = guardProtected(state, command.data.label, 'remove', command);
   if (E.isLeft(guard)) return guard;
   if (guard.right.propose) {
-    return proposeChange(command, state, command.label, { kind: 'remove_label', versionNumber: current }, guard.right.approvals);
+    return proposeChange(command, state, command.data.label, { kind: 'remove_label', versionNumber: current }, guard.right.approvals);
   }
   return E.right([
     {
       type: 'PresetLabelRemoved',
       data: {
         presetId: state.presetId,
-        label: command.label,
+        label: command.data.label,
         versionNumber: current,
-        occurredAt: command.now.toISOString(),
-        ...noted(command.note),
+        occurredAt: command.metadata.now.toISOString(),
+        ...noted(command.data.note),
       },
     },
   ]);
 };
 
 const protect = (command: ProtectLabel, state: Existing): Decision => {
-  const approvals = command.protected ? command.approvals : 0;
-  const current = protectionOf(state, command.label);
+  const approvals = command.data.protected ? command.data.approvals : 0;
+  const current = protectionOf(state, command.data.label);
   // Unprotecting or changing the approvals is a change of a protected target; protecting needs the scope too.
-  const guard = guardProtected(state, command.label, { protected: command.protected, approvals }, command);
+  const guard = guardProtected(state, command.data.label, { protected: command.data.protected, approvals }, command);
   if (E.isLeft(guard)) return guard;
-  if (command.mayRelease !== true) {
+  if (command.metadata.mayRelease !== true) {
     return E.left({
       type: 'Protected',
       kind: 'forbidden',
       reason: 'protected',
-      message: `protecting ${targetName(command.label)} needs a key with the presets:release scope`,
+      message: `protecting ${targetName(command.data.label)} needs a key with the presets:release scope`,
     });
   }
   if (state.status === 'archived') return archived(state, 'changing a protection');
-  if (command.protected ? current === approvals : current === undefined) return E.right([]);
+  if (command.data.protected ? current === approvals : current === undefined) return E.right([]);
   // Lowering or lifting a protection with approvals needs them too; raising it does not.
   if (guard.right.propose) {
-    const change = { kind: 'protect' as const, protected: command.protected, approvals, previousApprovals: current ?? null };
-    return proposeChange(command, state, command.label, change, guard.right.approvals);
+    const change = { kind: 'protect' as const, protected: command.data.protected, approvals, previousApprovals: current ?? null };
+    return proposeChange(command, state, command.data.label, change, guard.right.approvals);
   }
   return E.right([
     {
       type: 'PresetLabelProtected',
       data: {
         presetId: state.presetId,
-        label: command.label,
-        protected: command.protected,
+        label: command.data.label,
+        protected: command.data.protected,
         approvals,
-        occurredAt: command.now.toISOString(),
-        ...noted(command.note),
+        occurredAt: command.metadata.now.toISOString(),
+        ...noted(command.data.note),
       },
     },
   ]);

@@ -1,29 +1,9 @@
 import type { EventStore } from '../eventstore/eventStore';
 import { handleCommand, type HandledCommand } from '../eventstore/commandHandler';
 import { foldFromStore, type StreamStates } from '../eventstore/states';
-import {
-  presetDecider,
-  type AddPresetVersion,
-  type ArchivePreset,
-  type ChangePreset,
-  type DecideProposal,
-  type DesignateVersion,
-  type MoveLabel,
-  type PresetCommand,
-  type PresetState,
-  type ProtectLabel,
-  type RemoveLabel,
-  type RestorePreset,
-  type SplitLabel,
-} from './decider';
-import {
-  CURRENT_SCHEMA_VERSION,
-  decodePresetEvent as decodeEvent,
-  toNewEvent,
-  type EventMetadata,
-  type PresetEvent,
-  type SourceFormat,
-} from './events';
+import { presetDecider, type PresetCommand, type PresetState } from './decider';
+import { eventMetadata, toNewEvent } from '../events/envelope';
+import { decodePresetEvent as decodeEvent, type PresetEvent } from './events';
 import { presetStreamName } from './streamName';
 import { newId as timeOrderedId } from '../ids';
 
@@ -31,21 +11,20 @@ export { CommandRejected, PreconditionFailed } from '../eventstore/commandHandle
 
 /**
  * The preset's side of the one command handler (src/eventstore/commandHandler.ts): what is
- * preset-specific is only the stream name, the ids and the clock it gives a command, the metadata
- * its events carry, and the client's If-Match (a stale one is a 412).
+ * preset-specific is only the stream name, what the handler chooses for a command (the clock and
+ * the ids, into its metadata), and the client's If-Match (a stale one is a 412). The events'
+ * metadata is built from the command's by the one builder, `eventMetadata` (src/events/envelope.ts).
  */
-type Request<C> = Omit<C, 'now' | 'newPresetId' | 'newVersionId' | 'newProposalId'>;
-export type PresetCommandRequest =
-  | Request<AddPresetVersion>
-  | Request<DesignateVersion>
-  | Request<ChangePreset>
-  | Request<ArchivePreset>
-  | Request<RestorePreset>
-  | Request<MoveLabel>
-  | Request<RemoveLabel>
-  | Request<SplitLabel>
-  | Request<ProtectLabel>
-  | Request<DecideProposal>;
+
+/** What the handler chooses for a command, so its callers leave it out of the metadata. */
+type Chosen = 'now' | 'newPresetId' | 'newVersionId' | 'newProposalId';
+
+/** A preset command as its caller asks for it: `{ type, data, metadata }`, the metadata without what the handler chooses. */
+export type PresetCommandRequest = PresetCommand extends infer C
+  ? C extends PresetCommand
+    ? { type: C['type']; data: C['data']; metadata: Omit<C['metadata'], Chosen> }
+    : never
+  : never;
 
 /** The commands that may become a proposal: each change of what is protected with approvals (src/presets/proposals.ts). */
 const MAY_PROPOSE = new Set<PresetCommand['type']>([
@@ -58,12 +37,7 @@ const MAY_PROPOSE = new Set<PresetCommand['type']>([
   'RestorePreset',
 ]);
 
-export interface CommandContext {
-  requestId: string;
-  /** The API key that made the request (its id, never the key): the audit report's key column. */
-  keyId?: string;
-  /** Set when the command comes from an inference request body. */
-  sourceFormat?: SourceFormat;
+export interface PresetCommandOptions {
   /** The stream revision the client saw (If-Match); a different current revision is a conflict. */
   expectedRevision?: bigint;
 }
@@ -82,7 +56,7 @@ export interface PresetCommandDeps {
   clock?: () => Date;
 }
 
-export type PresetCommandHandler = (request: PresetCommandRequest, context: CommandContext) => Promise<CommandOutcome>;
+export type PresetCommandHandler = (request: PresetCommandRequest, options?: PresetCommandOptions) => Promise<CommandOutcome>;
 
 export const createPresetCommandHandler = ({
   eventStore,
@@ -90,25 +64,23 @@ export const createPresetCommandHandler = ({
   newId = timeOrderedId,
   clock = () => new Date(),
 }: PresetCommandDeps): PresetCommandHandler => {
-  return async (request, context) => {
+  return async ({ type, data, metadata }, options = {}) => {
     const command = {
-      ...request,
-      now: clock(),
-      ...(request.type === 'AddPresetVersion' ? { newPresetId: newId(), newVersionId: newId() } : {}),
-      ...(MAY_PROPOSE.has(request.type) ? { newProposalId: newId() } : {}),
+      type,
+      data,
+      metadata: {
+        ...metadata,
+        now: clock(),
+        ...(type === 'AddPresetVersion' ? { newPresetId: newId(), newVersionId: newId() } : {}),
+        ...(MAY_PROPOSE.has(type) ? { newProposalId: newId() } : {}),
+      },
     } as PresetCommand;
-    const metadata: EventMetadata = {
-      requestId: context.requestId,
-      actorUserId: request.actorUserId,
-      schemaVersion: CURRENT_SCHEMA_VERSION,
-      ...(context.sourceFormat ? { sourceFormat: context.sourceFormat } : {}),
-      ...(context.keyId ? { keyId: context.keyId } : {}),
-    };
+    const stored = eventMetadata(command.metadata);
     return handleCommand(
-      { eventStore, states, decider: presetDecider, toNewEvent: (event) => toNewEvent(newId(), event, metadata) },
-      presetStreamName(request.workspaceId, request.slug),
+      { eventStore, states, decider: presetDecider, toNewEvent: (event) => toNewEvent(newId(), event, stored) },
+      presetStreamName(data.workspaceId, data.slug),
       command,
-      { expectedRevision: context.expectedRevision },
+      { expectedRevision: options.expectedRevision },
     );
   };
 };

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
 import type { PresetEvent, PresetStatus } from './events';
-import type { CommandBase, Decision, DecisionError } from './commands';
+import type { Decision, DecisionError, PresetCommand } from './commands';
 import { labelledVersion, labelSplit, type Existing } from './state';
 
 /** The events and rejections several of the preset decider's decisions make (./decider.ts). */
@@ -68,9 +68,15 @@ export const previousSplit = (state: Existing, label: string) => {
   return split ? { previousVersions: split } : {};
 };
 
-export const statusChanged = (command: CommandBase, state: Existing, status: PresetStatus): PresetEvent => ({
+export const statusChanged = (command: PresetCommand, state: Existing, status: PresetStatus): PresetEvent => ({
   type: 'PresetStatusChanged',
-  data: { presetId: state.presetId, status, previousStatus: state.status, occurredAt: command.now.toISOString(), ...noted(command.note) },
+  data: {
+    presetId: state.presetId,
+    status,
+    previousStatus: state.status,
+    occurredAt: command.metadata.now.toISOString(),
+    ...noted(command.data.note),
+  },
 });
 
 export const disabled = (state: Existing, what: string): Decision =>

@@ -1,6 +1,14 @@
 import * as E from 'fp-ts/Either';
 import type { PresetEvent, PresetStatus, ProposedChange } from './events';
-import type { CommandBase, Decision, DecisionError, DecideProposal } from './commands';
+import type {
+  Decision,
+  DecisionError,
+  DecideProposal,
+  DesignateVersion,
+  MoveLabel,
+  PresetCommand,
+  PresetCommandMetadata,
+} from './commands';
 import { archived, moved, noted, statusChanged } from './outcomes';
 import { currentOf, labelledVersion, protectionOf, targetName, type Existing, type Person, type Proposal } from './state';
 
@@ -34,11 +42,11 @@ export const guardProtected = (
   state: Existing,
   label: string | null,
   change: ProtectedChange,
-  command: Pick<CommandBase, 'mayRelease'>,
+  command: { metadata: Pick<PresetCommandMetadata, 'mayRelease'> },
 ): E.Either<DecisionError, { propose: false } | { propose: true; approvals: number }> => {
   const approvals = protectionOf(state, label);
   if (approvals === undefined) return E.right({ propose: false });
-  if (command.mayRelease !== true) {
+  if (command.metadata.mayRelease !== true) {
     const what = change === 'move' ? 'moving' : change === 'remove' ? 'removing' : 'changing the protection of';
     const base = refusal(state, targetName(label));
     return E.left({ ...base, message: `${base.message}${what} it needs a key with the presets:release scope` });
@@ -54,14 +62,14 @@ export const guardProtected = (
  */
 export const guardStatus = (
   state: Existing,
-  command: Pick<CommandBase, 'mayRelease'>,
+  command: { metadata: Pick<PresetCommandMetadata, 'mayRelease'> },
 ): E.Either<DecisionError, { propose: false } | { propose: true; approvals: number }> => {
   const protections = [
     ...Object.values(state.protectedLabels),
     ...(state.designationApprovals === null ? [] : [state.designationApprovals]),
   ];
   if (protections.length === 0) return E.right({ propose: false });
-  if (command.mayRelease !== true) {
+  if (command.metadata.mayRelease !== true) {
     const base = refusal(state, 'a label or the designated version');
     return E.left({
       ...base,
@@ -72,33 +80,33 @@ export const guardStatus = (
   return approvals > 0 ? E.right({ propose: true, approvals }) : E.right({ propose: false });
 };
 
-const proposerOf = (command: CommandBase) => ({
-  proposerUserId: command.actorUserId,
-  ...((command.actorMakers ?? []).length > 0 ? { proposerMakers: [...command.actorMakers!] } : {}),
+const proposerOf = ({ metadata }: PresetCommand) => ({
+  proposerUserId: metadata.actorUserId,
+  ...((metadata.actorMakers ?? []).length > 0 ? { proposerMakers: [...metadata.actorMakers!] } : {}),
 });
 
 /** A change other than a move, proposed: PresetChangeProposed. */
 export const proposeChange = (
-  command: CommandBase,
+  command: PresetCommand,
   state: Existing,
   label: string | null,
   change: ProposedChange,
   approvals: number,
 ): Decision => {
-  if (command.newProposalId === undefined)
+  if (command.metadata.newProposalId === undefined)
     return E.left({ type: 'PresetInconsistent', kind: 'internal', message: 'a proposal needs an id' });
   return E.right([
     {
       type: 'PresetChangeProposed',
       data: {
         presetId: state.presetId,
-        proposalId: command.newProposalId,
+        proposalId: command.metadata.newProposalId,
         label,
         change,
         ...proposerOf(command),
         approvalsRequired: approvals,
-        occurredAt: command.now.toISOString(),
-        ...noted(command.note),
+        occurredAt: command.metadata.now.toISOString(),
+        ...noted(command.data.note),
       },
     },
   ]);
@@ -106,35 +114,35 @@ export const proposeChange = (
 
 /** A move, proposed: LabelMoveProposed. */
 export const proposeMove = (
-  command: CommandBase & { version: number },
+  command: MoveLabel | DesignateVersion,
   state: Existing,
   label: string | null,
   versionId: string,
   approvals: number,
 ): Decision => {
-  if (command.newProposalId === undefined)
+  if (command.metadata.newProposalId === undefined)
     return E.left({ type: 'PresetInconsistent', kind: 'internal', message: 'a proposal needs an id' });
   return E.right([
     {
       type: 'LabelMoveProposed',
       data: {
         presetId: state.presetId,
-        proposalId: command.newProposalId,
+        proposalId: command.metadata.newProposalId,
         label,
-        versionNumber: command.version,
+        versionNumber: command.data.version,
         versionId,
         previousVersionNumber: currentOf(state, label),
         ...proposerOf(command),
         approvalsRequired: approvals,
-        occurredAt: command.now.toISOString(),
-        ...noted(command.note),
+        occurredAt: command.metadata.now.toISOString(),
+        ...noted(command.data.note),
       },
     },
   ]);
 };
 
 /** A status change of the preset: at once, or proposed when a protected target asks for approvals. */
-export const changeStatus = (command: CommandBase, state: Existing, status: PresetStatus): Decision => {
+export const changeStatus = (command: PresetCommand, state: Existing, status: PresetStatus): Decision => {
   const guard = guardStatus(state, command);
   if (E.isLeft(guard)) return guard;
   if (guard.right.propose)
@@ -192,7 +200,7 @@ const applied = (state: Existing, proposal: Proposal, occurredAt: string): Prese
 
 /** Approving, rejecting or withdrawing a proposal. */
 export const decideProposal = (command: DecideProposal, state: Existing): Decision => {
-  const { proposalId } = command;
+  const { proposalId } = command.data;
   const proposal = Object.hasOwn(state.proposals, proposalId) ? state.proposals[proposalId] : undefined;
   if (!proposal) {
     return Object.hasOwn(state.closedProposals, proposalId)
@@ -203,15 +211,15 @@ export const decideProposal = (command: DecideProposal, state: Existing): Decisi
           message: `preset ${JSON.stringify(state.slug)} has no proposal ${proposalId}`,
         });
   }
-  const step = { presetId: state.presetId, proposalId, occurredAt: command.now.toISOString(), ...noted(command.note) };
+  const step = { presetId: state.presetId, proposalId, occurredAt: command.metadata.now.toISOString(), ...noted(command.data.note) };
   const forbidden = (message: string): Decision => E.left({ type: 'Protected', kind: 'forbidden', reason: 'not_allowed', message });
   if (command.type === 'WithdrawProposal') {
-    if (command.actorUserId !== proposal.proposer.userId) return forbidden('only the proposer may withdraw a proposal');
+    if (command.metadata.actorUserId !== proposal.proposer.userId) return forbidden('only the proposer may withdraw a proposal');
     return E.right([{ type: 'LabelMoveWithdrawn', data: step }]);
   }
-  if (command.mayRelease !== true) return forbidden('deciding on a proposal needs a key with the presets:release scope');
+  if (command.metadata.mayRelease !== true) return forbidden('deciding on a proposal needs a key with the presets:release scope');
   if (command.type === 'RejectProposal') return E.right([{ type: 'LabelMoveRejected', data: step }]);
-  const approver: Person = { userId: command.actorUserId, makers: command.actorMakers ?? [] };
+  const approver: Person = { userId: command.metadata.actorUserId, makers: command.metadata.actorMakers ?? [] };
   if (samePerson(approver, proposal.proposer)) {
     return forbidden(
       'the proposer may not approve their own proposal: a key the proposer made (or a key made from it), and the key that made the proposer’s, count as the proposer',
@@ -237,7 +245,11 @@ export const decideProposal = (command: DecideProposal, state: Existing): Decisi
   }
   const approved: PresetEvent = {
     type: 'LabelMoveApproved',
-    data: { ...step, approverUserId: command.actorUserId, ...(approver.makers.length > 0 ? { approverMakers: [...approver.makers] } : {}) },
+    data: {
+      ...step,
+      approverUserId: command.metadata.actorUserId,
+      ...(approver.makers.length > 0 ? { approverMakers: [...approver.makers] } : {}),
+    },
   };
   if (proposal.approvers.length + 1 < proposal.required) return E.right([approved]);
   return E.right([approved, applied(state, proposal, step.occurredAt)]);

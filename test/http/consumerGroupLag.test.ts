@@ -27,17 +27,16 @@ it('counts a lag up to the cap and says when it is capped; a filter counts what 
   const presets = 50;
   const total = LAG_CAP + 5;
   const add = (i: number) =>
-    handle(
-      {
-        type: 'AddPresetVersion',
+    handle({
+      type: 'AddPresetVersion',
+      data: {
         workspaceId: WORKSPACE_A,
         slug: `lag-${i % presets}`,
-        actorUserId: 'user-1',
         config: { model: 'openai/gpt-4o', seed: i },
         systemPrompt: 'Be terse.',
       },
-      { requestId: randomUUID(), sourceFormat: 'chat_completions' },
-    );
+      metadata: { requestId: randomUUID(), actorUserId: 'user-1', sourceFormat: 'chat_completions' },
+    });
   // Each preset's versions in order (one append per stream at a time), the presets side by side.
   await Promise.all(
     Array.from({ length: presets }, async (_, p) => {

@@ -104,20 +104,17 @@ describe('PUT /api/v1/presets/{slug}/designated-version', () => {
 });
 
 describe('conflicts: If-Match failures are 412, lost races 409', () => {
-  const request: PresetCommandRequest = {
+  const request = (requestId: string): PresetCommandRequest => ({
     type: 'AddPresetVersion',
-    workspaceId: WORKSPACE_A,
-    slug: 'race',
-    actorUserId: 'u',
-    config: {},
-    systemPrompt: '',
-  };
+    data: { workspaceId: WORKSPACE_A, slug: 'race', config: {}, systemPrompt: '' },
+    metadata: { requestId, actorUserId: 'u' },
+  });
   /** A store whose read lets a competing write in right after it answers. */
   const racing = (): EventStore => ({
     ...svc.eventStore,
     read: async (stream, options) => {
       const events = await svc.eventStore.read(stream, options);
-      await createPresetCommandHandler({ eventStore: svc.eventStore })(request, { requestId: 'competitor' });
+      await createPresetCommandHandler({ eventStore: svc.eventStore })(request('competitor'));
       return events;
     },
   });
@@ -125,12 +122,12 @@ describe('conflicts: If-Match failures are 412, lost races 409', () => {
   it('tells the two apart', async () => {
     await withVersions('race', 1);
     const handle = createPresetCommandHandler({ eventStore: racing() });
-    const lost = handle(request, { requestId: 'loser' });
+    const lost = handle(request('loser'));
     await expect(lost).rejects.toBeInstanceOf(ConcurrencyConflict);
     await expect(lost).rejects.not.toBeInstanceOf(PreconditionFailed);
     // With If-Match the append's expected revision is the client's: losing the race means it is stale.
     const revision = BigInt(await streamLength('race')) - 1n;
-    await expect(handle(request, { requestId: 'guarded', expectedRevision: revision })).rejects.toBeInstanceOf(PreconditionFailed);
+    await expect(handle(request('guarded'), { expectedRevision: revision })).rejects.toBeInstanceOf(PreconditionFailed);
   });
 });
 

@@ -10,6 +10,7 @@ import { ConcurrencyConflict, StoreUnavailable } from '#src/eventstore/eventStor
 import { checkedFetch } from '../support/contract';
 import { createMetrics } from '#src/observability/metrics';
 import { instrumentCommands } from '#src/observability/instrument';
+import type { PresetCommandHandler } from '#src/presets/handler';
 import { parseScrape } from '../support/prometheus';
 import { createMemoryUsageStore } from '#src/usage/memory';
 
@@ -28,9 +29,9 @@ describe('faults below the HTTP layer', () => {
     const failing = () => {
       throw new Error(secretDetail);
     };
-    const handle = async (request: { slug: string }) => {
-      if (request.slug === 'raced') throw new ConcurrencyConflict('preset-x', 0n, 1n);
-      if (request.slug === 'disk-full') throw new StoreUnavailable('storage unavailable (SQLITE_FULL)');
+    const handle: PresetCommandHandler = async ({ data }) => {
+      if (data.slug === 'raced') throw new ConcurrencyConflict('preset-x', 0n, 1n);
+      if (data.slug === 'disk-full') throw new StoreUnavailable('storage unavailable (SQLITE_FULL)');
       return failing();
     };
     const readModel = { getPreset: failing, getPresetJson: failing, listPresets: failing } as unknown as ReadModel;
@@ -49,7 +50,7 @@ describe('faults below the HTTP layer', () => {
       ]),
       readModel,
       // As the service wires it: refusals by optimistic concurrency are counted.
-      handle: instrumentCommands(handle, metrics) as never,
+      handle: instrumentCommands(handle, metrics),
       waitForPreset: async () => null,
       readiness: async () => ({ ready: true, checks: {} }),
       bodyLimitBytes: 1024 * 1024,

@@ -34,7 +34,7 @@ beforeAll(async () => {
     readModel,
     handle,
     waitForPreset: async (workspaceId, slug) => {
-      if (later) await handle(later, { requestId: 'later' }); // someone else's write lands first
+      if (later) await handle(later); // someone else's write lands first
       later = undefined;
       await projectAll();
       return readModel.getPresetJson(workspaceId, slug);
@@ -69,7 +69,11 @@ const version = (prompt: string) =>
 
 it('shows the version a write added, not the one a later write added', async () => {
   await version('one');
-  later = { type: 'AddPresetVersion', workspaceId: WS, slug: 'bot', actorUserId: 'other', config: { model: 'm' }, systemPrompt: 'three' };
+  later = {
+    type: 'AddPresetVersion',
+    data: { workspaceId: WS, slug: 'bot', config: { model: 'm' }, systemPrompt: 'three' },
+    metadata: { requestId: 'later', actorUserId: 'other' },
+  };
   const res = await version('two');
   expect(res.headers.get('etag')).toBe('"1"');
   expect((await res.json()).data.designated_version).toMatchObject({ version: 2, system_prompt: 'two' });
@@ -77,11 +81,19 @@ it('shows the version a write added, not the one a later write added', async () 
 });
 
 it('shows the labels, name and status a lifecycle write left, not the later ones', async () => {
-  later = { type: 'MoveLabel', workspaceId: WS, slug: 'bot', actorUserId: 'other', label: 'production', version: 1 };
+  later = {
+    type: 'MoveLabel',
+    data: { workspaceId: WS, slug: 'bot', label: 'production', version: 1 },
+    metadata: { requestId: 'later', actorUserId: 'other' },
+  };
   const labelled = await send('PUT', '/api/v1/presets/bot/labels/staging', { version: 2 });
   expect((await labelled.json()).data.labels).toEqual({ staging: 2 });
 
-  later = { type: 'ChangePreset', workspaceId: WS, slug: 'bot', actorUserId: 'other', status: 'disabled' };
+  later = {
+    type: 'ChangePreset',
+    data: { workspaceId: WS, slug: 'bot', status: 'disabled' },
+    metadata: { requestId: 'later', actorUserId: 'other' },
+  };
   const renamed = await send('PATCH', '/api/v1/presets/bot', { name: 'Bot' });
   const body = (await renamed.json()).data;
   expect(body).toMatchObject({ name: 'Bot', status: 'active', labels: { staging: 2, production: 1 } });

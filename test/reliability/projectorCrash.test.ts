@@ -39,10 +39,11 @@ const write = async (slugs: string[], times: number) => {
   const handle = createPresetCommandHandler({ eventStore: events });
   for (let t = 0; t < times; t++)
     for (const slug of slugs) {
-      await handle(
-        { type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/x', seed: t }, systemPrompt: `v${t}` },
-        { requestId: randomUUID() },
-      );
+      await handle({
+        type: 'AddPresetVersion',
+        data: { workspaceId: W, slug, config: { model: 'm/x', seed: t }, systemPrompt: `v${t}` },
+        metadata: { requestId: randomUUID(), actorUserId: 'u' },
+      });
     }
 };
 const allEvents = async (): Promise<RecordedEvent[]> => events.readAll({ limit: 10_000, streamPrefix: WORKSPACE_STREAM_PREFIX });

@@ -17,22 +17,21 @@ export const silentLogger = pino({ level: 'silent' });
 export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets = 12 } = {}) => {
   let tick = Date.UTC(2026, 0, 1);
   const handle = createPresetCommandHandler({ eventStore, clock: () => new Date((tick += 1000)) });
-  const context = () => ({ requestId: randomUUID(), sourceFormat: 'chat_completions' as const });
+  const by = (actorUserId: string) => ({ requestId: randomUUID(), actorUserId, sourceFormat: 'chat_completions' as const });
   const add = (workspaceId: string, slug: string, systemPrompt: string, config: Record<string, unknown> = { model: 'openai/gpt-4o' }) =>
-    handle({ type: 'AddPresetVersion', workspaceId, slug, actorUserId: 'user-1', config, systemPrompt }, context());
+    handle({ type: 'AddPresetVersion', data: { workspaceId, slug, config, systemPrompt }, metadata: by('user-1') });
   const designate = (workspaceId: string, slug: string, version: number, note?: string) =>
-    handle({ type: 'DesignateVersion', workspaceId, slug, actorUserId: 'user-2', version, note }, context());
+    handle({ type: 'DesignateVersion', data: { workspaceId, slug, version, note }, metadata: by('user-2') });
   const change = (
     workspaceId: string,
     slug: string,
     fields: { name?: string; description?: string | null; status?: 'active' | 'disabled' | 'archived' },
-  ) => handle({ type: 'ChangePreset', workspaceId, slug, actorUserId: 'user-3', ...fields }, context());
+  ) => handle({ type: 'ChangePreset', data: { workspaceId, slug, ...fields }, metadata: by('user-3') });
   const label = (workspaceId: string, slug: string, name: string, version: number | null, note?: string) =>
     handle(
       version === null
-        ? { type: 'RemoveLabel', workspaceId, slug, actorUserId: 'user-3', label: name }
-        : { type: 'MoveLabel', workspaceId, slug, actorUserId: 'user-3', label: name, version, note },
-      context(),
+        ? { type: 'RemoveLabel', data: { workspaceId, slug, label: name }, metadata: by('user-3') }
+        : { type: 'MoveLabel', data: { workspaceId, slug, label: name, version, note }, metadata: by('user-3') },
     );
   const [a, b] = WORKSPACES;
   await add(a, 'support-bot', 'Be terse.', { model: 'openai/gpt-4o', temperature: 0.3 });
@@ -47,12 +46,11 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
   await designate(a, 'support-bot', 1); // a rollback
   await add(a, 'summarise', 'Summarise.');
   // A templated version: typed variables (keys not sorted) and messages, as issue 56 made them.
-  await handle(
-    {
-      type: 'AddPresetVersion',
+  await handle({
+    type: 'AddPresetVersion',
+    data: {
       workspaceId: a,
       slug: 'greeter',
-      actorUserId: 'user-1',
       config: { temperature: 0.1, model: 'openai/gpt-4o' },
       systemPrompt: 'You support customers of {{company}}{{#if tone}}, {{tone}}{{/if}}.',
       templateFormat: 'handlebars',
@@ -63,8 +61,8 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
       },
       messages: [{ role: 'user', content: 'Greet me on behalf of {{company}}.' }],
     },
-    context(),
-  );
+    metadata: by('user-1'),
+  });
   await add(b, 'support-bot', 'Another workspace, same slug.');
   await add(a, 'summarise', 'Summarise in one line.');
   await designate(a, 'summarise', 1);
@@ -77,17 +75,11 @@ export const makeHistory = async (eventStore: EventStoreAdapter, { extraPresets 
   await label(a, 'support-bot', 'staging', null);
   // A rollout: production split, its weights changed, then promoted.
   const split = (name: string, shares: Array<[number, number]>) =>
-    handle(
-      {
-        type: 'SplitLabel',
-        workspaceId: a,
-        slug: 'support-bot',
-        actorUserId: 'user-3',
-        label: name,
-        split: shares.map(([version, weight]) => ({ version, weight })),
-      },
-      context(),
-    );
+    handle({
+      type: 'SplitLabel',
+      data: { workspaceId: a, slug: 'support-bot', label: name, split: shares.map(([version, weight]) => ({ version, weight })) },
+      metadata: by('user-3'),
+    });
   await split('production', [
     [2, 95],
     [3, 5],
@@ -144,48 +136,50 @@ export const releaseHistory = async (eventStore: EventStoreAdapter) => {
   let tick = Date.UTC(2026, 5, 1);
   const clock = () => new Date((tick += 1000));
   const handle = createPresetCommandHandler({ eventStore, clock });
-  const run = (request: PresetCommandRequest) => handle(request, { requestId: randomUUID() });
-  const as = (user: string, mayRelease = true) => ({ workspaceId: A, slug: 'release-bot', actorUserId: user, mayRelease });
+  const run = (request: PresetCommandRequest) => handle(request);
+  const bot = { workspaceId: A, slug: 'release-bot' };
+  const as = (user: string, mayRelease = true) => ({ requestId: randomUUID(), actorUserId: user, mayRelease });
   for (const prompt of ['one', 'two', 'three', 'four']) {
-    await run({ ...as('writer', false), type: 'AddPresetVersion', config: { model: 'm' }, systemPrompt: prompt });
+    await run({ type: 'AddPresetVersion', data: { ...bot, config: { model: 'm' }, systemPrompt: prompt }, metadata: as('writer', false) });
   }
-  await run({ ...as('writer', false), type: 'MoveLabel', label: 'production', version: 1 });
-  await run({ ...as('lead'), type: 'ProtectLabel', label: 'production', protected: true, approvals: 2 });
-  const proposed = await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 2, note: 'ship two' });
+  await run({ type: 'MoveLabel', data: { ...bot, label: 'production', version: 1 }, metadata: as('writer', false) });
+  await run({ type: 'ProtectLabel', data: { ...bot, label: 'production', protected: true, approvals: 2 }, metadata: as('lead') });
+  const proposed = await run({
+    type: 'MoveLabel',
+    data: { ...bot, label: 'production', version: 2, note: 'ship two' },
+    metadata: as('lead'),
+  });
   const first = (proposed.events[0] as { data: { proposalId: string } }).data.proposalId;
-  await run({ ...as('ann'), type: 'ApproveProposal', proposalId: first });
-  await run({ ...as('bob'), type: 'ApproveProposal', proposalId: first }); // the second approval moves it
-  const rejected = await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 3 });
-  await run({ ...as('ann'), type: 'RejectProposal', proposalId: (rejected.events[0] as { data: { proposalId: string } }).data.proposalId });
-  const withdrawn = await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 4 });
-  await run({
-    ...as('lead'),
-    type: 'WithdrawProposal',
-    proposalId: (withdrawn.events[0] as { data: { proposalId: string } }).data.proposalId,
-  });
-  await run({ ...as('lead'), type: 'MoveLabel', label: 'production', version: 3 }); // left open
-  await run({ ...as('lead'), type: 'ProtectLabel', label: null, protected: true, approvals: 1 });
-  await run({ ...as('writer', false), type: 'AddPresetVersion', config: { model: 'm' }, systemPrompt: 'five' }); // not designated
-  const designation = await run({ ...as('lead'), type: 'DesignateVersion', version: 5 });
-  await run({
-    ...as('ann'),
-    type: 'ApproveProposal',
-    proposalId: (designation.events[0] as { data: { proposalId: string } }).data.proposalId,
-  });
-  await run({ ...as('lead'), type: 'ProtectLabel', label: 'staging', protected: true, approvals: 0 });
-  await run({ ...as('lead'), type: 'ProtectLabel', label: 'staging', protected: false, approvals: 0 });
+  await run({ type: 'ApproveProposal', data: { ...bot, proposalId: first }, metadata: as('ann') });
+  await run({ type: 'ApproveProposal', data: { ...bot, proposalId: first }, metadata: as('bob') }); // the second approval moves it
+  const rejected = await run({ type: 'MoveLabel', data: { ...bot, label: 'production', version: 3 }, metadata: as('lead') });
+  const rejectedId = (rejected.events[0] as { data: { proposalId: string } }).data.proposalId;
+  await run({ type: 'RejectProposal', data: { ...bot, proposalId: rejectedId }, metadata: as('ann') });
+  const withdrawn = await run({ type: 'MoveLabel', data: { ...bot, label: 'production', version: 4 }, metadata: as('lead') });
+  const withdrawnId = (withdrawn.events[0] as { data: { proposalId: string } }).data.proposalId;
+  await run({ type: 'WithdrawProposal', data: { ...bot, proposalId: withdrawnId }, metadata: as('lead') });
+  await run({ type: 'MoveLabel', data: { ...bot, label: 'production', version: 3 }, metadata: as('lead') }); // left open
+  await run({ type: 'ProtectLabel', data: { ...bot, label: null, protected: true, approvals: 1 }, metadata: as('lead') });
+  await run({ type: 'AddPresetVersion', data: { ...bot, config: { model: 'm' }, systemPrompt: 'five' }, metadata: as('writer', false) }); // not designated
+  const designation = await run({ type: 'DesignateVersion', data: { ...bot, version: 5 }, metadata: as('lead') });
+  const designationId = (designation.events[0] as { data: { proposalId: string } }).data.proposalId;
+  await run({ type: 'ApproveProposal', data: { ...bot, proposalId: designationId }, metadata: as('ann') });
+  await run({ type: 'ProtectLabel', data: { ...bot, label: 'staging', protected: true, approvals: 0 }, metadata: as('lead') });
+  await run({ type: 'ProtectLabel', data: { ...bot, label: 'staging', protected: false, approvals: 0 }, metadata: as('lead') });
   // With protected labels, archiving and restoring the preset, lowering a protection and removing a
   // protected label are proposals too (PresetChangeProposed), each applied by two other people.
   const approvedByTwo = async (proposal: { events: readonly { type: string; data: unknown }[] }) => {
     const proposalId = (proposal.events.find((e) => e.type === 'PresetChangeProposed')!.data as { proposalId: string }).proposalId;
-    for (const user of ['ann', 'bob']) await run({ ...as(user), type: 'ApproveProposal', proposalId });
+    for (const user of ['ann', 'bob']) await run({ type: 'ApproveProposal', data: { ...bot, proposalId }, metadata: as(user) });
   };
-  await approvedByTwo(await run({ ...as('lead'), type: 'ArchivePreset' }));
-  await approvedByTwo(await run({ ...as('lead'), type: 'RestorePreset' }));
-  await approvedByTwo(await run({ ...as('lead'), type: 'ProtectLabel', label: 'production', protected: true, approvals: 1 }));
-  const removal = await run({ ...as('lead'), type: 'RemoveLabel', label: 'production' });
+  await approvedByTwo(await run({ type: 'ArchivePreset', data: bot, metadata: as('lead') }));
+  await approvedByTwo(await run({ type: 'RestorePreset', data: bot, metadata: as('lead') }));
+  await approvedByTwo(
+    await run({ type: 'ProtectLabel', data: { ...bot, label: 'production', protected: true, approvals: 1 }, metadata: as('lead') }),
+  );
+  const removal = await run({ type: 'RemoveLabel', data: { ...bot, label: 'production' }, metadata: as('lead') });
   const removalId = (removal.events[0] as { data: { proposalId: string } }).data.proposalId;
-  await run({ ...as('ann'), type: 'ApproveProposal', proposalId: removalId });
+  await run({ type: 'ApproveProposal', data: { ...bot, proposalId: removalId }, metadata: as('ann') });
   // Keys in both workspaces' keys streams.
   const ring = createLiveKeyRing(createKeyRing([]));
   const keys = createKeyCommandHandler({ eventStore, ring, clock });

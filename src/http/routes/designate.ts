@@ -4,14 +4,13 @@ import * as E from 'fp-ts/Either';
 import { refine } from '../../formats/codecs';
 import { formatErrors } from '../../validation';
 import { badRequest } from '../errors';
-import { parseIfMatch } from '../etag';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { NoteField, noteOf } from '../note';
 import type { AppContext, AppState } from '../types';
 import { presetLocation } from './locations';
-import { actor, answerMoveOrProposal } from './release';
-import { answerWrite, type WriteDeps } from './writes';
+import { answerMoveOrProposal } from './release';
+import { answerWrite, ifMatchOf, requestedBy, type WriteDeps } from './writes';
 
 /** A version number: a whole number from 1. */
 export const VersionNumber = refine(t.number, (n) => Number.isSafeInteger(n) && n >= 1, 'positive integer', {
@@ -35,8 +34,12 @@ export const designateRoutes = (router: Router<AppState, AppContext>, deps: Writ
       throw badRequest('the body must be {"version": N} with N a version number from 1, and an optional "note"', formatErrors(body.left));
     const { version } = body.right;
     const outcome = await deps.handle(
-      { type: 'DesignateVersion', slug, ...actor(ctx), version, note: noteOf(ctx, body.right.note) },
-      { requestId: ctx.state.requestId, keyId: ctx.state.caller.keyId, expectedRevision: parseIfMatch(ctx.get('If-Match')) },
+      {
+        type: 'DesignateVersion',
+        data: { workspaceId: ctx.state.workspaceId, slug, version, note: noteOf(ctx, body.right.note) },
+        metadata: requestedBy(ctx),
+      },
+      ifMatchOf(ctx),
     );
     if (!outcome.state.exists) throw new Error('a designated version was decided for an absent preset');
     // A protected designation with approvals: the move is a proposal (202).

@@ -8,14 +8,13 @@ import { PresetStatus } from '../../presets/events';
 import { LABEL, RESERVED_LABELS } from '../../presets/names';
 import { formatErrors, type ValidationProblem } from '../../validation';
 import { badRequest } from '../errors';
-import { parseIfMatch } from '../etag';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { NoteField, noteOf } from '../note';
 import type { AppContext, AppState } from '../types';
 import { VersionNumber } from './designate';
-import { actor, answerMoveOrProposal } from './release';
-import type { WriteDeps } from './writes';
+import { answerMoveOrProposal } from './release';
+import { ifMatchOf, requestedBy, type WriteDeps } from './writes';
 
 /**
  * The lifecycle of a preset: its name, description and status (PATCH; DELETE archives), and its
@@ -86,10 +85,12 @@ export const checkLabel = (label: string): void => {
   }
 };
 
-/** A command of this router, without what the path and the caller say. */
+/** A command of this router: its type and data, without the preset the path names; the metadata is the caller's. */
 type Command = PresetCommandRequest extends infer C
-  ? C extends { type: 'ChangePreset' | 'ArchivePreset' | 'RestorePreset' | 'MoveLabel' | 'RemoveLabel' | 'SplitLabel' }
-    ? Omit<C, 'workspaceId' | 'slug' | 'actorUserId' | 'mayRelease' | 'actorMakers'>
+  ? C extends PresetCommandRequest & {
+      type: 'ChangePreset' | 'ArchivePreset' | 'RestorePreset' | 'MoveLabel' | 'RemoveLabel' | 'SplitLabel';
+    }
+    ? { type: C['type']; data: Omit<C['data'], 'workspaceId' | 'slug'> }
     : never
   : never;
 
@@ -97,13 +98,10 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
   const write = requireScope('presets:write');
 
   /** Runs a command on the preset named in the path, and answers with the preset as it left it (or the proposal it became). */
-  const run = async (ctx: Ctx, command: Command) => {
+  const run = async (ctx: Ctx, { type, data }: Command) => {
     const slug = ctx.params.slug!;
-    const outcome = await deps.handle({ ...command, slug, ...actor(ctx) } as PresetCommandRequest, {
-      requestId: ctx.state.requestId,
-      keyId: ctx.state.caller.keyId,
-      expectedRevision: parseIfMatch(ctx.get('If-Match')),
-    });
+    const request = { type, data: { workspaceId: ctx.state.workspaceId, slug, ...data }, metadata: requestedBy(ctx) };
+    const outcome = await deps.handle(request as PresetCommandRequest, ifMatchOf(ctx));
     await answerMoveOrProposal(ctx, deps, slug, outcome);
   };
 
@@ -128,18 +126,18 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
     if (PATCH_KEYS.every((k) => (decoded.right as Record<string, unknown>)[k] === undefined)) {
       throw badRequest('nothing to change', [{ path: '$', message: `give at least one of ${PATCH_KEYS.join(', ')}` }]);
     }
-    await run(ctx, { type: 'ChangePreset', ...decoded.right, note: noteOf(ctx) });
+    await run(ctx, { type: 'ChangePreset', data: { ...decoded.right, note: noteOf(ctx) } });
   });
 
   // Deleting archives, as OpenRouter does: events are never erased, and the slug stays taken.
   // An archived preset answers 200 again; a disabled one is a 409.
   router.delete('/api/v1/presets/:slug', write, async (ctx) => {
-    await run(ctx, { type: 'ArchivePreset', note: noteOf(ctx) });
+    await run(ctx, { type: 'ArchivePreset', data: { note: noteOf(ctx) } });
   });
 
   // OpenRouter's restore: archived → active, with no new version and the designation unchanged.
   router.post('/api/v1/presets/:slug/restore', write, async (ctx) => {
-    await run(ctx, { type: 'RestorePreset', note: noteOf(ctx) });
+    await run(ctx, { type: 'RestorePreset', data: { note: noteOf(ctx) } });
   });
 
   // One command path for a move and a split: a label change is decided the same way either way.
@@ -153,7 +151,7 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
           split,
         );
       }
-      await run(ctx, { type: 'SplitLabel', label, split: split.split, note: noteOf(ctx, split.note) });
+      await run(ctx, { type: 'SplitLabel', data: { label, split: split.split, note: noteOf(ctx, split.note) } });
       return;
     }
     const body = LabelBody.decode(ctx.state.body);
@@ -162,10 +160,10 @@ export const lifecycleRoutes = (router: Router<AppState, AppContext>, deps: Writ
         'the body must be {"version": N} with N a version number from 1, or {"split": [{"version": N, "weight": W}, …]}, and an optional "note"',
         formatErrors(body.left),
       );
-    await run(ctx, { type: 'MoveLabel', label, version: body.right.version, note: noteOf(ctx, body.right.note) });
+    await run(ctx, { type: 'MoveLabel', data: { label, version: body.right.version, note: noteOf(ctx, body.right.note) } });
   });
 
   router.delete('/api/v1/presets/:slug/labels/:label', write, async (ctx) => {
-    await run(ctx, { type: 'RemoveLabel', label: ctx.params.label!, note: noteOf(ctx) });
+    await run(ctx, { type: 'RemoveLabel', data: { label: ctx.params.label!, note: noteOf(ctx) } });
   });
 };

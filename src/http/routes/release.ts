@@ -8,13 +8,12 @@ import { currentOf, type PresetState } from '../../presets/state';
 import { PresetStatus, type PresetChangeProposed, type PresetEvent } from '../../presets/events';
 import { formatErrors } from '../../validation';
 import { badRequest, notFound } from '../errors';
-import { parseIfMatch } from '../etag';
 import { requireScope } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { NoteField, noteOf } from '../note';
 import type { AppContext, AppState } from '../types';
 import { presetLocation } from './locations';
-import { answerWrite, type WriteDeps } from './writes';
+import { answerWrite, ifMatchOf, requestedBy, type WriteDeps } from './writes';
 
 /**
  * Release control (docs/keys-and-release.md): protecting a label or the designated version
@@ -59,15 +58,6 @@ export const ProposalAnswer = t.type(
 );
 
 type Ctx = ParameterizedContext<AppState, AppContext>;
-
-/** Who asks: the caller, in the workspace the request acts in, and whether its key may release. */
-export const actor = (ctx: Ctx) => ({
-  workspaceId: ctx.state.workspaceId,
-  actorUserId: ctx.state.caller.userId,
-  mayRelease: ctx.state.caller.scopes.has('presets:release'),
-  // Who else the caller counts as in release control: the users up their key's chain of makers.
-  actorMakers: ctx.state.caller.makers ?? [],
-});
 
 /** The proposal a command made, if it made one. */
 const proposalOf = (events: readonly PresetEvent[]) =>
@@ -128,12 +118,7 @@ const PROPOSAL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const releaseRoutes = (router: Router<AppState, AppContext>, deps: WriteDeps) => {
   const release = requireScope('presets:release');
 
-  const run = async (ctx: Ctx, command: PresetCommandRequest) =>
-    deps.handle(command, {
-      requestId: ctx.state.requestId,
-      keyId: ctx.state.caller.keyId,
-      expectedRevision: parseIfMatch(ctx.get('If-Match')),
-    });
+  const run = async (ctx: Ctx, command: PresetCommandRequest) => deps.handle(command, ifMatchOf(ctx));
 
   const protection = (label: (ctx: Ctx) => string | null) => async (ctx: Ctx) => {
     const slug = ctx.params.slug!;
@@ -144,12 +129,15 @@ export const releaseRoutes = (router: Router<AppState, AppContext>, deps: WriteD
     const { protected: isProtected, approvals = 0 } = body.right;
     const outcome = await run(ctx, {
       type: 'ProtectLabel',
-      slug,
-      ...actor(ctx),
-      label: label(ctx),
-      protected: isProtected,
-      approvals,
-      note: noteOf(ctx, body.right.note),
+      data: {
+        workspaceId: ctx.state.workspaceId,
+        slug,
+        label: label(ctx),
+        protected: isProtected,
+        approvals,
+        note: noteOf(ctx, body.right.note),
+      },
+      metadata: requestedBy(ctx),
     });
     await answerMoveOrProposal(ctx, deps, slug, outcome);
   };
@@ -178,7 +166,11 @@ export const releaseRoutes = (router: Router<AppState, AppContext>, deps: WriteD
       const slug = ctx.params.slug!;
       const proposalId = ctx.params.proposal!;
       if (!PROPOSAL_ID.test(proposalId)) throw notFound(`preset ${JSON.stringify(slug)} has no proposal ${JSON.stringify(proposalId)}`);
-      const outcome = await run(ctx, { type, slug, ...actor(ctx), proposalId, note: noteOf(ctx) });
+      const outcome = await run(ctx, {
+        type,
+        data: { workspaceId: ctx.state.workspaceId, slug, proposalId, note: noteOf(ctx) },
+        metadata: requestedBy(ctx),
+      });
       await answerMoveOrProposal(ctx, deps, slug, outcome);
     });
   }

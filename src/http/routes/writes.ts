@@ -33,10 +33,28 @@ export interface WriteDeps {
   readYourWritesTimeoutMs: number;
 }
 
+type Ctx = ParameterizedContext<AppState, AppContext>;
+
+/**
+ * Who asks for a change, as every preset command's metadata says it: the request, the caller's user
+ * and key, and what release control knows of the caller. The handler adds when, and the ids it chooses.
+ */
+export const requestedBy = (ctx: Ctx) => ({
+  requestId: ctx.state.requestId,
+  actorUserId: ctx.state.caller.userId,
+  keyId: ctx.state.caller.keyId,
+  mayRelease: ctx.state.caller.scopes.has('presets:release'),
+  // Who else the caller counts as in release control: the users up their key's chain of makers.
+  actorMakers: ctx.state.caller.makers ?? [],
+});
+
+/** The client's If-Match, as the command handler's options: a stale one is a 412. */
+export const ifMatchOf = (ctx: Ctx) => ({ expectedRevision: parseIfMatch(ctx.get('If-Match')) });
+
 /** A version drafted from a request: previewed (?dry_run=true), or added and answered as the preset it left. Every version-making route's. */
 export const versionAdder =
   (deps: WriteDeps) =>
-  async (ctx: ParameterizedContext<AppState, AppContext>, slug: string, version: VersionDraft): Promise<void> => {
+  async (ctx: Ctx, slug: string, version: VersionDraft): Promise<void> => {
     const { format, draft, template, note } = version;
     if (isDryRun(ctx.query.dry_run)) {
       ctx.body = dryRunAnswer(format, draft, template, note);
@@ -45,22 +63,19 @@ export const versionAdder =
     const outcome = await deps.handle(
       {
         type: 'AddPresetVersion',
-        workspaceId: ctx.state.workspaceId,
-        slug,
-        actorUserId: ctx.state.caller.userId,
-        config: draft.config,
-        systemPrompt: draft.systemPrompt,
-        templateFormat: template.templateFormat,
-        variables: template.variables,
-        messages: template.messages,
-        note,
+        data: {
+          workspaceId: ctx.state.workspaceId,
+          slug,
+          config: draft.config,
+          systemPrompt: draft.systemPrompt,
+          templateFormat: template.templateFormat,
+          variables: template.variables,
+          messages: template.messages,
+          note,
+        },
+        metadata: { ...requestedBy(ctx), sourceFormat: format },
       },
-      {
-        requestId: ctx.state.requestId,
-        keyId: ctx.state.caller.keyId,
-        sourceFormat: format,
-        expectedRevision: parseIfMatch(ctx.get('If-Match')),
-      },
+      ifMatchOf(ctx),
     );
     const event = outcome.events[0] as PresetCreated | PresetVersionAdded;
     const { id, number } = event.data.version;
@@ -115,11 +130,7 @@ export interface WrittenPreset {
  * write that happened. If later writes already moved the preset on, its document at the write's
  * revision is folded from the events instead (`presetAt`).
  */
-export const answerWrite = async (
-  ctx: ParameterizedContext<AppState, AppContext>,
-  deps: WriteDeps,
-  written: WrittenPreset,
-): Promise<void> => {
+export const answerWrite = async (ctx: Ctx, deps: WriteDeps, written: WrittenPreset): Promise<void> => {
   const { slug, revision, presetId, version } = written;
   const workspaceId = ctx.state.workspaceId;
   const record = await deps.waitForPreset(workspaceId, slug, revision, deps.readYourWritesTimeoutMs);

@@ -70,17 +70,11 @@ it('seals once without rewriting an event, then verifies, takes writes chained o
   // A new event chains from the sealed link of the stream's last old event.
   const store = openSqliteEventStore({ file: file(), writerThread: false });
   const handle = createPresetCommandHandler({ eventStore: store });
-  await handle(
-    {
-      type: 'AddPresetVersion',
-      workspaceId: WORKSPACE,
-      slug: 'support-bot',
-      actorUserId: 'dana',
-      config: { model: 'm' },
-      systemPrompt: 'New.',
-    },
-    { requestId: 'after-seal' },
-  );
+  await handle({
+    type: 'AddPresetVersion',
+    data: { workspaceId: WORKSPACE, slug: 'support-bot', config: { model: 'm' }, systemPrompt: 'New.' },
+    metadata: { requestId: 'after-seal', actorUserId: 'dana' },
+  });
   expect(await verifyLog(store)).toMatchObject({ ok: true, events: 15 });
   await store.close();
 

@@ -4,7 +4,15 @@ import { isDeepStrictEqual } from 'node:util';
 import * as t from 'io-ts';
 import * as E from 'fp-ts/Either';
 import { renderEventSchemas, SCHEMA_DIR } from '#scripts/generate-event-schemas';
-import { decide, evolve, initialState } from '#src/presets/decider';
+import {
+  decide,
+  evolve,
+  initialState,
+  type AddPresetVersion,
+  type DecideProposal,
+  type PresetCommandMetadata,
+  type ProtectLabel,
+} from '#src/presets/decider';
 import { decideKeys, initialKeysState, type KeyCommandMetadata } from '#src/keys/decider';
 import { CURRENT_SCHEMA_VERSION, type PresetEvent } from '#src/presets/events';
 import { WORKSPACE_EVENT_TYPES, workspaceEvents } from '#src/workspaceLog/catalog';
@@ -97,17 +105,26 @@ const variants = (value: unknown): unknown[] => {
 };
 
 // Real events, as the decider makes them, plus the v1 shapes.
-const add = {
-  type: 'AddPresetVersion' as const,
-  workspaceId: 'ws',
-  slug: 'bot',
-  actorUserId: 'u',
-  config: { model: 'm' },
-  systemPrompt: 'S',
-  newPresetId: 'p',
-  newVersionId: 'v',
+/** Commands as the decider takes them: `{ type, data, metadata }`, on one preset, at time 0. */
+const preset = { workspaceId: 'ws', slug: 'bot' };
+const by = (actorUserId = 'u', more: Partial<PresetCommandMetadata> = {}): PresetCommandMetadata => ({
+  requestId: 'r',
+  actorUserId,
   now: new Date(0),
+  ...more,
+});
+/** A releaser's metadata: a key with presets:release. */
+const releaser = (actorUserId = 'u', more: Partial<PresetCommandMetadata> = {}) => by(actorUserId, { mayRelease: true, ...more });
+const add: AddPresetVersion = {
+  type: 'AddPresetVersion',
+  data: { ...preset, config: { model: 'm' }, systemPrompt: 'S' },
+  metadata: { ...by(), newPresetId: 'p', newVersionId: 'v' },
 };
+const addWith = (data: Partial<AddPresetVersion['data']>, metadata: Partial<AddPresetVersion['metadata']> = {}): AddPresetVersion => ({
+  type: 'AddPresetVersion',
+  data: { ...add.data, ...data },
+  metadata: { ...add.metadata, ...metadata },
+});
 const one = (e: E.Either<unknown, PresetEvent[]>) =>
   E.isRight(e)
     ? e.right[0]!
@@ -115,8 +132,10 @@ const one = (e: E.Either<unknown, PresetEvent[]>) =>
         throw new Error('no event');
       })();
 const created = one(decide(add, initialState()));
-const added = one(decide({ ...add, newVersionId: 'v2' }, evolve(initialState(), created)));
-const designated = one(decide({ ...add, type: 'DesignateVersion', version: 1 }, [created, added].reduce(evolve, initialState())));
+const added = one(decide(addWith({}, { newVersionId: 'v2' }), evolve(initialState(), created)));
+const designated = one(
+  decide({ type: 'DesignateVersion', data: { ...preset, version: 1 }, metadata: by() }, [created, added].reduce(evolve, initialState())),
+);
 const history = [created, added].reduce(evolve, initialState());
 const all = (e: E.Either<unknown, PresetEvent[]>) =>
   E.isRight(e)
@@ -124,25 +143,38 @@ const all = (e: E.Either<unknown, PresetEvent[]>) =>
     : (() => {
         throw new Error('no events');
       })();
-const base = { workspaceId: 'ws', slug: 'bot', actorUserId: 'u', now: new Date(0) };
 const [renamed, disabled] = all(
-  decide({ ...base, type: 'ChangePreset', name: 'Bot', description: 'Answers.', status: 'disabled', note: 'why' }, history),
+  decide(
+    { type: 'ChangePreset', data: { ...preset, name: 'Bot', description: 'Answers.', status: 'disabled', note: 'why' }, metadata: by() },
+    history,
+  ),
 );
-const [undescribed] = all(decide({ ...base, type: 'ChangePreset', description: null }, evolve(history, renamed!)));
-const labelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 2, note: 'ship it' }, history));
-const relabelled = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 1 }, evolve(history, labelled)));
-const unlabelled = one(decide({ ...base, type: 'RemoveLabel', label: 'production' }, evolve(history, labelled)));
+const [undescribed] = all(
+  decide({ type: 'ChangePreset', data: { ...preset, description: null }, metadata: by() }, evolve(history, renamed!)),
+);
+const labelled = one(
+  decide({ type: 'MoveLabel', data: { ...preset, label: 'production', version: 2, note: 'ship it' }, metadata: by() }, history),
+);
+const relabelled = one(
+  decide({ type: 'MoveLabel', data: { ...preset, label: 'production', version: 1 }, metadata: by() }, evolve(history, labelled)),
+);
+const unlabelled = one(
+  decide({ type: 'RemoveLabel', data: { ...preset, label: 'production' }, metadata: by() }, evolve(history, labelled)),
+);
 const split = one(
   decide(
     {
-      ...base,
       type: 'SplitLabel',
-      label: 'production',
-      split: [
-        { version: 2, weight: 5 },
-        { version: 1, weight: 95 },
-      ],
-      note: 'canary',
+      data: {
+        ...preset,
+        label: 'production',
+        split: [
+          { version: 2, weight: 5 },
+          { version: 1, weight: 95 },
+        ],
+        note: 'canary',
+      },
+      metadata: by(),
     },
     evolve(history, labelled),
   ),
@@ -150,79 +182,106 @@ const split = one(
 const resplit = one(
   decide(
     {
-      ...base,
       type: 'SplitLabel',
-      label: 'production',
-      split: [
-        { version: 1, weight: 50 },
-        { version: 2, weight: 50 },
-      ],
+      data: {
+        ...preset,
+        label: 'production',
+        split: [
+          { version: 1, weight: 50 },
+          { version: 2, weight: 50 },
+        ],
+      },
+      metadata: by(),
     },
     [labelled, split].reduce(evolve, history),
   ),
 );
-const promoted = one(decide({ ...base, type: 'MoveLabel', label: 'production', version: 2 }, [labelled, split].reduce(evolve, history)));
-const notedAdd = one(decide({ ...add, newVersionId: 'v3', note: 'faster model' }, history));
-// Release control: protect production with two approvals, propose, approve twice (the second moves it), and the other endings.
-const release = { ...base, mayRelease: true };
-const protectedLabel = one(decide({ ...release, type: 'ProtectLabel', label: 'production', protected: true, approvals: 2 }, history));
-const protectedDesignation = one(
-  decide({ ...release, type: 'ProtectLabel', label: null, protected: true, approvals: 0, note: 'release only' }, history),
-);
-const unprotected = one(
+const promoted = one(
   decide(
-    { ...release, type: 'ProtectLabel', label: 'production', protected: false, approvals: 0 },
-    evolve(history, one(decide({ ...release, type: 'ProtectLabel', label: 'production', protected: true, approvals: 0 }, history))),
+    { type: 'MoveLabel', data: { ...preset, label: 'production', version: 2 }, metadata: by() },
+    [labelled, split].reduce(evolve, history),
   ),
 );
+const notedAdd = one(decide(addWith({ note: 'faster model' }, { newVersionId: 'v3' }), history));
+// Release control: protect production with two approvals, propose, approve twice (the second moves it), and the other endings.
+const protect = (label: string | null, isProtected: boolean, approvals: number, note?: string): ProtectLabel => ({
+  type: 'ProtectLabel',
+  data: { ...preset, label, protected: isProtected, approvals, ...(note === undefined ? {} : { note }) },
+  metadata: releaser(),
+});
+const protectedLabel = one(decide(protect('production', true, 2), history));
+const protectedDesignation = one(decide(protect(null, true, 0, 'release only'), history));
+const unprotected = one(decide(protect('production', false, 0), evolve(history, one(decide(protect('production', true, 0), history)))));
 const guarded = evolve(history, protectedLabel);
 // With approvals, lifting the protection, removing the label and changing the status are proposals (by a key made by 'lead').
 const changeProposals = [
-  { type: 'ProtectLabel' as const, label: 'production', protected: false, approvals: 0 },
-  { type: 'ProtectLabel' as const, label: 'production', protected: true, approvals: 1 },
-  { type: 'ChangePreset' as const, status: 'archived' as const },
-].map((c, i) => one(decide({ ...release, ...c, newProposalId: `pc${i}`, actorMakers: ['lead'] }, guarded)));
+  { type: 'ProtectLabel' as const, data: { ...preset, label: 'production', protected: false, approvals: 0 } },
+  { type: 'ProtectLabel' as const, data: { ...preset, label: 'production', protected: true, approvals: 1 } },
+  { type: 'ChangePreset' as const, data: { ...preset, status: 'archived' as const } },
+].map((c, i) => one(decide({ ...c, metadata: releaser('u', { newProposalId: `pc${i}`, actorMakers: ['lead'] }) }, guarded)));
 const labelledGuarded = [labelled, protectedLabel].reduce(evolve, history);
-const removalProposed = one(decide({ ...release, type: 'RemoveLabel', label: 'production', newProposalId: 'pr9' }, labelledGuarded));
+/** Approving, rejecting or withdrawing proposal `proposalId` as `actorUserId`. */
+const decideOn = (
+  type: DecideProposal['type'],
+  proposalId: string,
+  actorUserId: string,
+  { note, actorMakers }: { note?: string; actorMakers?: string[] } = {},
+): DecideProposal => ({
+  type,
+  data: { ...preset, proposalId, ...(note === undefined ? {} : { note }) },
+  metadata: releaser(actorUserId, actorMakers === undefined ? {} : { actorMakers }),
+});
+const removalProposed = one(
+  decide(
+    { type: 'RemoveLabel', data: { ...preset, label: 'production' }, metadata: releaser('u', { newProposalId: 'pr9' }) },
+    labelledGuarded,
+  ),
+);
 const removalApprovals = all(
   decide(
-    { ...release, type: 'ApproveProposal', proposalId: 'pr9', actorUserId: 'a2', actorMakers: ['admin'] },
-    [
-      removalProposed,
-      one(decide({ ...release, type: 'ApproveProposal', proposalId: 'pr9', actorUserId: 'a1' }, evolve(labelledGuarded, removalProposed))),
-    ].reduce(evolve, labelledGuarded),
+    decideOn('ApproveProposal', 'pr9', 'a2', { actorMakers: ['admin'] }),
+    [removalProposed, one(decide(decideOn('ApproveProposal', 'pr9', 'a1'), evolve(labelledGuarded, removalProposed)))].reduce(
+      evolve,
+      labelledGuarded,
+    ),
   ),
 );
 const removedByProposal = removalApprovals[1]!;
 const liftedByProposal = all(
   decide(
-    { ...release, type: 'ApproveProposal', proposalId: 'pc0', actorUserId: 'a2' },
-    [
-      changeProposals[0]!,
-      one(decide({ ...release, type: 'ApproveProposal', proposalId: 'pc0', actorUserId: 'a1' }, evolve(guarded, changeProposals[0]!))),
-    ].reduce(evolve, guarded),
+    decideOn('ApproveProposal', 'pc0', 'a2'),
+    [changeProposals[0]!, one(decide(decideOn('ApproveProposal', 'pc0', 'a1'), evolve(guarded, changeProposals[0]!)))].reduce(
+      evolve,
+      guarded,
+    ),
   ),
 )[1]!;
 const archivedByProposal = all(
   decide(
-    { ...release, type: 'ApproveProposal', proposalId: 'pc2', actorUserId: 'a2' },
-    [
-      changeProposals[2]!,
-      one(decide({ ...release, type: 'ApproveProposal', proposalId: 'pc2', actorUserId: 'a1' }, evolve(guarded, changeProposals[2]!))),
-    ].reduce(evolve, guarded),
+    decideOn('ApproveProposal', 'pc2', 'a2'),
+    [changeProposals[2]!, one(decide(decideOn('ApproveProposal', 'pc2', 'a1'), evolve(guarded, changeProposals[2]!)))].reduce(
+      evolve,
+      guarded,
+    ),
   ),
 )[1]!;
 const proposed = one(
-  decide({ ...release, type: 'MoveLabel', label: 'production', version: 2, newProposalId: 'pr1', note: 'ship' }, guarded),
+  decide(
+    {
+      type: 'MoveLabel',
+      data: { ...preset, label: 'production', version: 2, note: 'ship' },
+      metadata: releaser('u', { newProposalId: 'pr1' }),
+    },
+    guarded,
+  ),
 );
 const pending = evolve(guarded, proposed);
-const proposal = { ...release, proposalId: 'pr1' };
-const approvedOnce = one(decide({ ...proposal, type: 'ApproveProposal', actorUserId: 'a1' }, pending));
+const approvedOnce = one(decide(decideOn('ApproveProposal', 'pr1', 'a1'), pending));
 const [approvedTwice, movedByProposal] = all(
-  decide({ ...proposal, type: 'ApproveProposal', actorUserId: 'a2', note: 'lgtm' }, evolve(pending, approvedOnce)),
+  decide(decideOn('ApproveProposal', 'pr1', 'a2', { note: 'lgtm' }), evolve(pending, approvedOnce)),
 );
-const rejected = one(decide({ ...proposal, type: 'RejectProposal', actorUserId: 'a1' }, pending));
-const withdrawn = one(decide({ ...proposal, type: 'WithdrawProposal', note: 'not yet' }, pending));
+const rejected = one(decide(decideOn('RejectProposal', 'pr1', 'a1'), pending));
+const withdrawn = one(decide(decideOn('WithdrawProposal', 'pr1', 'u', { note: 'not yet' }), pending));
 const keyMeta: KeyCommandMetadata = {
   requestId: 'r',
   actorUserId: 'admin',
@@ -272,14 +331,14 @@ const templated = {
     { role: 'assistant' as const, content: 'Understood.' },
   ],
 };
-const templatedCreated = one(decide({ ...add, ...templated, systemPrompt: 'Reply in {{language}}.' }, initialState()));
-const templatedAdded = one(decide({ ...add, ...templated, newVersionId: 'v4', note: 'templated' }, history));
+const templatedCreated = one(decide(addWith({ ...templated, systemPrompt: 'Reply in {{language}}.' }), initialState()));
+const templatedAdded = one(decide(addWith({ ...templated, note: 'templated' }, { newVersionId: 'v4' }), history));
 const v2Samples: Record<string, unknown[]> = {
-  PresetCreated: [withoutTemplate(created), withoutTemplate(one(decide({ ...add, note: 'first' }, initialState())))],
+  PresetCreated: [withoutTemplate(created), withoutTemplate(one(decide(addWith({ note: 'first' }), initialState())))],
   PresetVersionAdded: [withoutTemplate(added), withoutTemplate(notedAdd)],
   PresetVersionDesignated: [
     designated.data,
-    one(decide({ ...add, type: 'DesignateVersion', version: 1, note: 'roll back' }, history)).data,
+    one(decide({ type: 'DesignateVersion', data: { ...preset, version: 1, note: 'roll back' }, metadata: by() }, history)).data,
   ],
   PresetDetailsChanged: [renamed!.data, undescribed!.data],
   PresetStatusChanged: [disabled!.data],

@@ -61,17 +61,11 @@ it('announces each appended preset as the read model holds it, right after its c
   expect(thread.healthy()).toBe(true);
   const handle = createPresetCommandHandler({ eventStore: store });
   const first = announced(thread, 'alpha', 0n);
-  await handle(
-    {
-      type: 'AddPresetVersion',
-      workspaceId: W,
-      slug: 'alpha',
-      actorUserId: 'u',
-      config: { model: 'm/a', temperature: 0.2 },
-      systemPrompt: 'one',
-    },
-    { requestId: randomUUID() },
-  );
+  await handle({
+    type: 'AddPresetVersion',
+    data: { workspaceId: W, slug: 'alpha', config: { model: 'm/a', temperature: 0.2 }, systemPrompt: 'one' },
+    metadata: { requestId: randomUUID(), actorUserId: 'u' },
+  });
   // The thread's store polls once a minute here: only the commit's announcement makes these come before the test times out.
   const doc = await first;
   const view = JSON.parse(doc.json) as { slug: string; designated_version: { version: number; config: unknown; system_prompt: string } };
@@ -81,10 +75,11 @@ it('announces each appended preset as the read model holds it, right after its c
   });
 
   const second = announced(thread, 'alpha', 1n);
-  await handle(
-    { type: 'AddPresetVersion', workspaceId: W, slug: 'alpha', actorUserId: 'u', config: { model: 'm/b' }, systemPrompt: 'two' },
-    { requestId: randomUUID() },
-  );
+  await handle({
+    type: 'AddPresetVersion',
+    data: { workspaceId: W, slug: 'alpha', config: { model: 'm/b' }, systemPrompt: 'two' },
+    metadata: { requestId: randomUUID(), actorUserId: 'u' },
+  });
   expect(JSON.parse((await second).json)).toMatchObject({ designated_version: { version: 2, system_prompt: 'two' } });
 
   const head = await store.headPosition();
@@ -101,10 +96,11 @@ it('announces each appended preset as the read model holds it, right after its c
 it('stop() ends the thread; a later start resumes from the stored checkpoint', async () => {
   const handle = createPresetCommandHandler({ eventStore: store });
   for (const slug of ['a', 'b', 'c']) {
-    await handle(
-      { type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' },
-      { requestId: randomUUID() },
-    );
+    await handle({
+      type: 'AddPresetVersion',
+      data: { workspaceId: W, slug, config: { model: 'm/x' }, systemPrompt: '' },
+      metadata: { requestId: randomUUID(), actorUserId: 'u' },
+    });
   }
   const first = await startProjectorThread({ entry: WORKER, data: { config }, logger: createLogger('silent') });
   const caughtUp = once(first.events, 'projected');
@@ -112,10 +108,11 @@ it('stop() ends the thread; a later start resumes from the stored checkpoint', a
   await first.stop();
   expect(first.healthy()).toBe(false);
 
-  await handle(
-    { type: 'AddPresetVersion', workspaceId: W, slug: 'd', actorUserId: 'u', config: { model: 'm/x' }, systemPrompt: '' },
-    { requestId: randomUUID() },
-  );
+  await handle({
+    type: 'AddPresetVersion',
+    data: { workspaceId: W, slug: 'd', config: { model: 'm/x' }, systemPrompt: '' },
+    metadata: { requestId: randomUUID(), actorUserId: 'u' },
+  });
   thread = await startProjectorThread({ entry: WORKER, data: { config }, logger: createLogger('silent') });
   const [, documents] = (await once(thread.events, 'projected')) as [bigint, PresetJson[]];
   // Only the event after the checkpoint is projected again.

@@ -10,7 +10,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 /** `npm start`'s command line. */
 const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
 
-/** The flag the service sets is one node accepts as an argument, the one way an operator can give another (docs: README, Configuration). */
+/** The flag the service sets is one node accepts as an argument, the one way an operator can give another (docs/operations.md, Tuning). */
 describe('heap growth flag', () => {
   const flag = `--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
 

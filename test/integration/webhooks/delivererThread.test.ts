@@ -86,10 +86,11 @@ const write = async (...slugs: string[]) => {
   const handle = createPresetCommandHandler({ eventStore: events });
   const ids: string[] = [];
   for (const slug of slugs) {
-    await handle(
-      { type: 'AddPresetVersion', workspaceId: W, slug, actorUserId: 'u', config: { model: 'm/a' }, systemPrompt: slug },
-      { requestId: randomUUID() },
-    );
+    await handle({
+      type: 'AddPresetVersion',
+      data: { workspaceId: W, slug, config: { model: 'm/a' }, systemPrompt: slug },
+      metadata: { requestId: randomUUID(), actorUserId: 'u' },
+    });
     const [last] = await events.readAllBackwards({ limit: 1 });
     ids.push(last!.id);
   }
@@ -139,10 +140,11 @@ it('delivers a range of events as large as the body limit allows, every one once
   const ids: string[] = [];
   for (let i = 0; i < 24; i++) {
     const prompt = `${i} `.padEnd(6_000_000, 'x');
-    await handle(
-      { type: 'AddPresetVersion', workspaceId: W, slug: `big-${i}`, actorUserId: 'u', config: { model: 'm/a' }, systemPrompt: prompt },
-      { requestId: randomUUID() },
-    );
+    await handle({
+      type: 'AddPresetVersion',
+      data: { workspaceId: W, slug: `big-${i}`, config: { model: 'm/a' }, systemPrompt: prompt },
+      metadata: { requestId: randomUUID(), actorUserId: 'u' },
+    });
     ids.push((await events.readAllBackwards({ limit: 1 }))[0]!.id);
   }
   await start();

@@ -14,7 +14,9 @@ type Route = { methods: string[]; path: string };
 
 /** The API's route table (templates and methods), read from the real router. */
 const apiTable = (): Route[] => {
-  const stub = new Proxy({} as AppDeps, { get: (_, key) => (key === 'then' || key === 'metrics' || key === 'mounts' ? undefined : () => undefined) });
+  const stub = new Proxy({} as AppDeps, {
+    get: (_, key) => (key === 'then' || key === 'metrics' || key === 'mounts' ? undefined : () => undefined),
+  });
   return apiRoutes(stub).stack.map((layer) => ({ methods: layer.methods.filter((m) => m !== 'HEAD'), path: layer.path as string }));
 };
 

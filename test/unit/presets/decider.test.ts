@@ -6,6 +6,7 @@ import {
   type ChangePreset,
   type DesignateVersion,
   type MoveLabel,
+  type PresetCommandMetadata,
   type ProtectLabel,
   type RemoveLabel,
   type SplitLabel,
@@ -31,26 +32,24 @@ const given = DeciderSpecification.for(presetDecider);
 const { evolve, initialState } = presetDecider;
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
-const add = (overrides: Partial<AddPresetVersion> = {}): AddPresetVersion => ({
-  type: 'AddPresetVersion',
-  workspaceId: 'ws-1',
-  slug: 'bot',
-  actorUserId: 'user-1',
-  config: { model: 'm', temperature: 0.5 },
-  systemPrompt: 'Be brief.',
-  newPresetId: 'preset-1',
-  newVersionId: 'version-1',
-  now: NOW,
-  ...overrides,
+/** The preset every command here names. */
+const bot = { workspaceId: 'ws-1', slug: 'bot' };
+/** A command's metadata: who asks and when, and what release control and the handler add (`more`). */
+const by = (actorUserId: string, now: Date, more: Partial<PresetCommandMetadata> = {}): PresetCommandMetadata => ({
+  requestId: 'req-1',
+  actorUserId,
+  now,
+  ...more,
 });
-const designate = (version: number, overrides: Partial<DesignateVersion> = {}): DesignateVersion => ({
+const add = (data: Partial<AddPresetVersion['data']> = {}, metadata: Partial<AddPresetVersion['metadata']> = {}): AddPresetVersion => ({
+  type: 'AddPresetVersion',
+  data: { ...bot, config: { model: 'm', temperature: 0.5 }, systemPrompt: 'Be brief.', ...data },
+  metadata: { ...by('user-1', NOW), newPresetId: 'preset-1', newVersionId: 'version-1', ...metadata },
+});
+const designate = (version: number, data: Partial<DesignateVersion['data']> = {}): DesignateVersion => ({
   type: 'DesignateVersion',
-  workspaceId: 'ws-1',
-  slug: 'bot',
-  actorUserId: 'auditor',
-  version,
-  now: new Date('2026-03-02T00:00:00.000Z'),
-  ...overrides,
+  data: { ...bot, version, ...data },
+  metadata: by('auditor', new Date('2026-03-02T00:00:00.000Z')),
 });
 
 const version = (n: number, id = `version-${n}`, creatorId = 'user-1') => ({
@@ -98,10 +97,10 @@ describe('adding a version', () => {
 
   it('adds the next version to an existing preset, keeping its id and ignoring the new preset id', () => {
     given([created])
-      .when(add({ newPresetId: 'unused', newVersionId: 'version-2', actorUserId: 'user-2' }))
+      .when(add({}, { newPresetId: 'unused', newVersionId: 'version-2', actorUserId: 'user-2' }))
       .then([added(2, 'user-2')]);
     given([created, added(2)])
-      .when(add({ newVersionId: 'version-3' }))
+      .when(add({}, { newVersionId: 'version-3' }))
       .then([added(3)]);
   });
 
@@ -115,7 +114,7 @@ describe('adding a version', () => {
       .when(add(template))
       .then([{ ...created, data: { ...created.data, version: { ...version(1), ...template } } }]);
     given([created])
-      .when(add({ ...template, newVersionId: 'version-2' }))
+      .when(add(template, { newVersionId: 'version-2' }))
       .then([{ ...added(2), data: { ...added(2).data, version: { ...version(2), ...template } } }]);
   });
 
@@ -130,7 +129,9 @@ describe('adding a version', () => {
 
   it('is pure: the same command and state decide the same events', () => {
     const state = [created].reduce(evolve, initialState());
-    expect(presetDecider.decide(add({ newVersionId: 'v' }), state)).toEqual(presetDecider.decide(add({ newVersionId: 'v' }), state));
+    expect(presetDecider.decide(add({}, { newVersionId: 'v' }), state)).toEqual(
+      presetDecider.decide(add({}, { newVersionId: 'v' }), state),
+    );
   });
 });
 
@@ -183,7 +184,7 @@ describe('designating a version (rollback)', () => {
 
   it('a new version after a rollback is numbered after the last one and becomes designated', () => {
     given([...threeVersions, designated(1, 3)])
-      .when(add({ newVersionId: 'version-4' }))
+      .when(add({}, { newVersionId: 'version-4' }))
       .then([added(4)]);
     expect([...threeVersions, designated(1, 3), added(4)].reduce(evolve, initialState())).toMatchObject({ designatedVersion: 4 });
   });
@@ -191,31 +192,20 @@ describe('designating a version (rollback)', () => {
 
 describe('the lifecycle', () => {
   const at = '2026-03-03T00:00:00.000Z';
-  const change = (fields: Omit<Partial<ChangePreset>, 'type'>): ChangePreset => ({
+  const change = (fields: Partial<ChangePreset['data']>): ChangePreset => ({
     type: 'ChangePreset',
-    workspaceId: 'ws-1',
-    slug: 'bot',
-    actorUserId: 'editor',
-    now: new Date(at),
-    ...fields,
+    data: { ...bot, ...fields },
+    metadata: by('editor', new Date(at)),
   });
   const label = (name: string, version: number, note?: string): MoveLabel => ({
     type: 'MoveLabel',
-    workspaceId: 'ws-1',
-    slug: 'bot',
-    actorUserId: 'releaser',
-    now: new Date(at),
-    label: name,
-    version,
-    ...(note ? { note } : {}),
+    data: { ...bot, label: name, version, ...(note ? { note } : {}) },
+    metadata: by('releaser', new Date(at)),
   });
   const unlabel = (name: string): RemoveLabel => ({
     type: 'RemoveLabel',
-    workspaceId: 'ws-1',
-    slug: 'bot',
-    actorUserId: 'releaser',
-    now: new Date(at),
-    label: name,
+    data: { ...bot, label: name },
+    metadata: by('releaser', new Date(at)),
   });
   const statusChanged = (status: PresetStatus, previousStatus: PresetStatus): PresetStatusChanged => ({
     type: 'PresetStatusChanged',
@@ -273,7 +263,7 @@ describe('the lifecycle', () => {
   it('freezes an archived preset except for its status and details, and restores it', () => {
     const archived = [...threeVersions, statusChanged('archived', 'active')];
     given(archived)
-      .when(add({ newVersionId: 'version-4' }))
+      .when(add({}, { newVersionId: 'version-4' }))
       .thenRejects({ type: 'PresetArchived' });
     given(archived).when(designate(1)).thenRejects({ type: 'PresetArchived' });
     given(archived).when(label('production', 2)).thenRejects({ type: 'PresetArchived' });
@@ -287,14 +277,14 @@ describe('the lifecycle', () => {
       .when(change({ status: 'disabled' }))
       .then([statusChanged('disabled', 'archived')]);
     given([...archived, statusChanged('active', 'archived')])
-      .when(add({ newVersionId: 'version-4' }))
+      .when(add({}, { newVersionId: 'version-4' }))
       .then([added(4)]);
   });
 
   it('a disabled preset still takes versions, labels and designations (only its use is refused)', () => {
     const disabled = [...threeVersions, statusChanged('disabled', 'active')];
     given(disabled)
-      .when(add({ newVersionId: 'version-4' }))
+      .when(add({}, { newVersionId: 'version-4' }))
       .then([added(4)]);
     given(disabled)
       .when(label('staging', 3))
@@ -347,7 +337,7 @@ describe('the lifecycle', () => {
 
   it('keeps a version note, and a designation note, on their events', () => {
     given([created])
-      .when(add({ newVersionId: 'version-2', note: 'cheaper model' }))
+      .when(add({ note: 'cheaper model' }, { newVersionId: 'version-2' }))
       .then([{ ...added(2), data: { ...added(2).data, version: { ...added(2).data.version, note: 'cheaper model' } } }]);
     given(threeVersions)
       .when(designate(1, { note: 'incident 42' }))
@@ -357,13 +347,11 @@ describe('the lifecycle', () => {
 
 describe('splitting a label (rollouts)', () => {
   const at = '2026-03-04T00:00:00.000Z';
-  const base = { workspaceId: 'ws-1', slug: 'bot', actorUserId: 'releaser', now: new Date(at) };
+  const releaser = by('releaser', new Date(at));
   const split = (label: string, shares: [number, number][], note?: string): SplitLabel => ({
-    ...base,
     type: 'SplitLabel',
-    label,
-    split: shares.map(([version, weight]) => ({ version, weight })),
-    ...(note ? { note } : {}),
+    data: { ...bot, label, split: shares.map(([version, weight]) => ({ version, weight })), ...(note ? { note } : {}) },
+    metadata: releaser,
   });
   const shares = (pairs: [number, number][]) => pairs.map(([n, weight]) => ({ versionNumber: n, versionId: `version-${n}`, weight }));
   const labelSplit = (
@@ -478,11 +466,11 @@ describe('splitting a label (rollouts)', () => {
       { number: 2 },
     );
     given([...onProduction2, canary])
-      .when({ ...base, type: 'MoveLabel', label: 'production', version: 3 })
+      .when({ type: 'MoveLabel', data: { ...bot, label: 'production', version: 3 }, metadata: releaser })
       .then([{ ...moved('production', 3, null), data: { ...moved('production', 3, null).data, previousVersions: canary.data.versions } }]);
     // Moving it back to the version it named before the split is an event too: the split ends.
     given([...onProduction2, canary])
-      .when({ ...base, type: 'MoveLabel', label: 'production', version: 2 })
+      .when({ type: 'MoveLabel', data: { ...bot, label: 'production', version: 2 }, metadata: releaser })
       .then([{ ...moved('production', 2, null), data: { ...moved('production', 2, null).data, previousVersions: canary.data.versions } }]);
     const state = [...onProduction2, canary, moved('production', 3, null)].reduce(evolve, initialState());
     expect(state).toMatchObject({ labels: { production: 3 }, splits: {} });
@@ -542,14 +530,13 @@ describe('splitting a label (rollouts)', () => {
         { number: 2 },
       ),
     ])
-      .when({ ...base, type: 'RemoveLabel', label: 'production' })
+      .when({ type: 'RemoveLabel', data: { ...bot, label: 'production' }, metadata: releaser })
       .thenRejects({ type: 'LabelSplit' });
   });
 });
 
 describe('release control (given / when / then)', () => {
   const at = new Date('2026-04-01T00:00:00.000Z');
-  const base = { workspaceId: 'ws-1', slug: 'bot', now: at };
   const protectedAt = (label: string | null, approvals: number): PresetLabelProtected => ({
     type: 'PresetLabelProtected',
     data: { presetId: 'preset-1', label, protected: true, approvals, occurredAt: at.toISOString() },
@@ -585,29 +572,23 @@ describe('release control (given / when / then)', () => {
   });
   const guarded = [...threeVersions, production1, protectedAt('production', 2)];
   const move = (actor: string, mayRelease: boolean, version = 2): MoveLabel => ({
-    ...base,
     type: 'MoveLabel',
-    actorUserId: actor,
-    mayRelease,
-    label: 'production',
-    version,
-    newProposalId: 'p-1',
+    data: { ...bot, label: 'production', version },
+    metadata: by(actor, at, { mayRelease, newProposalId: 'p-1' }),
   });
-  const decideOn = (type: DecideProposal['type'], actor: string, mayRelease = true): DecideProposal => ({
-    ...base,
+  const decideOn = (type: DecideProposal['type'], actor: string, mayRelease = true, actorMakers?: string[]): DecideProposal => ({
     type,
-    actorUserId: actor,
-    mayRelease,
-    proposalId: 'p-1',
+    data: { ...bot, proposalId: 'p-1' },
+    metadata: by(actor, at, { mayRelease, ...(actorMakers ? { actorMakers } : {}) }),
   });
 
   it('refuses any change of a protected label to a key without presets:release: move, remove, unprotect', () => {
     given(guarded).when(move('w', false)).thenRejects({ type: 'Protected', kind: 'forbidden' });
     given(guarded)
-      .when({ ...base, type: 'RemoveLabel', actorUserId: 'w', label: 'production' })
+      .when({ type: 'RemoveLabel', data: { ...bot, label: 'production' }, metadata: by('w', at) })
       .thenRejects({ type: 'Protected', kind: 'forbidden' });
     given(guarded)
-      .when({ ...base, type: 'ProtectLabel', actorUserId: 'w', label: 'production', protected: false, approvals: 0 })
+      .when({ type: 'ProtectLabel', data: { ...bot, label: 'production', protected: false, approvals: 0 }, metadata: by('w', at) })
       .thenRejects({ type: 'Protected', kind: 'forbidden' });
     // A label that is not protected moves as before.
     given(threeVersions).when(move('w', false)).then([labelMoved2()]);
@@ -660,7 +641,11 @@ describe('release control (given / when / then)', () => {
   it('keeps a protected designation where it is when a version is added', () => {
     const [event] = E.getOrElseW(() => [])(
       presetDecider.decide(
-        { ...base, type: 'AddPresetVersion', actorUserId: 'w', config: {}, systemPrompt: '', newPresetId: 'x', newVersionId: 'version-4' },
+        {
+          type: 'AddPresetVersion',
+          data: { ...bot, config: {}, systemPrompt: '' },
+          metadata: { ...by('w', at), newPresetId: 'x', newVersionId: 'version-4' },
+        },
         [...threeVersions, protectedAt(null, 0)].reduce(evolve, initialState()),
       ),
     );
@@ -669,10 +654,7 @@ describe('release control (given / when / then)', () => {
   });
 
   describe('what one person cannot do alone', () => {
-    const approve = (actor: string, makers: string[] = []): DecideProposal => ({
-      ...decideOn('ApproveProposal', actor),
-      actorMakers: makers,
-    });
+    const approve = (actor: string, makers: string[] = []): DecideProposal => decideOn('ApproveProposal', actor, true, makers);
     const madeBy = (makers: string[]): LabelMoveProposed => ({
       ...proposedBy('ann'),
       data: { ...proposedBy('ann').data, proposerMakers: makers },
@@ -723,14 +705,9 @@ describe('release control (given / when / then)', () => {
 
     it('makes lowering or lifting a protection with approvals a proposal; raising one applies at once', () => {
       const protect = (approvals: number, isProtected = true): ProtectLabel => ({
-        ...base,
         type: 'ProtectLabel',
-        actorUserId: 'ann',
-        mayRelease: true,
-        label: 'production',
-        protected: isProtected,
-        approvals,
-        newProposalId: 'p-1',
+        data: { ...bot, label: 'production', protected: isProtected, approvals },
+        metadata: by('ann', at, { mayRelease: true, newProposalId: 'p-1' }),
       });
       given(guarded)
         .when(protect(0, false))
@@ -766,7 +743,11 @@ describe('release control (given / when / then)', () => {
 
     it('makes removing a label with approvals a proposal, applied by the last approval', () => {
       given(guarded)
-        .when({ ...base, type: 'RemoveLabel', actorUserId: 'ann', mayRelease: true, label: 'production', newProposalId: 'p-1' })
+        .when({
+          type: 'RemoveLabel',
+          data: { ...bot, label: 'production' },
+          metadata: by('ann', at, { mayRelease: true, newProposalId: 'p-1' }),
+        })
         .then([changeProposed({ kind: 'remove_label', versionNumber: 1 })]);
       given([...guarded, changeProposed({ kind: 'remove_label', versionNumber: 1 }), approvedBy('bob')])
         .when(approve('cid'))
@@ -781,18 +762,15 @@ describe('release control (given / when / then)', () => {
 
     it('lets only a releaser archive or disable a preset with a protected target, under the rules of a move', () => {
       const status = (actor: string, mayRelease: boolean, to: PresetStatus): ChangePreset => ({
-        ...base,
         type: 'ChangePreset',
-        actorUserId: actor,
-        mayRelease,
-        status: to,
-        newProposalId: 'p-1',
+        data: { ...bot, status: to },
+        metadata: by(actor, at, { mayRelease, newProposalId: 'p-1' }),
       });
       given(guarded)
         .when(status('w', false, 'disabled'))
         .thenRejects({ type: 'Protected', kind: 'forbidden', reason: 'protected' });
       given(guarded)
-        .when({ ...base, type: 'ArchivePreset', actorUserId: 'w', mayRelease: false })
+        .when({ type: 'ArchivePreset', data: bot, metadata: by('w', at, { mayRelease: false }) })
         .thenRejects({ type: 'Protected', kind: 'forbidden', reason: 'protected' });
       given(guarded)
         .when(status('ann', true, 'disabled'))
@@ -839,7 +817,6 @@ describe('release control (given / when / then)', () => {
 
 describe('splitting a protected label (rollouts under release control)', () => {
   const at = '2026-05-01T00:00:00.000Z';
-  const base = { workspaceId: 'ws-1', slug: 'bot', actorUserId: 'ann', now: new Date(at) };
   const production1: PresetLabelMoved = {
     type: 'PresetLabelMoved',
     data: {
@@ -856,14 +833,16 @@ describe('splitting a protected label (rollouts under release control)', () => {
     data: { presetId: 'preset-1', label: 'production', protected: true, approvals, occurredAt: at },
   });
   const canary = (mayRelease: boolean): SplitLabel => ({
-    ...base,
     type: 'SplitLabel',
-    mayRelease,
-    label: 'production',
-    split: [
-      { version: 1, weight: 90 },
-      { version: 2, weight: 10 },
-    ],
+    data: {
+      ...bot,
+      label: 'production',
+      split: [
+        { version: 1, weight: 90 },
+        { version: 2, weight: 10 },
+      ],
+    },
+    metadata: by('ann', new Date(at), { mayRelease }),
   });
   const splitEvent: PresetLabelSplit = {
     type: 'PresetLabelSplit',
@@ -924,10 +903,14 @@ describe('splitting a protected label (rollouts under release control)', () => {
       },
     };
     given(history)
-      .when({ ...base, type: 'MoveLabel', mayRelease: true, label: 'production', version: 2, newProposalId: 'p-1' })
+      .when({
+        type: 'MoveLabel',
+        data: { ...bot, label: 'production', version: 2 },
+        metadata: by('ann', new Date(at), { mayRelease: true, newProposalId: 'p-1' }),
+      })
       .then([proposed]);
     given([...history, proposed])
-      .when({ ...base, type: 'ApproveProposal', actorUserId: 'bob', mayRelease: true, proposalId: 'p-1' })
+      .when({ type: 'ApproveProposal', data: { ...bot, proposalId: 'p-1' }, metadata: by('bob', new Date(at), { mayRelease: true }) })
       .then([
         { type: 'LabelMoveApproved', data: { presetId: 'preset-1', proposalId: 'p-1', approverUserId: 'bob', occurredAt: at } },
         {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConcurrencyConflict, type EventStoreAdapter } from '#src/eventstore/eventStore';
 import { openMemoryEventStore } from '#src/eventstore/memory';
 import { withStateCache } from '#src/eventstore/states';
-import { createPresetCommandHandler, presetStates, type CommandContext, type PresetCommandRequest } from '#src/presets/handler';
+import { createPresetCommandHandler, presetStates, type PresetCommandRequest } from '#src/presets/handler';
 import { decodePresetEvent as decodeEvent } from '#src/presets/events';
 import { presetStreamName } from '#src/presets/streamName';
 
@@ -12,14 +12,10 @@ type Req = { actorUserId?: string; requestId?: string };
 const addVersion = (deps: Parameters<typeof createPresetCommandHandler>[0], { actorUserId = 'u1', requestId = 'req-1' }: Req = {}) => {
   const command: PresetCommandRequest = {
     type: 'AddPresetVersion',
-    workspaceId: WS,
-    slug: 'bot',
-    actorUserId,
-    config: { model: 'm' },
-    systemPrompt: 'S',
+    data: { workspaceId: WS, slug: 'bot', config: { model: 'm' }, systemPrompt: 'S' },
+    metadata: { requestId, actorUserId, sourceFormat: 'responses' },
   };
-  const context: CommandContext = { requestId, sourceFormat: 'responses' };
-  return createPresetCommandHandler(deps)(command, context);
+  return createPresetCommandHandler(deps)(command);
 };
 const request = () => ({ workspaceId: WS });
 
@@ -48,6 +44,23 @@ describe('the add-version command handler', () => {
     });
     expect(events[1]!.event).toMatchObject({ data: { version: { number: 2 } } });
     expect(new Set(events.map((e) => e.id)).size).toBe(2);
+  });
+
+  it('stores the metadata keys in the order the log has always had them (stored JSON is kept as written)', async () => {
+    // Given in another order than the log's: the order stored is the builder's, not the caller's.
+    await createPresetCommandHandler({ eventStore: store })({
+      type: 'AddPresetVersion',
+      data: { workspaceId: WS, slug: 'bot', config: { model: 'm' }, systemPrompt: 'S' },
+      metadata: { keyId: 'k1', sourceFormat: 'messages', actorUserId: 'u1', requestId: 'req-1' },
+    });
+    const [stored] = await store.read(presetStreamName(WS, 'bot'));
+    expect(Object.keys(stored!.metadata as object).filter((k) => k !== 'hash' && k !== 'hashed')).toEqual([
+      'requestId',
+      'actorUserId',
+      'schemaVersion',
+      'sourceFormat',
+      'keyId',
+    ]);
   });
 
   it('fails with ConcurrencyConflict when another write lands between its read and its append', async () => {
@@ -83,18 +96,15 @@ describe('the add-version command handler', () => {
   it('sees versions written by another process despite its state cache (it reads forward from the cached revision)', async () => {
     const here = createPresetCommandHandler({ eventStore: store, states: withStateCache(presetStates(store), 100) });
     const elsewhere = createPresetCommandHandler({ eventStore: store, states: withStateCache(presetStates(store), 100) });
-    const command: PresetCommandRequest = {
+    const command = (requestId: string): PresetCommandRequest => ({
       type: 'AddPresetVersion',
-      workspaceId: WS,
-      slug: 'bot',
-      actorUserId: 'u1',
-      config: {},
-      systemPrompt: '',
-    };
-    await here(command, { requestId: 'a' });
-    await elsewhere(command, { requestId: 'b' });
-    await elsewhere(command, { requestId: 'c' });
-    const outcome = await here(command, { requestId: 'd' });
+      data: { workspaceId: WS, slug: 'bot', config: {}, systemPrompt: '' },
+      metadata: { requestId, actorUserId: 'u1' },
+    });
+    await here(command('a'));
+    await elsewhere(command('b'));
+    await elsewhere(command('c'));
+    const outcome = await here(command('d'));
     expect(outcome.revision).toBe(3n);
     expect(outcome.events[0]).toMatchObject({ type: 'PresetVersionAdded', data: { version: { number: 4 } } });
   });

@@ -182,12 +182,17 @@ describe('v1 events in a store', () => {
 
   it('are read by the command handler, which appends current ones after them', async () => {
     const handle = createPresetCommandHandler({ eventStore: store });
-    const added = await handle(
-      { type: 'AddPresetVersion', workspaceId: WS, slug: 'old', actorUserId: 'carol', config: {}, systemPrompt: '' },
-      { requestId: 'r3' },
-    );
+    const added = await handle({
+      type: 'AddPresetVersion',
+      data: { workspaceId: WS, slug: 'old', config: {}, systemPrompt: '' },
+      metadata: { requestId: 'r3', actorUserId: 'carol' },
+    });
     expect(added.state).toMatchObject({ status: 'active', versionIds: ['v1', 'v2', expect.any(String)], designatedVersion: 3 });
-    await handle({ type: 'DesignateVersion', workspaceId: WS, slug: 'old', actorUserId: 'dave', version: 1 }, { requestId: 'r4' });
+    await handle({
+      type: 'DesignateVersion',
+      data: { workspaceId: WS, slug: 'old', version: 1 },
+      metadata: { requestId: 'r4', actorUserId: 'dave' },
+    });
     const raw = await store.read(stream);
     expect(raw.map((e) => (e.metadata as { schemaVersion: number }).schemaVersion)).toEqual([
       1,
