@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Dotprompt } from 'dotprompt';
 import { parse } from 'yaml';
 import { useApiSpecification } from '../support/apiSpecification';
+import { supportBot } from '../support/supportBot';
 import { KEYS } from '../support/service';
 
 /**
@@ -51,25 +52,11 @@ const eventCount = async () => ((await (await svc.request('/api/v1/events?limit=
 const versionsOf = async (slug: string) =>
   (await (await svc.request(`/api/v1/presets/${slug}/versions`)).json()) as { data: Json[]; total_count: number };
 
-const SUPPORT = {
-  format: 'chat_completions',
-  config: { model: 'openai/gpt-4o', temperature: 0.3, tools: [{ type: 'function', function: { name: 'lookup' } }] },
-  system_prompt: 'You support customers of {{company}}. Answer in {{language}}.{{#if premium}} Escalate at once.{{/if}}',
-  messages: [
-    { role: 'user', content: 'Example question about {{company}}' },
-    { role: 'assistant', content: 'Example answer' },
-  ],
-  template_format: 'handlebars',
-  variables: {
-    type: 'object',
-    properties: {
-      company: { type: 'string', description: 'Whose customers' },
-      language: { type: 'string', enum: ['English', 'French'], default: 'English' },
-      premium: { type: 'boolean' },
-    },
-    required: ['company'],
-  },
-};
+const SUPPORT = (() => {
+  const bot = supportBot();
+  bot.config.tools = [{ type: 'function', function: { name: 'lookup' } }];
+  return bot;
+})();
 
 describe('GET /api/v1/presets/{slug}/dotprompt', () => {
   beforeAll(async () => {

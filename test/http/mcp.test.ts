@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { useApiSpecification } from '../support/apiSpecification';
+import { supportBot } from '../support/supportBot';
 import { KEYS, WORKSPACE_A, WORKSPACE_B, chatBody } from '../support/service';
 import { until } from '../support/until';
 
@@ -42,26 +43,12 @@ const post = async (path: string, json: unknown, key: string = KEYS.writer) => {
 };
 
 /** A templated support bot (docs/templates.md): three variables of three types, a few-shot pair. */
-const SUPPORT = {
-  format: 'chat_completions',
-  config: { model: 'openai/gpt-4o', temperature: 0.3 },
-  system_prompt: 'You support customers of {{company}}. Answer in {{language}}.{{#if premium}} Escalate at once.{{/if}} Limit: {{limit}}.',
-  messages: [
-    { role: 'user', content: 'Example question about {{company}}' },
-    { role: 'assistant', content: 'Example answer' },
-  ],
-  template_format: 'handlebars',
-  variables: {
-    type: 'object',
-    properties: {
-      company: { type: 'string', description: 'Whose customers' },
-      language: { type: 'string', enum: ['English', 'French'], default: 'English' },
-      premium: { type: 'boolean' },
-      limit: { type: 'integer', minimum: 1, default: 3 },
-    },
-    required: ['company'],
-  },
-};
+const SUPPORT = (() => {
+  const bot = supportBot();
+  bot.system_prompt += ' Limit: {{limit}}.';
+  bot.variables.properties.limit = { type: 'integer', minimum: 1, default: 3 };
+  return bot;
+})();
 
 beforeAll(async () => {
   await post('/api/v1/presets/support/versions', SUPPORT);

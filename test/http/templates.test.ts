@@ -1,5 +1,6 @@
 import type { FormatName } from '#src/formats';
 import { useApiSpecification } from '../support/apiSpecification';
+import { supportBot } from '../support/supportBot';
 import { KEYS } from '../support/service';
 
 /**
@@ -39,26 +40,8 @@ const resolved = async (format: FormatName, body: Json) => {
 const errorsOf = (answer: { body: { error: { metadata: Json } } }) => answer.body.error.metadata.errors;
 const eventCount = async () => ((await (await svc.request('/api/v1/events?limit=1000')).json()).data as unknown[]).length;
 
-/** The support bot: a system prompt with three variables and one #if, a few-shot pair, and a user turn. */
-const SUPPORT = {
-  format: 'chat_completions',
-  config: { model: 'openai/gpt-4o', temperature: 0.3 },
-  system_prompt: 'You support customers of {{company}}. Answer in {{language}}.{{#if premium}} Escalate at once.{{/if}}',
-  messages: [
-    { role: 'user', content: 'Example question about {{company}}' },
-    { role: 'assistant', content: 'Example answer' },
-  ],
-  template_format: 'handlebars',
-  variables: {
-    type: 'object',
-    properties: {
-      company: { type: 'string', description: 'Whose customers' },
-      language: { type: 'string', enum: ['English', 'French'], default: 'English' },
-      premium: { type: 'boolean' },
-    },
-    required: ['company'],
-  },
-};
+/** The support bot (test/support/supportBot.ts). */
+const SUPPORT = supportBot();
 const user = (content: string) => ({ role: 'user', content });
 /** A request of `format` naming `model`, with one user turn of its own. */
 const asking = (format: FormatName, extra: Json = {}, question = 'I was charged twice.'): Json =>
