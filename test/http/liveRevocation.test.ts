@@ -1,7 +1,7 @@
 import { createPresetClient, PresetServiceError } from '#src/client';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS, WORKSPACE_A, chatBody } from '../support/service';
-import { openSse, type SseClient, type SseFrame } from '../support/sse';
+import { drainSse, expectEndedByKeyGone, openSse } from '../support/sse';
 import { until } from '../support/until';
 
 /**
@@ -31,23 +31,6 @@ const write = async (slug: string) =>
   expect((await svc.request(`/api/v1/presets/${slug}/chat/completions`, { method: 'POST', json: chatBody() })).status).toBe(200);
 const head = async () => (await svc.eventStore.headPosition())?.toString() ?? '0';
 
-/** Reads frames until the stream ends; the event frames it had, and the last one. */
-const drain = async (client: SseClient, timeoutMs: number) => {
-  const frames: SseFrame[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const frame = await client.next(Math.max(1, deadline - Date.now()));
-    if (frame === null) return frames;
-    frames.push(frame);
-  }
-};
-const expectEndedByError = (frames: SseFrame[], reason: string) => {
-  const last = frames.at(-1)!;
-  expect(last.event).toBe('error');
-  expect(last.id).toBeUndefined();
-  expect(JSON.parse(last.data!)).toEqual({ error: { code: 401, message: expect.any(String), metadata: { reason } } });
-};
-
 describe('the live event stream of a key', () => {
   it('ends within a second of its revoke, with a final error event, and carries nothing written after it', async () => {
     const key = await makeKey();
@@ -55,10 +38,10 @@ describe('the live event stream of a key', () => {
     await write('before-revoke');
     expect((await client.events(1))[0]!.event).toBe('PresetCreated');
     await revoke(key.id);
-    const ended = drain(client, WITHIN_MS);
+    const ended = drainSse(client, WITHIN_MS);
     await write('after-revoke');
     const frames = await ended;
-    expectEndedByError(frames, 'key_revoked');
+    expectEndedByKeyGone(frames, 'key_revoked');
     expect(frames.filter((f) => f.data?.includes('after-revoke'))).toEqual([]);
   });
 
@@ -66,9 +49,9 @@ describe('the live event stream of a key', () => {
     const expiresAt = Date.now() + 1500;
     const key = await makeKey({ expires_at: new Date(expiresAt).toISOString() });
     const client = await openSse(`${svc.url}/api/v1/events?after=${await head()}`, { authorization: `Bearer ${key.key}` }, svc.fetch);
-    const frames = await drain(client, expiresAt - Date.now() + WITHIN_MS);
+    const frames = await drainSse(client, expiresAt - Date.now() + WITHIN_MS);
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
-    expectEndedByError(frames, 'key_expired');
+    expectEndedByKeyGone(frames, 'key_expired');
   });
 });
 

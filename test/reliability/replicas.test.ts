@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { call, freePort, spawnService, stopChild, waitReady } from '../support/process';
 import { KEYS, WORKSPACE_A, startTestService, type TestService, useTestService } from '../support/service';
-import { openSse, type SseClient, type SseFrame } from '../support/sse';
+import { drainSse, expectEndedByKeyGone, openSse, type SseClient } from '../support/sse';
 
 /**
  * A second service on the same data directory (a replica, as several API processes share one
@@ -27,22 +27,6 @@ const makeKey = () => made({});
 const revoke = async (id: string) =>
   expect((await svc.request(`/api/v1/keys/${id}`, { method: 'DELETE', key: KEYS.admin })).status).toBe(200);
 const head = async () => (await svc.eventStore.headPosition())?.toString() ?? '0';
-
-/** Reads frames until the stream ends; the event frames it had, and the last one. */
-const drain = async (client: SseClient, timeoutMs: number) => {
-  const frames: SseFrame[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const frame = await client.next(Math.max(1, deadline - Date.now()));
-    if (frame === null) return frames;
-    frames.push(frame);
-  }
-};
-const expectEndedByError = (frames: SseFrame[], reason: string) => {
-  const last = frames.at(-1)!;
-  expect(last.event).toBe('error');
-  expect(JSON.parse(last.data!)).toEqual({ error: { code: 401, message: expect.any(String), metadata: { reason } } });
-};
 
 describe('a second service process on the same data directory', () => {
   it('(a real child process) takes a key made on the first, and refuses it within a second of the revoke', async () => {
@@ -113,7 +97,7 @@ describe('a second service process on the same data directory', () => {
       }
       expect(opened).toBeDefined();
       await revoke(key.id);
-      expectEndedByError(await drain(opened!, WITHIN_MS), 'key_revoked');
+      expectEndedByKeyGone(await drainSse(opened!, WITHIN_MS), 'key_revoked');
     } finally {
       await replica.stop();
     }

@@ -94,3 +94,22 @@ export const openSse = async (url: string, headers: Record<string, string>, fetc
     close: () => abort.abort(),
   };
 };
+
+/** Reads frames until the stream ends (or `timeoutMs` passes): every frame it had, the last one last. */
+export const drainSse = async (client: SseClient, timeoutMs: number): Promise<SseFrame[]> => {
+  const frames: SseFrame[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const frame = await client.next(Math.max(1, deadline - Date.now()));
+    if (frame === null) return frames;
+    frames.push(frame);
+  }
+};
+
+/** The stream ended with the final `error` frame of a key that is gone (no id: nothing to resume from), for `reason`. */
+export const expectEndedByKeyGone = (frames: SseFrame[], reason: string): void => {
+  const last = frames.at(-1)!;
+  expect(last.event).toBe('error');
+  expect(last.id).toBeUndefined();
+  expect(JSON.parse(last.data!)).toEqual({ error: { code: 401, message: expect.any(String), metadata: { reason } } });
+};
