@@ -19,23 +19,24 @@ export const KeyScope = t.keyof(Object.fromEntries(SCOPES.map((s) => [s, null]))
  */
 const maker = t.partial({ makerUserId: t.string, makerKeyId: t.string });
 
-export const ApiKeyCreatedData = t.intersection([
-  t.type({
-    keyId: t.string,
-    keySha256: t.string,
-    userId: t.string,
-    name: t.union([t.string, t.null]),
-    scopes: t.array(KeyScope),
-    /**
-     * The first is where the key acts when a request names none. The event is in the keys stream of
-     * each (and of the workspace its maker acted in), the same event with the same `keyId`.
-     */
-    workspaces: t.array(t.string),
-    expiresAt: t.union([t.string, t.null]),
-    occurredAt: t.string,
-  }),
-  maker,
-]);
+/** What the API shows of a created key: all of the event but the key's hash. */
+const shownFields = {
+  keyId: t.string,
+  userId: t.string,
+  name: t.union([t.string, t.null]),
+  scopes: t.array(KeyScope),
+  /**
+   * The first is where the key acts when a request names none. The event is in the keys stream of
+   * each (and of the workspace its maker acted in), the same event with the same `keyId`.
+   */
+  workspaces: t.array(t.string),
+  expiresAt: t.union([t.string, t.null]),
+  occurredAt: t.string,
+};
+
+// `keyId` first, then the hash: the order the published schemas have.
+const { keyId, ...afterKeyId } = shownFields;
+export const ApiKeyCreatedData = t.intersection([t.type({ keyId, keySha256: t.string, ...afterKeyId }), maker]);
 
 /** In the keys stream of each workspace the key holds, and of the workspace its revoker acted in. */
 export const ApiKeyRevokedData = t.intersection([t.type({ keyId: t.string, occurredAt: t.string }), t.partial({ note: t.string })]);
@@ -59,15 +60,4 @@ export const keysStreamType = defineStreamType<KeyEvent>({ name: 'keys', codecs:
 export const keyEvents = eventRegistry<KeyEvent>(keysStreamType);
 
 /** An ApiKeyCreated as the API shows it: without the key's hash. */
-export const ApiKeyCreatedPublicData = t.intersection([
-  t.type({
-    keyId: t.string,
-    userId: t.string,
-    name: t.union([t.string, t.null]),
-    scopes: t.array(KeyScope),
-    workspaces: t.array(t.string),
-    expiresAt: t.union([t.string, t.null]),
-    occurredAt: t.string,
-  }),
-  maker,
-]);
+export const ApiKeyCreatedPublicData = t.intersection([t.type(shownFields), maker]);
