@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { createPresetClient } from '#src/client';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { openSse } from '../support/sse';
 import { until } from '../support/until';
 import { useApiSpecification } from '../support/apiSpecification';
+import { verifyOffline } from '../support/offlineVerifier';
 import { KEYS } from '../support/service';
 
 /**
@@ -24,7 +20,6 @@ import { KEYS } from '../support/service';
 jest.setTimeout(240_000);
 
 const svc = useApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100' });
-const VERIFIER = join(__dirname, '..', '..', 'dist', 'scripts', 'presets-audit.js');
 
 type Json = Record<string, unknown>;
 type Format = 'chat_completions' | 'messages' | 'responses';
@@ -300,16 +295,7 @@ describe('a config comes back as it was sent, keys in their order at every depth
       expect(text(((line.data as Json).version as Json).config)).toBe(text(config));
     }
     const key = await json('/api/v1/audit/public-key');
-    const dir = mkdtempSync(join(tmpdir(), 'presets-order-export-'));
-    try {
-      const [file, pem] = [join(dir, 'order.ndjson'), join(dir, 'order.pem')];
-      writeFileSync(file, exported);
-      writeFileSync(pem, key.data.public_key_pem);
-      const { stdout } = await promisify(execFile)(process.execPath, [VERIFIER, 'verify', file, '--public-key', pem]);
-      expect(stdout).toMatch(/^VALID/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    expect(await verifyOffline(exported, key.data.public_key_pem)).toMatch(/^VALID/);
   });
 
   it('the same texts after a restart', async () => {

@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { createPresetClient } from '#src/client';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { until } from '../support/until';
 import { useApiSpecification } from '../support/apiSpecification';
+import { verifyOffline } from '../support/offlineVerifier';
 import { KEYS } from '../support/service';
 
 /**
@@ -21,7 +17,6 @@ import { KEYS } from '../support/service';
 jest.setTimeout(240_000);
 
 const svc = useApiSpecification({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_MAX_MS: '100' });
-const VERIFIER = join(__dirname, '..', '..', 'dist', 'scripts', 'presets-audit.js');
 type Json = Record<string, unknown>;
 const text = (value: unknown) => JSON.stringify(value);
 
@@ -168,16 +163,7 @@ describe('a templated version’s fields, everywhere a version goes', () => {
       expect(eventFieldsText((line.data as Json).version as Json)).toBe(text(fields));
     }
     const key = await json('/api/v1/audit/public-key');
-    const dir = mkdtempSync(join(tmpdir(), 'presets-templates-export-'));
-    try {
-      const [file, pem] = [join(dir, 'templates.ndjson'), join(dir, 'templates.pem')];
-      writeFileSync(file, exported);
-      writeFileSync(pem, key.data.public_key_pem);
-      const { stdout } = await promisify(execFile)(process.execPath, [VERIFIER, 'verify', file, '--public-key', pem]);
-      expect(stdout).toMatch(/^VALID/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    expect(await verifyOffline(exported, key.data.public_key_pem)).toMatch(/^VALID/);
   });
 
   it('survive a restart', async () => {
