@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 import { hasStoredText, type EventFeed, type FeedEvent, type StoredTextFeed } from '../src/eventstore/eventFeed';
 import type { RecordedEvent } from '../src/eventstore/eventStore';
 import { startProcessor } from '../src/feed/processor';
-import { sharedTail, storedTextTail, type SharedTail } from '../src/feed/sharedTail';
+import { sharedTail, type SharedTail } from '../src/feed/sharedTail';
 import { WORKSPACE_STREAM_PREFIX } from '../src/events/workspaceStreams';
 import { presetJsonOf } from './readmodel/documentJson';
 import { projectBatch, recentDocuments } from './projectBatch';
 import type { ProjectedEvents, ReadModel } from './readmodel/readModel';
 import { readModelCheckpoints } from './readModelCheckpoints';
+import { storedTextTail } from '../src/feed/sharedFeed';
 
 /**
  * The projector: a processor (src/feed/processor.ts) that follows the preset streams from the

@@ -17,7 +17,6 @@ import { createMcpSessions } from './mcp/sessions';
 import { mcpMount } from './mcp/route';
 import { startWalCheckpointer } from './sqlite/walCheckpointer';
 import { withStateCache } from './eventstore/states';
-import { withSharedTail } from './feed/sharedTail';
 import { createPresetCommandHandler, presetStates } from './presets/handler';
 import { createKeyCommandHandler } from './keys/handler';
 import { createLiveKeyRing, followKeys } from './keys/keyRing';
@@ -40,6 +39,7 @@ import { AUDIT_PROCESSOR, startCheckpointer, type Checkpointer } from './audit/c
 import type { SigningKey } from './audit/signing';
 import type { ReadModel } from '../projections/readmodel/readModel';
 import { WORKSPACE_STREAM_PREFIX } from './events/workspaceStreams';
+import { withSharedTail } from './feed/sharedFeed';
 
 /** What every service is made of, whatever it listens on: the parts startService hands out with its URL. */
 export interface ServiceParts {
@@ -110,7 +110,9 @@ export const composeService = async (
   const keyRing = createLiveKeyRing(fileKeys);
   // One reader of the log for every live subscriber of this process (the key ring, event streams,
   // webhook loops): the cost of a new event does not grow with them, and an idle one costs nothing.
-  const feed = withSharedTail(eventStore);
+  // Its followers can take an event a few milliseconds late (the projector a write waits for has
+  // its own): under load it reads the log at most every 10 ms, not at each commit.
+  const feed = withSharedTail(eventStore, { readEveryMs: LIVE_READ_EVERY_MS });
   const keysFollower = await followKeys(feed, keyRing, logger.child({ component: 'keys' }));
   const usageLog = logger.child({ component: 'usage' });
   const usageCounters = startUsageCounters({
@@ -126,7 +128,7 @@ export const composeService = async (
     ? await (options.startProjector ?? inlineProjector)(eventStore, readModel, projectorLogger)
     : undefined;
   // Long polls wait on the shared tail: a waiting consumer costs no read of its own.
-  const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed, prepare: fetchAnswerHead });
+  const consumerGroups = createConsumerGroups({ store: consumerGroupStore, feed, tail: feed, prepare: fetchAnswerHead });
   const destinationPolicy = { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
   const webhookLogger = logger.child({ component: 'webhooks' });
   const startDelivering = options.startDeliverer ?? inlineDeliverer(config);
@@ -280,3 +282,5 @@ const CONSOLE_DIR = RUNNING_COMPILED ? join(__dirname, '..', 'console') : join(_
 
 /** How many presets' folded states the command handler keeps (version ids only: small). */
 const STATE_CACHE_SIZE = 10_000;
+/** How often, at most, the process's shared tail reads new events (SharedTailOptions.readEveryMs). */
+const LIVE_READ_EVERY_MS = 10;

@@ -16,8 +16,8 @@ import {
   type StreamHead,
 } from './events';
 import type { SealedLinks } from '../eventstore/sealedLinks';
-import type { CheckpointStore } from '../feed/checkpoints';
-import { startProcessor, type Processor, type ProcessorDeps, type ProcessorLogger } from '../feed/processor';
+import { memoryCheckpoints, type CheckpointStore } from '../feed/checkpoints';
+import { startProcessor, type ProcessorDefinition, type ProcessorDeps, type ProcessorLogger } from '../feed/processor';
 
 /**
  * Workspace checkpoints: a `LogCheckpointed` event on the workspace's audit stream with the head
@@ -159,15 +159,18 @@ export interface CheckpointerLogger {
 export const AUDIT_PROCESSOR = 'audit';
 
 /**
- * Every `intervalMs`, checkpoints each workspace that changed. A processor (src/feed/processor.ts)
- * on the shared tail notes which workspaces' preset streams changed, as events come; each run
- * checkpoints those workspaces through the position the processor has reached, and a quiet
- * interval reads nothing. Its checkpoint is the audit log itself: it starts after the `through`
- * of the newest checkpoint in the store (so after a restart the workspaces changed since are found
- * again), and nothing else is stored. The processor starts at the first run, not at start: with no
- * checkpoint yet it reads the whole log, which a service that has just started should not do at
- * once. A workspace's checkpoint always covers everything since its own previous one, so a run
- * that stops half-way loses nothing, it only comes later.
+ * Every `intervalMs`, checkpoints each workspace that changed. Each run starts a processor
+ * (src/feed/processor.ts) on the shared tail that reads the preset streams from its checkpoint
+ * to the head, noting which workspaces changed, and stops; those workspaces are checkpointed
+ * through the position it reached. Between runs it follows nothing, so the tail reads only what
+ * its other followers take (the key ring's few types: a write costs the thread no read), and a
+ * run reads what changed since the last in pages. Its checkpoint is the audit log itself: it
+ * starts after the `through` of the newest checkpoint in the store (so after a restart the
+ * workspaces changed since are found again), then from where the last run stopped (kept in
+ * memory). The first run comes after an interval, not at start: with no checkpoint yet it reads
+ * the whole log, which a service that has just started should not do at once. A workspace's
+ * checkpoint always covers everything since its own previous one, so a run that stops half-way
+ * loses nothing, it only comes later.
  */
 export const startCheckpointer = async ({
   store,
@@ -185,36 +188,34 @@ export const startCheckpointer = async ({
 }): Promise<Checkpointer & { position(): Promise<bigint | null> }> => {
   /** Workspaces with events the processor has handled and no checkpoint covers yet. */
   const pending = new Set<string>();
-  const checkpoints = auditLogCheckpoints(store);
-  let processor: Promise<Processor> | undefined;
-  const started = () =>
-    (processor ??= startProcessor<RecordedEvent>(
-      {
-        name: AUDIT_PROCESSOR,
-        streamPrefix: 'preset-',
-        async handle(events) {
-          for (const e of events) {
-            const parsed = parsePresetStreamName(e.stream);
-            if (parsed) pending.add(parsed.workspaceId);
-          }
-        },
-      },
-      { tail, checkpoints, logger },
-    ));
-  let running: Promise<number> | null = null;
-  let first = true;
-  const run = (catchUp: boolean) =>
-    (running ??= (async () => {
-      const follower = await started();
-      if (catchUp || first) {
-        // On demand, and at the first run: everything stored until now is covered.
-        const head = await store.headPosition({ streamPrefix: 'preset-' });
-        if (head !== null) await follower.reached(head);
-        first = false;
+  const checkpoints = rememberedCheckpoints(auditLogCheckpoints(store));
+  const definition: ProcessorDefinition<RecordedEvent> = {
+    name: AUDIT_PROCESSOR,
+    streamPrefix: 'preset-',
+    async handle(events) {
+      for (const e of events) {
+        const parsed = parsePresetStreamName(e.stream);
+        if (parsed) pending.add(parsed.workspaceId);
       }
-      const through = follower.position();
+    },
+  };
+  /** Reads what changed since the last run up to the head, then stops: where it got to. */
+  const readChanges = async (): Promise<bigint | null> => {
+    const follower = await startProcessor(definition, { tail, checkpoints, logger });
+    try {
+      const head = await store.headPosition({ streamPrefix: 'preset-' });
+      if (head !== null) await follower.reached(head);
+    } finally {
+      await follower.stop(); // stores where it got to (checkpoints: in memory)
+    }
+    return follower.position();
+  };
+  let running: Promise<number> | null = null;
+  const run = () =>
+    (running ??= (async () => {
+      const through = await readChanges();
       if (through === null || pending.size === 0) return 0;
-      // Taken at once: what the processor handles from here on is the next run's.
+      // Taken at once: what a run reads from here on is the next run's.
       const workspaces = [...pending];
       pending.clear();
       let made = 0;
@@ -237,18 +238,26 @@ export const startCheckpointer = async ({
       return made;
     })().finally(() => (running = null)));
   const timer = setInterval(() => {
-    run(false).catch((error: unknown) => logger?.warn({ err: error }, 'audit checkpoint failed; retrying at the next interval'));
+    run().catch((error: unknown) => logger?.warn({ err: error }, 'audit checkpoint failed; retrying at the next interval'));
   }, intervalMs);
   timer.unref();
   return {
-    runOnce: () => run(true),
-    // Before its first run: the newest checkpoint's, where it will start.
-    position: async () => (processor ? (await processor).position() : checkpoints.read(AUDIT_PROCESSOR)),
+    runOnce: () => run(),
+    // Where the last run stopped, or before the first, the newest checkpoint's `through`.
+    position: () => checkpoints.read(AUDIT_PROCESSOR),
     async stop() {
       clearInterval(timer);
       await running?.catch(() => undefined);
-      await (await processor)?.stop();
     },
+  };
+};
+
+/** Where the last run stopped, in memory; before the first, what `stored` reads. */
+const rememberedCheckpoints = (stored: CheckpointStore): CheckpointStore => {
+  const remembered = memoryCheckpoints();
+  return {
+    read: async (name) => (await remembered.read(name)) ?? stored.read(name),
+    store: (name, position) => remembered.store(name, position),
   };
 };
 

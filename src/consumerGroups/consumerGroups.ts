@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as E from 'fp-ts/Either';
 import { LRUCache } from 'lru-cache';
-import type { EventFeed, StoredFeedEvent, StoredTextFeed } from '../eventstore/eventFeed';
-import type { RecordedEvent } from '../eventstore/eventStore';
+import type { EventFeed } from '../eventstore/eventFeed';
+import { pulledProcessor, type PulledEvent, type PulledProcessorDeps } from '../feed/pulled';
 import {
   acknowledged,
   DEFAULT_LEASE_MS,
@@ -44,7 +44,7 @@ export type Refused =
   | AckRefusal;
 
 /** An event handed out: parsed, or as the store keeps it when the feed can read its text (the embedded store). */
-export type FetchedEvent = RecordedEvent | StoredFeedEvent;
+export type FetchedEvent = PulledEvent;
 
 export interface Fetched {
   group: ConsumerGroup;
@@ -107,7 +107,9 @@ export const PREFETCHED = 8;
 export interface ConsumerGroupDeps {
   store: ConsumerGroupStore;
   /** With `readAllStored`, batches are read as stored text: the route passes them on without parsing them. */
-  feed: EventFeed & Partial<StoredTextFeed>;
+  feed: PulledProcessorDeps['feed'] & Pick<EventFeed, 'maxPosition'>;
+  /** The process's shared tail, where a long poll waits (the feed's `subscribe` when it is a shared feed). */
+  tail: PulledProcessorDeps['tail'];
   now?: () => Date;
   newId?: () => string;
   /**
@@ -121,6 +123,7 @@ export interface ConsumerGroupDeps {
 export const createConsumerGroups = ({
   store,
   feed,
+  tail,
   now = () => new Date(),
   newId = randomUUID,
   prepare,
@@ -149,17 +152,14 @@ export const createConsumerGroups = ({
   const startPosition = async (workspaceId: string, start: Start): Promise<bigint | null> =>
     start === 'beginning' ? null : start === 'now' ? feed.headPosition({ streamPrefix: workspaceStreamPrefix(workspaceId) }) : start.after;
 
-  /** A group's events after its checkpoint, up to `max`: what it reads, and what its lag counts. */
-  const pendingOf = (group: ConsumerGroup, max: number) => ({
-    after: group.checkpoint ?? undefined,
-    limit: max,
-    streamPrefix: groupStreamPrefix(group),
-    types: group.filter.types ?? undefined,
-  });
-  const read = (group: ConsumerGroup, max: number): Promise<FetchedEvent[]> => {
-    const options = pendingOf(group, max);
-    return feed.readAllStored ? feed.readAllStored(options) : feed.readAll(options);
-  };
+  /**
+   * A group is a processor whose handler is its consumer, which pulls (src/feed/pulled.ts): it
+   * selects the workspace's streams under its slug prefix and its filter's types; its checkpoint
+   * is kept here, with its lease.
+   */
+  const processorOf = (group: ConsumerGroup) =>
+    pulledProcessor({ feed, tail }, { streamPrefix: groupStreamPrefix(group), eventTypes: group.filter.types ?? undefined });
+  const read = (group: ConsumerGroup, max: number): Promise<FetchedEvent[]> => processorOf(group).read(group.checkpoint, max);
 
   // The next batch of a group, read while its consumer handles the batch just leased: a draining
   // consumer's fetch then finds it read, and the service's reading overlaps the consumer's work
@@ -194,28 +194,6 @@ export const createConsumerGroups = ({
     }
     return { events: await read(group, max) };
   };
-
-  /** Resolves when an event of the group's streams is stored after its position, after `ms`, or on close. */
-  const waitForEvents = (group: ConsumerGroup, ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        void subscription.stop();
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done);
-      const types = group.filter.types;
-      const subscription = feed.subscribe(
-        group.checkpoint === null ? 'start' : { after: group.checkpoint },
-        async (event) => {
-          if (!types || types.includes(event.type)) done();
-        },
-        { streamPrefix: groupStreamPrefix(group), onError: done },
-      );
-    });
 
   const define: ConsumerGroups['define'] = async (workspaceId, name, { filter, start, leaseMs }) => {
     if (typeof start === 'object' && start.after > feed.maxPosition) {
@@ -311,7 +289,7 @@ export const createConsumerGroups = ({
         }
         const left = deadline - Date.now();
         if (left <= 0 || stop.aborted) return E.right({ group, events: [] });
-        await waitForEvents(group, left, stop);
+        await processorOf(group).waitForMore(group.checkpoint, left, stop);
       }
     },
 
@@ -325,13 +303,7 @@ export const createConsumerGroups = ({
       return E.left(ACK_LOST);
     },
 
-    async lag(group, cap) {
-      const [events, head] = await Promise.all([
-        feed.countAll(pendingOf(group, cap)),
-        feed.headPosition({ streamPrefix: groupStreamPrefix(group) }),
-      ]);
-      return { events, head };
-    },
+    lag: (group, cap) => processorOf(group).lag(group.checkpoint, cap),
 
     close: () => {
       closing.abort();

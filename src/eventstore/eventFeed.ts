@@ -21,6 +21,21 @@ export interface SubscribeOptions {
   types?: readonly string[];
   /** Called when the subscription fails and will not deliver any more (after retries). */
   onError?: (error: unknown) => void;
+  /**
+   * For a store that polls (the embedded one): once caught up, read new events at most once each
+   * this many milliseconds, so the commits of a busy moment come in one read instead of one read
+   * each (default 0: a read at each commit). For a follower that can take events that much later
+   * under load (the HTTP thread's shared tail), never the projector a write waits for. Stores that
+   * push (EventStoreDB) ignore it.
+   */
+  readEveryMs?: number;
+  /**
+   * Told, each time a read of new events has handed out all it found, the position the log has
+   * been read through, events of other streams and types included: where a subscription of a few
+   * types is, though it was handed none of them lately. Only stores whose feed says
+   * `reportsScanned` tell it.
+   */
+  onScanned?: (position: bigint) => void;
 }
 
 export interface ReadAllOptions {
@@ -56,6 +71,8 @@ export interface EventFeed {
   subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): Subscription;
   /** Position of the last event (of streams with this prefix), or null when there is none. */
   headPosition(options?: { streamPrefix?: string }): Promise<bigint | null>;
+  /** Its subscriptions tell `onScanned` (SubscribeOptions): the stores that poll. */
+  readonly reportsScanned?: boolean;
 }
 
 /** An event of the log as the store keeps it: its data and metadata as their stored JSON text (defined beside StoredEvent). */
@@ -83,6 +100,45 @@ export type FeedEvent = RecordedEvent | StoredFeedEvent;
 export interface LiveFeed<E = FeedEvent> {
   subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: SubscribeOptions): Subscription;
 }
+
+/**
+ * A parsed event whose data and metadata are parsed, from their stored text, when first read (then
+ * kept): what follows the log live for subscribers that mostly look at an event's position, stream
+ * and type (the audit checkpointer, the key ring passing other types, a long poll waiting for one
+ * of its types) parses nothing, and one that reads the data parses it once for all who share the
+ * object. `text` is asked at most once, at the first read of either.
+ * `data` and `metadata` are the object's own enumerable properties, in their place among its keys,
+ * so a spread, `JSON.stringify` or a structured clone sees them as on any parsed event.
+ */
+export const lazilyParsedEvent = (
+  header: Pick<RecordedEvent, 'id' | 'type' | 'stream' | 'revision' | 'position' | 'recordedAt'>,
+  text: () => { data: string; metadata: string },
+): RecordedEvent => {
+  const event = {
+    id: header.id,
+    type: header.type,
+    stream: header.stream,
+    revision: header.revision,
+    position: header.position,
+    data: undefined, // in its place among the keys, as every store's parsed event has it
+    metadata: undefined,
+    recordedAt: header.recordedAt,
+  } as RecordedEvent;
+  let stored: { data: string; metadata: string } | undefined;
+  const parsedOnRead = (key: 'data' | 'metadata'): PropertyDescriptor => ({
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value: unknown = JSON.parse((stored ??= text())[key]);
+      Object.defineProperty(event, key, { value, enumerable: true, configurable: true, writable: true });
+      return value;
+    },
+    set(value: unknown) {
+      Object.defineProperty(event, key, { value, enumerable: true, configurable: true, writable: true });
+    },
+  });
+  return Object.defineProperties(event, { data: parsedOnRead('data'), metadata: parsedOnRead('metadata') });
+};
 
 /** The parsed event of a stored one; `data`, when given, in place of its stored data's parse. */
 export const parsedEvent = (e: StoredFeedEvent, data: unknown = JSON.parse(e.data)): RecordedEvent => ({

@@ -34,7 +34,7 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
     }
     return found;
   };
-  const poller = createPoller(readAfter);
+  const poller = createPoller(readAfter, () => all.at(-1)?.position ?? null);
 
   const append = (stream: StreamName, events: NewEvent[], expected: 'no_stream' | bigint) => {
     const existing = streams.get(stream) ?? [];
@@ -85,6 +85,7 @@ export const openMemoryEventStore = (): EventStoreAdapter => {
 
   return {
     maxPosition: MAX_INT64_POSITION,
+    reportsScanned: true,
     async append(stream, events, expected) {
       if (closed) throw new StoreUnavailable('event store is closed');
       if (events.length === 0) throw new Error('append needs at least one event');

@@ -24,13 +24,17 @@ import type { TailEvent, TailSubscribeOptions, TailSubscription } from './shared
  * Position and lag gauges are not kept here: src/observability/processorGauges.ts reads every
  * processor's checkpoint at scrape time, in one place.
  */
-export interface ProcessorDefinition<E extends TailEvent> {
-  /** Its checkpoint's name; also the name it logs with. */
-  name: string;
+/** What a processor follows: the events it is handed (pulled.ts selects the same way for a consumer elsewhere). */
+export interface ProcessorSelection {
   /** Only streams whose name starts with this (every stream when absent). */
   streamPrefix?: string;
   /** The event types it handles (every type when absent). */
   eventTypes?: readonly string[];
+}
+
+export interface ProcessorDefinition<E extends TailEvent> extends ProcessorSelection {
+  /** Its checkpoint's name; also the name it logs with. */
+  name: string;
   /**
    * Handles a batch of events (in log order, each of a handled type). `checkpoint` is the batch's
    * last position: a handler that writes it in its own transaction answers 'checkpointed'; one
@@ -83,11 +87,8 @@ export interface ProcessorLogger {
  */
 export type ProcessorEvents = { handled: [position: bigint]; health: [healthy: boolean]; live: [] };
 
-export interface Processor {
+export interface Processor extends Readonly<ProcessorSelection> {
   readonly name: string;
-  /** What it follows (its definition's). */
-  readonly streamPrefix?: string;
-  readonly eventTypes?: readonly string[];
   readonly events: EventEmitter<ProcessorEvents>;
   /** Every event up to here has been handled or passed by (null: nothing yet, no checkpoint). */
   position(): bigint | null;

@@ -1,14 +1,7 @@
 import type { RecordedEvent } from '../eventstore/eventStore';
 import { sharedPageReads } from './sharedPages';
-import type {
-  EventFeed,
-  ReadAllOptions,
-  StoredFeedEvent,
-  StoredTextFeed,
-  SubscribeFrom,
-  SubscribeOptions,
-  Subscription,
-} from '../eventstore/eventFeed';
+import { readerTypes } from './readerTypes';
+import type { ReadAllOptions, SubscribeFrom, SubscribeOptions, Subscription } from '../eventstore/eventFeed';
 
 /**
  * One reader of the log per process, shared by every live subscriber (SSE clients, webhook
@@ -16,10 +9,11 @@ import type {
  *
  * The store's own `subscribe` polls or streams the log for each subscription, so N subscribers
  * read every new event N times, and an idle one keeps re-reading the same tail. Here the store is
- * subscribed to once (from its head, with no filter), and each event it delivers, decoded once,
- * is handed to the subscribers whose stream prefix and types match: a dictionary lookup per
+ * subscribed to once (from its head, for every type or only its subscribers': readerTypes.ts),
+ * and each event it delivers, decoded once, is handed to the subscribers whose stream prefix and
+ * types match: a dictionary lookup per
  * distinct prefix length, so the cost of a new event does not grow with the number of
- * subscribers, and an idle subscriber costs nothing but its entry.
+ * subscribers, and an idle subscriber costs nothing but its entry. Over a store: sharedFeed.ts.
  *
  * A subscriber that starts from an older position first reads its own range through the store's
  * filtered `readAll` (bounded pages, which the stores answer through their workspace index), then
@@ -49,6 +43,8 @@ export interface TailSource<E extends TailEvent> {
   readAll(options: ReadAllOptions & { after?: bigint }): Promise<E[]>;
   subscribe(from: SubscribeFrom, onEvent: (event: E) => Promise<void>, options?: SubscribeOptions): Subscription;
   headPosition(): Promise<bigint | null>;
+  /** Its subscriptions tell how far they have read (EventFeed.reportsScanned): only then does the reader read only its subscribers' types. */
+  readonly reportsScanned?: boolean;
 }
 export type TailEvent = Pick<RecordedEvent, 'position' | 'stream' | 'type'>;
 
@@ -64,11 +60,6 @@ export interface SharedTail<E extends TailEvent> {
   readonly subscribers: number;
   /** Stops every subscriber and the one subscription to the store. */
   close(): Promise<void>;
-}
-
-/** The API's feed: the store's reads as they are, its subscriptions through the shared tail. */
-export interface SharedFeed extends EventFeed, Partial<Pick<StoredTextFeed, 'readAllStored'>>, SharedTail<RecordedEvent> {
-  subscribe(from: SubscribeFrom, onEvent: (event: RecordedEvent) => Promise<void>, options?: SubscribeOptions): TailSubscription;
 }
 
 export interface SharedTailOptions {
@@ -90,6 +81,8 @@ export interface SharedTailOptions {
   firstPage?: number;
   /** With no subscriber for this long, the one subscription to the store is stopped (default 1 s). */
   idleStopMs?: number;
+  /** The store's subscription reads new events at most this often (SubscribeOptions.readEveryMs; default 0: at each commit). */
+  readEveryMs?: number;
 }
 
 const DEFAULT_PAGE = 512;
@@ -124,39 +117,6 @@ interface Subscriber<E> {
   failure?: { error: unknown };
 }
 
-export const withSharedTail = (feed: EventFeed & Partial<StoredTextFeed>, options: SharedTailOptions = {}): SharedFeed => {
-  const tail = sharedTail<RecordedEvent>(feed, options);
-  return {
-    maxPosition: feed.maxPosition,
-    readAll: (o) => feed.readAll(o),
-    ...(feed.readAllStored ? { readAllStored: (o: Parameters<StoredTextFeed['readAllStored']>[0]) => feed.readAllStored!(o) } : {}),
-    countAll: (o) => feed.countAll(o),
-    readAllBackwards: (o) => feed.readAllBackwards(o),
-    headPosition: (o) => feed.headPosition(o),
-    subscribe: (from, onEvent, o) => tail.subscribe(from, onEvent, o),
-    get subscribers() {
-      return tail.subscribers;
-    },
-    close: () => tail.close(),
-  };
-};
-
-/**
- * The shared tail over a feed's stored text, where it has it (the embedded store): subscribers are
- * handed each event's data and metadata as the store keeps them, for a consumer that passes events
- * on as JSON (the webhook deliverer) without parsing and serializing each one again.
- */
-export const storedTextTail = (feed: EventFeed & StoredTextFeed, options: SharedTailOptions = {}): SharedTail<StoredFeedEvent> =>
-  sharedTail<StoredFeedEvent>(
-    {
-      readAll: (o) => feed.readAllStored(o),
-      subscribe: (from, onEvent, o) => feed.subscribeStored(from, onEvent, o),
-      headPosition: () => feed.headPosition(),
-    },
-    options,
-    (event) => event.data.length + event.metadata.length,
-  );
-
 /** The one reader and its subscribers, for events of either kind (this module's comment). */
 export const sharedTail = <E extends TailEvent>(
   feed: TailSource<E>,
@@ -178,8 +138,10 @@ export const sharedTail = <E extends TailEvent>(
   const running = new Set<() => Promise<void>>();
   /** Every event up to here has been handed out by the tail. */
   let tailPosition = 0n;
-  type TailState = { started: Promise<void>; subscription?: Subscription };
+  /** The reader, and the types it reads (readerTypes.ts: its key `typesKey`). */
+  type TailState = { started: Promise<void>; subscription?: Subscription; typesKey: string };
   let tail: TailState | undefined;
+  const reading = readerTypes(feed.reportsScanned === true);
   /** Stops the reader once no subscriber has come back for idleStopMs. */
   let idleTimer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -191,11 +153,17 @@ export const sharedTail = <E extends TailEvent>(
       byPrefix.set(s.prefix, (set = new Set()));
       lengths.set(s.prefix.length, (lengths.get(s.prefix.length) ?? 0) + 1);
     }
+    if (set.has(s)) return;
     set.add(s);
+    reading.count(s.types, 1);
+    retarget();
   };
   const remove = (s: Subscriber<E>) => {
     const set = byPrefix.get(s.prefix);
-    if (!set?.delete(s) || set.size > 0) return;
+    if (!set?.delete(s)) return;
+    reading.count(s.types, -1);
+    retarget();
+    if (set.size > 0) return;
     byPrefix.delete(s.prefix);
     const n = (lengths.get(s.prefix.length) ?? 1) - 1;
     if (n === 0) lengths.delete(s.prefix.length);
@@ -227,15 +195,28 @@ export const sharedTail = <E extends TailEvent>(
     tailPosition = event.position;
   };
 
-  const startTail = () => {
+  /**
+   * Starts the reader from the store's head, or from `after` (a reader replaced by one of other
+   * types goes on from where the one before has handed out: nothing falls between the two).
+   */
+  const startTail = (after?: Promise<bigint | undefined>) => {
     if (tail) return tail;
-    const current = () => tail === state; // not replaced by a newer reader (after a failure or an idle stop) or closed
-    const state: TailState = { started: Promise.resolve() };
+    const current = () => tail === state; // not replaced by a newer reader (after a failure, an idle stop or other types) or closed
+    const reads = reading.wanted();
+    const state: TailState = { started: Promise.resolve(), typesKey: reading.key(reads) };
     state.started = (async () => {
-      const head = (await feed.headPosition()) ?? 0n;
+      const from = (await after) ?? (await feed.headPosition()) ?? 0n;
       if (closed || !current()) return;
-      tailPosition = head;
+      tailPosition = from;
       state.subscription = feed.subscribe({ after: tailPosition }, dispatch(state), {
+        types: reads,
+        readEveryMs: options.readEveryMs,
+        // Read only some types, the reader is past the others as far as the store has read.
+        onScanned: reads
+          ? (position) => {
+              if (current() && position > tailPosition) tailPosition = position;
+            }
+          : undefined,
         onError: (error) => {
           // The one reader failed: every subscriber ends (each says so its own way: an SSE
           // client reconnects with Last-Event-ID, a webhook loop restarts at the next resync),
@@ -256,6 +237,26 @@ export const sharedTail = <E extends TailEvent>(
     await current?.started.catch(() => undefined);
     await current?.subscription?.stop();
   };
+  /**
+   * The subscribers' types changed (one came or went): a running reader of other types is replaced
+   * by one of these, from where it has handed out. What the old one still hands out is not the
+   * tail's (dispatch), and the new one reads it again.
+   */
+  function retarget() {
+    const running = tail;
+    if (!running || closed || running.typesKey === reading.key(reading.wanted())) return;
+    tail = undefined;
+    // One that never got to read (replaced while it asked for the head) hands nothing: the next reads the head.
+    const handedOut = running.started.then(
+      async () => {
+        if (!running.subscription) return undefined;
+        await running.subscription.stop();
+        return tailPosition;
+      },
+      () => undefined,
+    );
+    startTail(handedOut);
+  }
   /** The last subscriber gone: the reader stops after idleStopMs unless one comes back. */
   const whenIdle = () => {
     if (running.size > 0 || closed || !tail) return;

@@ -1,6 +1,5 @@
 import { DELIVERY_CACHE_KIB, openEventStore, openWebhookStore } from '../backends';
 import { hasStoredText } from '../eventstore/eventFeed';
-import { storedTextTail, withSharedTail } from '../feed/sharedTail';
 import { createLogger } from '../logger';
 import {
   DELIVERY_PAGE_BYTES,
@@ -9,6 +8,7 @@ import {
   serveDeliverer,
   type DelivererThreadData,
 } from '../webhooks/delivererThread';
+import { storedTextTail, withSharedTail } from '../feed/sharedFeed';
 
 /**
  * The service's webhook delivery thread (src/webhooks/delivererThread.ts), with its own

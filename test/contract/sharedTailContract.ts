@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventFeed, FeedEvent, StoredTextFeed, Subscription } from '#src/eventstore/eventFeed';
 import type { NewEvent } from '#src/eventstore/eventStore';
-import { storedTextTail, withSharedTail, type SharedTail, type SharedTailOptions, type TailSubscription } from '#src/feed/sharedTail';
+import { storedTextTail, withSharedTail } from '#src/feed/sharedFeed';
+import type { SharedTail, SharedTailOptions, TailSubscription } from '#src/feed/sharedTail';
 import { until } from '../support/until';
 import type { EventStoreFixture } from './eventStoreContract';
 import { workspaceStreamPrefix } from '#src/events/workspaceStreams';
@@ -20,7 +21,7 @@ const within = <T>(p: Promise<T>, ms = 15_000) =>
 
 /** The store's feed, counting what the shared tail asks of it (parsed or as stored text). */
 const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
-  const calls = { subscribe: 0, readAll: 0, stopped: 0 };
+  const calls = { subscribe: 0, readAll: 0, stopped: 0, types: [] as Array<readonly string[] | undefined> };
   const stopCounted = (subscription: Subscription): Subscription => ({
     stop: async () => {
       calls.stopped++;
@@ -38,8 +39,10 @@ const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
     headPosition: (o) => feed.headPosition(o),
     subscribe: (from, onEvent, o) => {
       calls.subscribe++;
+      calls.types.push(o?.types);
       return stopCounted(feed.subscribe(from, onEvent, o));
     },
+    reportsScanned: feed.reportsScanned,
     ...(feed.readAllStored && feed.subscribeStored
       ? {
           readAllStored: (o: Parameters<StoredTextFeed['readAllStored']>[0]) => {
@@ -48,6 +51,7 @@ const counted = (feed: EventFeed & Partial<StoredTextFeed>) => {
           },
           subscribeStored: (...args: Parameters<StoredTextFeed['subscribeStored']>) => {
             calls.subscribe++;
+            calls.types.push(args[2]?.types);
             return stopCounted(feed.subscribeStored!(...args));
           },
         }
@@ -200,6 +204,36 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>, kind:
     expect(typed.seen.map((e) => e.type)).toEqual(['B']);
   });
 
+  it('while every subscriber names its types, a store that reports how far it has read is read for those types only; one of every type widens the reader, and narrows it going, with no gap and no repeat', async () => {
+    const { calls, wrapped } = counted(fixture.store);
+    shared = tailOver(wrapped, { idleStopMs: 60_000 });
+    const narrows = fixture.store.reportsScanned === true; // the stores that poll; EventStoreDB's reader takes every type
+    const typed = follower(shared, a, 'start', { types: ['B'] });
+    const first = await fixture.store.append(stream(a, 't'), [newEvent('A', 1), newEvent('B', 2)], 'no_stream');
+    await within(until(() => typed.seen.length === 1 && typed.subscription.scanned() >= first.position));
+    expect(calls.types).toEqual([narrows ? ['B'] : undefined]);
+
+    const every = follower(shared, a, { after: first.position });
+    await within(until(() => calls.types.length === (narrows ? 2 : 1) && every.subscription.scanned() >= first.position));
+    const both = [newEvent('A', 3), newEvent('B', 4), newEvent('A', 5)];
+    const second = await fixture.store.append(stream(a, 't'), both, 1n);
+    await within(until(() => every.seen.length === 3 && typed.seen.length === 2));
+    expect(calls.types).toEqual(narrows ? [['B'], undefined] : [undefined]);
+
+    await every.subscription.stop();
+    await within(until(() => calls.types.length === (narrows ? 3 : 1)));
+    const last = await fixture.store.append(stream(a, 't'), [newEvent('A', 6), newEvent('B', 7)], second.revision);
+    await within(until(() => typed.seen.length === 3 && typed.subscription.scanned() >= last.position));
+    await new Promise((r) => setTimeout(r, 100)); // room for a wrongly repeated event
+    expect(calls.types).toEqual(narrows ? [['B'], undefined, ['B']] : [undefined]);
+    const n = (e: FeedEvent) => (typeof e.data === 'string' ? JSON.parse(e.data) : e.data) as { n: number };
+    expect(typed.seen.map((e) => n(e).n)).toEqual([2, 4, 7]);
+    expect(every.seen.map((e) => e.position)).toEqual(
+      (await fixture.store.readAll({ after: first.position, limit: 3, streamPrefix: a })).map((e) => e.position),
+    );
+    expect(increasing(typed.seen)).toBe(true);
+  });
+
   it('a stopped subscriber is handed nothing more, and the others go on', async () => {
     shared = tailOver(fixture.store);
     const stopped = follower(shared, a);
@@ -235,6 +269,33 @@ export const sharedTailContract = (open: () => Promise<EventStoreFixture>, kind:
     expect(next.seen.map((e) => e.id)).toEqual([...meanwhile, later].map((e) => e.id));
     expect(increasing(next.seen)).toBe(true);
   });
+
+  if (kind === 'parsed')
+    it("hands each event, caught up or live, as the store's readAll gives it: the same fields, data and metadata in their key order, through a spread and a structured clone too", async () => {
+      shared = tailOver(fixture.store);
+      const event = (n: number): NewEvent => ({
+        id: randomUUID(),
+        type: 'A',
+        data: { z: n, a: { y: [1, { c: 2, b: 3 }], x: null }, '10': 'ten', '2': 'two' },
+        metadata: { requestId: `r${n}`, actor: { userId: 'u', keyId: 'k' } },
+      });
+      await fixture.store.append(stream(a, 'old'), [event(1), event(2)], 'no_stream');
+      const caughtUp = follower(shared, a);
+      await within(until(() => caughtUp.seen.length === 2));
+      await fixture.store.append(stream(a, 'new'), [event(3)], 'no_stream');
+      await within(until(() => caughtUp.seen.length === 3));
+      const asRead = await fixture.store.readAll({ limit: 10, streamPrefix: a });
+      // Each field's text, in the object's key order: what a subscriber that serializes an event writes.
+      const text = (e: FeedEvent) =>
+        Object.entries(e).map(([key, value]) => [key, typeof value === 'bigint' ? `${value}n` : JSON.stringify(value)]);
+      expect(caughtUp.seen.map(text)).toEqual(asRead.map(text));
+      expect(caughtUp.seen.map((e) => text({ ...e }))).toEqual(asRead.map(text));
+      expect(caughtUp.seen.map((e) => text(structuredClone(e)))).toEqual(asRead.map(text));
+      // A subscriber may set what it was handed, as on any parsed event.
+      const first = caughtUp.seen[0] as FeedEvent & { data: unknown };
+      first.data = { replaced: true };
+      expect(first.data).toEqual({ replaced: true });
+    });
 
   it('a subscriber that comes back within idleStopMs keeps the one subscription to the store', async () => {
     const { calls, wrapped } = counted(fixture.store);

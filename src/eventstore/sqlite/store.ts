@@ -116,7 +116,7 @@ const inlineWriter = (file: string, db: ReturnType<typeof openEventsDb>): BatchW
   return {
     write: async (batch) => {
       const outcome = write(batch);
-      if (outcome.ok && outcome.outcomes.some((o) => o.ok)) announce.post();
+      announce.post(batch, outcome);
       return outcome;
     },
     close: async () => announce.close(),
@@ -212,8 +212,14 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   const commits = groupCommit((batch) => writer.write(batch), { maxBatch: options.maxBatch });
   let closed = false;
 
-  const poller = createPoller((after, limit, prefix) => readAllSync(after, limit, prefix));
-  const storedPoller = createPoller((after, limit, streamPrefix) => readAllStored({ after, limit, streamPrefix }));
+  // Of some types, through the type index: a follower of a few types reads no row of the others.
+  const headSync = () => (q.head.get() as { position: bigint | null }).position;
+  const poller = createPoller(
+    (after, limit, streamPrefix, types) =>
+      types ? readFiltered('forwards', after, { limit, streamPrefix, types }) : readAllSync(after, limit, streamPrefix),
+    headSync,
+  );
+  const storedPoller = createPoller((after, limit, streamPrefix, types) => readAllStored({ after, limit, streamPrefix, types }), headSync);
   // Listened to while something subscribes: the commits of every writer of the file in this
   // process, this store's own included (writer.ts announces them). With no subscription left the
   // thread is not woken by them (a subscription starts by reading, so one that comes later misses nothing).
@@ -223,9 +229,9 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
   const follow =
     <E extends PolledEvent>(through: Poller<E>) =>
     (from: SubscribeFrom, onEvent: (event: E) => Promise<void>, opts: SubscribeOptions = {}): Subscription => {
-      appends ??= onAppends(options.file, () => {
-        poller.notify();
-        storedPoller.notify();
+      appends ??= onAppends(options.file, (types) => {
+        poller.notify(types);
+        storedPoller.notify(types);
       });
       following++;
       const subscription = through.subscribe(from, onEvent, { ...opts, pollIntervalMs: options.pollIntervalMs ?? 100 });
@@ -272,6 +278,7 @@ export const openSqliteEventStore = (options: SqliteEventStoreOptions): EventSto
 
   return {
     maxPosition: MAX_INT64_POSITION, // SQLite's integer
+    reportsScanned: true,
     append(stream, events, expected) {
       if (closed) return Promise.reject(new StoreUnavailable('event store is closed'));
       if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));

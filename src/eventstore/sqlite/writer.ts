@@ -92,13 +92,25 @@ const channelName = (file: string) => `presets:appended:${resolve(file)}`;
 export const announceAppends = (file: string) => {
   const channel = new BroadcastChannel(channelName(file));
   channel.unref();
-  return { post: () => channel.postMessage(null), close: () => channel.close() };
+  return {
+    /** Announces a batch's commit, with the types of the events it stored (nothing when none was). */
+    post(batch: AppendRequest[], outcome: BatchOutcome) {
+      if (!outcome.ok) return;
+      const types = new Set<string>();
+      outcome.outcomes.forEach((o, i) => {
+        if (o.ok) for (const e of batch[i]!.events) types.add(e.type);
+      });
+      if (types.size > 0) channel.postMessage([...types]);
+    },
+    close: () => channel.close(),
+  };
 };
 
-export const onAppends = (file: string, listener: () => void) => {
+/** Calls `listener` at each commit to `file` in this process, with the types of the events it stored. */
+export const onAppends = (file: string, listener: (types: readonly string[] | undefined) => void) => {
   // A channel does not hear its own messages: this one is apart from any that announces.
   const channel = new BroadcastChannel(channelName(file));
-  channel.onmessage = listener;
+  channel.onmessage = (message) => listener(Array.isArray((message as MessageEvent).data) ? (message as MessageEvent).data : undefined);
   channel.unref();
   return { close: () => channel.close() };
 };

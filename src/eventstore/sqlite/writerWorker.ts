@@ -9,7 +9,7 @@ serveThread(async ({ file }: { file: string }) => {
   return {
     write: (batch: AppendRequest[]) => {
       const outcome = write(batch);
-      if (outcome.ok && outcome.outcomes.some((o) => o.ok)) announce.post();
+      announce.post(batch, outcome);
       return outcome;
     },
     stop: async () => {

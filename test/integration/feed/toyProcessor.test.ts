@@ -6,7 +6,7 @@ import pino from 'pino';
 import type { RecordedEvent } from '#src/eventstore/eventStore';
 import { openSqliteEventStore } from '#src/eventstore/sqlite/store';
 import { startProcessor, type ProcessorDefinition } from '#src/feed/processor';
-import { withSharedTail } from '#src/feed/sharedTail';
+import { withSharedTail } from '#src/feed/sharedFeed';
 import { openSqliteCheckpoints } from '#src/feed/sqliteCheckpoints';
 import { createMetrics } from '#src/observability/metrics';
 import { processorWatch, watchProcessors } from '#src/observability/processorGauges';

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_HEADS, checkpointWorkspace } from '#src/audit/checkpoint';
+import { MAX_HEADS, checkpointWorkspace, startCheckpointer } from '#src/audit/checkpoint';
 import { auditStreamName, decodeCheckpoint } from '#src/audit/events';
 import { verifyLog } from '#src/audit/verify';
 import { openMemoryEventStore } from '#src/eventstore/memory';
 import { presetStreamName } from '#src/presets/streamName';
+import { withSharedTail } from '#src/feed/sharedFeed';
 
 /** Checkpoints over the in-memory store (the same contract as the stored ones). */
 const WS = randomUUID();
@@ -38,4 +39,33 @@ it(`splits a change of more than ${MAX_HEADS} streams into checkpoints of at mos
   expect(checkpoints.length).toBeGreaterThan(1);
   checkpoints.slice(1).forEach((c, i) => expect(c.after).toBe(checkpoints[i]!.through));
   expect(await verifyLog(store)).toMatchObject({ ok: true, events: MAX_HEADS + 10 + checkpoints.length, checkpoints: checkpoints.length });
+});
+
+describe('the checkpointer (startCheckpointer)', () => {
+  it('each run checkpoints the workspaces changed since the last, from where that run stopped; between runs it follows nothing on the shared tail', async () => {
+    const store = openMemoryEventStore();
+    const feed = withSharedTail(store, { idleStopMs: 60_000 });
+    const other = randomUUID();
+    const checkpointer = await startCheckpointer({ store, tail: feed, intervalMs: 86_400_000 });
+    try {
+      await append(store, 'a');
+      await store.append(
+        presetStreamName(other, 'x'),
+        [{ id: randomUUID(), type: 'T', data: {}, metadata: { requestId: 'r' } }],
+        'no_stream',
+      );
+      expect(await checkpointer.runOnce()).toBe(2);
+      expect(feed.subscribers).toBe(0);
+      expect(await checkpointer.position()).toBe(await store.headPosition({ streamPrefix: 'preset-' }));
+      expect(await checkpointer.runOnce()).toBe(0); // nothing changed since
+      await append(store, 'a', 0n);
+      expect(await checkpointer.runOnce()).toBe(1);
+      const [newest] = await store.readAllBackwards({ streamPrefix: auditStreamName(WS), limit: 1 });
+      expect(decodeCheckpoint(newest!).data.heads.map((h) => h.revision)).toEqual([1]);
+      expect(feed.subscribers).toBe(0);
+    } finally {
+      await checkpointer.stop();
+      await feed.close();
+    }
+  });
 });

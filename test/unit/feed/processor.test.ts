@@ -4,7 +4,7 @@ import type { RecordedEvent } from '#src/eventstore/eventStore';
 import { openMemoryEventStore } from '#src/eventstore/memory';
 import { memoryCheckpoints, type CheckpointStore } from '#src/feed/checkpoints';
 import { backOff, startProcessor, type ProcessorDefinition } from '#src/feed/processor';
-import { withSharedTail } from '#src/feed/sharedTail';
+import { withSharedTail } from '#src/feed/sharedFeed';
 import { until } from '#support/until';
 
 /**

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventFeed, SubscribeOptions } from '#src/eventstore/eventFeed';
 import { openMemoryEventStore } from '#src/eventstore/memory';
-import { nextPageLength, sharedTail, withSharedTail, type TailSource } from '#src/feed/sharedTail';
+import { nextPageLength, sharedTail, type TailSource } from '#src/feed/sharedTail';
+import { withSharedTail } from '#src/feed/sharedFeed';
 
 /** When the one reader of the log fails, every subscriber hears of it, and the next starts a new reader. */
 it('a failing reader ends every subscriber with its error; the next subscriber starts a new one', async () => {

@@ -5,7 +5,7 @@ import { hashApiKey, SCOPES } from '#src/auth/keysFile';
 import type { EventFeed } from '#src/eventstore/eventFeed';
 import { openMemoryEventStore } from '#src/eventstore/memory';
 import { createKeyCommandHandler } from '#src/keys/handler';
-import { withSharedTail } from '#src/feed/sharedTail';
+import { withSharedTail } from '#src/feed/sharedFeed';
 import { createLiveKeyRing, followKeys } from '#src/keys/keyRing';
 
 /**
