@@ -3,6 +3,7 @@ import { keepLastPicture, launchBrowser, type TestBrowser } from '../support/bro
 import { apiPreset, faults, openPreset, postVersion, signedIn } from '../support/consolePage';
 import { useApiSpecification } from '../support/apiSpecification';
 import { KEYS } from '../support/service';
+import { supportBot } from '../support/supportBot';
 
 /**
  * Templated versions in the web console, in a headless Chromium against the real service: a
@@ -32,23 +33,14 @@ afterEach(async () => {
   await page.context().close();
 });
 
-const TEMPLATED = {
-  format: 'chat_completions',
-  config: { model: 'openai/gpt-4o', temperature: 0.3 },
-  system_prompt: 'You support customers of {{company}}. Answer in {{language}}.{{#if premium}} Escalate at once.{{/if}}',
-  messages: [{ role: 'user', content: 'My account is {{account}}.' }],
-  template_format: 'handlebars',
-  variables: {
-    type: 'object',
-    properties: {
-      company: { type: 'string', description: 'Whose customers' },
-      language: { type: 'string', enum: ['English', 'French'], default: 'English' },
-      premium: { type: 'boolean' },
-      account: { type: 'string', pattern: '^AC-\\d+$' },
-    },
-    required: ['company', 'account'],
-  },
-};
+/** The support bot of docs/templates.md with its few-shot pair replaced by one message naming a required account. */
+const TEMPLATED = (() => {
+  const bot = supportBot();
+  bot.messages = [{ role: 'user', content: 'My account is {{account}}.' }];
+  bot.variables.properties.account = { type: 'string', pattern: '^AC-\\d+$' };
+  bot.variables.required = ['company', 'account'];
+  return bot;
+})();
 
 const makeTemplated = async (slug: string) => {
   const res = await svc.request(`/api/v1/presets/${slug}/versions`, { method: 'POST', json: TEMPLATED });
