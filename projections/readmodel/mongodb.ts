@@ -1,5 +1,5 @@
 import { MongoClient, type AnyBulkWriteOperation, type Collection, type Document, type Filter, type Sort } from 'mongodb';
-import { mongoUnavailable } from '../../src/mongodb/unavailable';
+import { mongoUnavailable, connectMongo } from '../../src/mongodb/unavailable';
 import {
   COLLECTIONS,
   checkpointUpdate,
@@ -63,9 +63,8 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
   const presets = db.collection(COLLECTIONS.presets + suffix);
   const versions = db.collection(COLLECTIONS.versions + suffix);
   const checkpoints = db.collection<CheckpointDocument>(COLLECTIONS.checkpoints + suffix);
-  try {
-    await client.connect();
-    await Promise.all([
+  await connectMongo(client, () =>
+    Promise.all([
       presets.createIndexes([
         { key: { workspace_id: 1, slug: 1 }, unique: true },
         { key: { workspace_id: 1, updated_at: -1, slug: 1 } }, // the list order
@@ -73,11 +72,8 @@ export const openMongoReadModel = async (options: { url: string; database?: stri
         { key: { id: 1 }, unique: true },
       ]),
       versions.createIndex({ preset_id: 1, version: 1 }, { unique: true }),
-    ]);
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw mongoUnavailable(error);
-  }
+    ]),
+  );
 
   const getPreset: ReadModel['getPreset'] = (workspaceId, slug) =>
     guard(async () => {

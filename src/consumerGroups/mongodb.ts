@@ -1,5 +1,5 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
-import { guardedByMongoUnavailable as guard, mongoUnavailable } from '../mongodb/unavailable';
+import { guardedByMongoUnavailable as guard, connectMongo } from '../mongodb/unavailable';
 import { decodeDocument, toDocument, type ConsumerGroupStore, type GroupDocument } from './store';
 
 /**
@@ -24,13 +24,7 @@ export const openMongoConsumerGroupStore = async (options: { url: string; databa
   const groups: Collection<Stored> = client
     .db(options.database)
     .collection(CONSUMER_GROUPS_COLLECTION, { writeConcern: { w: 'majority' } });
-  try {
-    await client.connect();
-    await groups.createIndex({ workspace_id: 1, name: 1 });
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw mongoUnavailable(error);
-  }
+  await connectMongo(client, () => groups.createIndex({ workspace_id: 1, name: 1 }));
   return {
     get: guard(async (workspaceId, name) => {
       const d = await groups.findOne({ _id: idOf(workspaceId, name) });

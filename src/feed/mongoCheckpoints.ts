@@ -1,5 +1,5 @@
 import { Decimal128, MongoClient, MongoServerError, type Collection } from 'mongodb';
-import { guardedByMongoUnavailable as guard, mongoUnavailable } from '../mongodb/unavailable';
+import { guardedByMongoUnavailable as guard, connectMongo } from '../mongodb/unavailable';
 import type { ClosableCheckpointStore } from './checkpoints';
 
 /**
@@ -19,12 +19,7 @@ export const openMongoCheckpoints = async (options: { url: string; database?: st
   const checkpoints: Collection<Stored> = client
     .db(options.database)
     .collection(CHECKPOINTS_COLLECTION, { writeConcern: { w: 'majority' } });
-  try {
-    await client.connect();
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw mongoUnavailable(error);
-  }
+  await connectMongo(client);
   return {
     read: guard(async (name: string) => {
       const found = await checkpoints.findOne({ _id: name });

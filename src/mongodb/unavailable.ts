@@ -1,4 +1,4 @@
-import { MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
+import { MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError, type MongoClient } from 'mongodb';
 import { StoreUnavailable } from '../eventstore/eventStore';
 
 /**
@@ -23,3 +23,17 @@ export const guardedByMongoUnavailable =
       throw mongoUnavailable(error);
     }
   };
+
+/**
+ * Connects an adapter's client, then `prepare`s its collections (indexes); a server that cannot be
+ * reached is StoreUnavailable (mongoUnavailable), and the client is closed on any failure.
+ */
+export const connectMongo = async (client: MongoClient, prepare: () => Promise<unknown> = async () => undefined): Promise<void> => {
+  try {
+    await client.connect();
+    await prepare();
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw mongoUnavailable(error);
+  }
+};

@@ -1,5 +1,5 @@
 import { MongoClient, type Collection } from 'mongodb';
-import { mongoUnavailable } from '../mongodb/unavailable';
+import { mongoUnavailable, connectMongo } from '../mongodb/unavailable';
 import { compareCounts, type UsageStore } from './usageStore';
 
 /** The collection of usage counts, beside the read model's (used when MONGODB_URL is set). */
@@ -22,13 +22,7 @@ interface UsageDocument {
 export const openMongoUsageStore = async (options: { url: string; database?: string }): Promise<UsageStore> => {
   const client = new MongoClient(options.url);
   const usage: Collection<UsageDocument> = client.db(options.database).collection(USAGE_COLLECTION);
-  try {
-    await client.connect();
-    await usage.createIndex({ workspace_id: 1, preset_id: 1, hour: 1, label: 1, version: 1 }, { unique: true });
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw mongoUnavailable(error);
-  }
+  await connectMongo(client, () => usage.createIndex({ workspace_id: 1, preset_id: 1, hour: 1, label: 1, version: 1 }, { unique: true }));
   return {
     async add(counts) {
       if (counts.length === 0) return;

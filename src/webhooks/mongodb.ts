@@ -1,5 +1,5 @@
 import { MongoClient, ObjectId, type Collection } from 'mongodb';
-import { guardedByMongoUnavailable as guard, mongoUnavailable } from '../mongodb/unavailable';
+import { guardedByMongoUnavailable as guard, connectMongo } from '../mongodb/unavailable';
 import { rewound, type DeliveryProgress, type StoredWebhook, type Webhook } from './webhook';
 import { DELIVERY_LOG_SIZE, InvalidCursor, statusCounts, TRIM_EVERY, type DeliveryAttempt, type WebhookStore } from './webhookStore';
 
@@ -61,16 +61,12 @@ export const openMongoWebhookStore = async (options: { url: string; database?: s
   const db = client.db(options.database);
   const webhooks: Collection<WebhookDocument> = db.collection(WEBHOOK_COLLECTIONS.webhooks);
   const attempts: Collection<AttemptDocument> = db.collection(WEBHOOK_COLLECTIONS.deliveries);
-  try {
-    await client.connect();
-    await Promise.all([
+  await connectMongo(client, () =>
+    Promise.all([
       webhooks.createIndexes([{ key: { workspace_id: 1, created_seq: 1 } }, { key: { status: 1 } }]),
       attempts.createIndex({ webhook_id: 1, _id: -1 }),
-    ]);
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw mongoUnavailable(error);
-  }
+    ]),
+  );
   const sinceTrim = new Map<string, number>();
 
   const trim = async (webhookId: string) => {
