@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { openCounts, type CapRefusal, type OpenCaps } from './caps';
 
 /**
  * Server-sent event answers written straight to the Node response (the route sets
@@ -29,18 +30,14 @@ export interface SseConnection {
   readonly closed: Promise<void>;
 }
 
-export interface SseLimits {
-  /** Open streams per API key. */
-  perKey: number;
-  /** Open streams in this process. */
-  perProcess: number;
-}
+/** Open streams per API key and in this process (caps.ts). */
+export type SseLimits = OpenCaps;
 
 /** SSE_MAX_PER_KEY and SSE_MAX_CONNECTIONS unless configured: what a laptop serves without strain. */
 export const DEFAULT_SSE_LIMITS: SseLimits = { perKey: 100, perProcess: 2000 };
 
 /** Why a stream cannot be opened now. */
-export type SseRefusal = 'closing' | 'per_key' | 'per_process';
+export type SseRefusal = CapRefusal;
 
 export interface SseRegistry {
   /** Whether one more stream for this key may be opened now; null when it may. */
@@ -69,26 +66,18 @@ export const SSE_RETRY_MS = 1000;
 
 export const createSseRegistry = (limits: SseLimits = DEFAULT_SSE_LIMITS): SseRegistry => {
   const open = new Map<SseConnection, ServerResponse>();
-  const perKey = new Map<string, number>();
+  const counts = openCounts(limits);
   let closing = false;
   return {
-    refusal(keyId) {
-      if (closing) return 'closing';
-      if (open.size >= limits.perProcess) return 'per_process';
-      if ((perKey.get(keyId) ?? 0) >= limits.perKey) return 'per_key';
-      return null;
-    },
+    refusal: (keyId) => counts.refusal(keyId, open.size, closing),
     open(res, { heartbeatMs, keyId }) {
       if (closing) return null;
       const connection = connect(res, heartbeatMs);
       open.set(connection, res);
-      if (keyId !== undefined) perKey.set(keyId, (perKey.get(keyId) ?? 0) + 1);
+      if (keyId !== undefined) counts.opened(keyId);
       void connection.closed.then(() => {
         open.delete(connection);
-        if (keyId === undefined) return;
-        const n = (perKey.get(keyId) ?? 1) - 1;
-        if (n > 0) perKey.set(keyId, n);
-        else perKey.delete(keyId);
+        if (keyId !== undefined) counts.closed(keyId);
       });
       return connection;
     },

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { openCounts, type CapRefusal, type OpenCaps } from '../http/caps';
 
 /**
  * The MCP sessions this process holds open, and their bounds: at most `perProcess` sessions and
@@ -7,9 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * (idle, DELETE, its key revoked or expired, a shutdown) is gone: a request that names it is a
  * 404, and an MCP client starts a new one (docs/mcp.md).
  */
-export interface McpSessionLimits {
-  perKey: number;
-  perProcess: number;
+/** The caps of src/http/caps.ts, and how long an idle session lasts. */
+export interface McpSessionLimits extends OpenCaps {
   idleMs: number;
 }
 
@@ -31,7 +31,7 @@ export interface TrackedSession {
   end(why: McpSessionEnd): Promise<void>;
 }
 
-export type McpRefusal = 'closing' | 'per_key' | 'per_process';
+export type McpRefusal = CapRefusal;
 
 export interface McpSessions {
   /** Whether one more session for this key may start now; null when it may. */
@@ -56,7 +56,7 @@ interface Entry {
 
 export const createMcpSessions = (limits: McpSessionLimits = DEFAULT_MCP_LIMITS, now: () => number = Date.now): McpSessions => {
   const sessions = new Map<string, Entry>();
-  const perKey = new Map<string, number>();
+  const counts = openCounts(limits);
   let closing = false;
   let sweeper: NodeJS.Timeout | undefined;
 
@@ -64,9 +64,7 @@ export const createMcpSessions = (limits: McpSessionLimits = DEFAULT_MCP_LIMITS,
     const entry = sessions.get(id);
     if (!entry) return undefined;
     sessions.delete(id);
-    const n = (perKey.get(entry.session.keyId) ?? 1) - 1;
-    if (n > 0) perKey.set(entry.session.keyId, n);
-    else perKey.delete(entry.session.keyId);
+    counts.closed(entry.session.keyId);
     if (sessions.size === 0 && sweeper) {
       clearInterval(sweeper);
       sweeper = undefined;
@@ -83,15 +81,10 @@ export const createMcpSessions = (limits: McpSessionLimits = DEFAULT_MCP_LIMITS,
   };
 
   return {
-    refusal(keyId) {
-      if (closing) return 'closing';
-      if (sessions.size >= limits.perProcess) return 'per_process';
-      if ((perKey.get(keyId) ?? 0) >= limits.perKey) return 'per_key';
-      return null;
-    },
+    refusal: (keyId) => counts.refusal(keyId, sessions.size, closing),
     add(session) {
       sessions.set(session.id, { session, inFlight: 0, lastActive: now() });
-      perKey.set(session.keyId, (perKey.get(session.keyId) ?? 0) + 1);
+      counts.opened(session.keyId);
       // Looked at a few times per idle period: a session ends between idleMs and 1.25 × idleMs after its last request.
       sweeper ??= setInterval(sweep, Math.max(10, Math.floor(limits.idleMs / 4))).unref();
     },
